@@ -107,3 +107,24 @@ export interface ProxyState {
 export function servicePortKey(spn: ServicePortName): string {
   return `${spn.namespace}/${spn.name}:${spn.port}/${spn.protocol}`;
 }
+
+/** What one sync did, for metrics, logs and benchmarks. */
+export interface SyncResult {
+  /** True when the whole ruleset was rebuilt; false for a partial (incremental) sync. */
+  full: boolean;
+  /** Service ports whose rules were (re)written in this sync. */
+  servicesSynced: number;
+}
+
+/**
+ * One interface, three implementations (iptables, ipvs, nftables). A proxier owns its native
+ * ruleset; rendering (iptables-save, ipvsadm, nft list) and routing both read that ruleset.
+ */
+export interface Proxier {
+  readonly mode: ProxyMode;
+  /**
+   * Bring the ruleset in line with `state`. `changed` names the service-port keys whose service
+   * or endpoints changed since the previous sync; undefined asks for a full sync.
+   */
+  sync(state: ProxyState, changed?: ReadonlySet<string>): SyncResult;
+}

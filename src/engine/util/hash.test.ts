@@ -1,0 +1,39 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { base32, fnv32a, safeEncodeString, sha256 } from "./hash.js";
+
+describe("sha256", () => {
+  it("matches node:crypto for lengths across block boundaries", () => {
+    for (let n = 0; n < 200; n += 7) {
+      const s = "k".repeat(n) + "é";
+      expect(Buffer.from(sha256(s)).toString("hex")).toBe(createHash("sha256").update(s).digest("hex"));
+    }
+  });
+});
+
+describe("base32", () => {
+  it("matches RFC 4648 vectors", () => {
+    const enc = (s: string) => base32(new TextEncoder().encode(s));
+    expect(enc("")).toBe("");
+    expect(enc("f")).toBe("MY======");
+    expect(enc("fo")).toBe("MZXQ====");
+    expect(enc("foobar")).toBe("MZXW6YTBOI======");
+  });
+  it("gives kube-proxy's chain hashes", () => {
+    const h = (s: string) => base32(sha256(s)).slice(0, 16);
+    expect(h("ns1/svc1:p80tcp")).toBe("XPGD46QRK7WJZT7O");
+    expect(h("default/kubernetes:httpstcp")).toBe("NPX46M4PTMTKRN6Y");
+    expect(h("default/kubernetes:httpstcp172.18.0.2:6443")).toBe("V2PECCYPB6X2GSCW");
+  });
+});
+
+describe("fnv32a and safeEncodeString", () => {
+  it("matches hash/fnv test vectors", () => {
+    expect(fnv32a("")).toBe(0x811c9dc5);
+    expect(fnv32a("a")).toBe(0xe40c292c);
+    expect(fnv32a("foobar")).toBe(0xbf9cf968);
+  });
+  it("uses the vowel-free alphabet", () => {
+    expect(safeEncodeString("0123")).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]+$/);
+  });
+});
