@@ -103,6 +103,11 @@ export function internalError(detail: string): StatusError {
   return status(500, "InternalError", `Internal error occurred: ${detail}`, { causes: [{ message: detail }] });
 }
 
+/** A resource the server does not serve (e.g. a CRD's kind before the CRD exists). */
+export function notServed(): StatusError {
+  return status(404, "NotFound", "the server could not find the requested resource", {});
+}
+
 export function methodNotAllowed(message: string): StatusError {
   return status(405, "MethodNotAllowed", message);
 }
@@ -217,11 +222,15 @@ export const field = {
   },
 };
 
-/** errors.NewInvalid: `<Kind> "<name>" is invalid: <aggregate>`, HTTP 422. */
+/**
+ * errors.NewInvalid: `<Kind>[.<group>] "<name>" is invalid: <aggregate>`, HTTP 422
+ * (e.g. `Deployment.apps "web" is invalid: ...`).
+ */
 export function invalid(kind: string, group: string, name: string, errs: readonly FieldError[]): StatusError {
   const strs = errs.map(fieldErrorString);
   const agg = strs.length === 1 ? strs[0] : `[${strs.join(", ")}]`;
-  return status(422, "Invalid", `${kind} "${name}" is invalid: ${agg}`, {
+  const qualifiedKind = group ? `${kind}.${group}` : kind;
+  return status(422, "Invalid", `${qualifiedKind} "${name}" is invalid: ${agg}`, {
     name,
     ...(group ? { group } : {}),
     kind,

@@ -1,0 +1,551 @@
+// The apiserver: the only door into a cluster's state. kubectl in the terminal, the REST API for
+// real kubectl, labs, the UI and the controllers all write through these functions, so every
+// object is decoded, defaulted, validated and allocated the same way and every refusal is the
+// apiserver's own v1 Status.
+
+import { applyDefaults } from "../api/defaults.js";
+import { matchesFields, parseFieldSelector } from "../api/fields.js";
+import { parseSelector } from "../api/labels.js";
+import { applyPatch } from "../api/patch/index.js";
+import { apiVersionOf, R, type ResourceInfo, resourceKey } from "../api/resources.js";
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  field,
+  forbidden,
+  invalid,
+  notFound,
+  notServed,
+  OPTIMISTIC_LOCK_MESSAGE,
+  type FieldError,
+} from "../api/status.js";
+import type { KObject, Service } from "../api/types.js";
+import { validateObject, validateUpdate } from "../api/validation/index.js";
+import { type Clock, rfc3339 } from "../clock.js";
+import { NAME_ALPHABET, type Rng } from "../rng.js";
+import type { Store } from "../store/store.js";
+import { ClusterIPAllocator, NodePortAllocator } from "./allocators.js";
+import { decode, type FieldValidation } from "./decode.js";
+import { ServiceAllocations } from "./service-alloc.js";
+
+export interface ApiServerConfig {
+  serviceCIDR: string;
+  nodePortRange: [number, number];
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldValidation?: FieldValidation;
+  /** Write the status subresource (status changes only) instead of the main resource. */
+  subresource?: "status";
+  /** Warnings for the client (unknown fields, deprecations) are appended here. */
+  warnings?: string[];
+}
+
+export type PatchType = "json" | "merge" | "strategic";
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface ListResult {
+  items: KObject[];
+  resourceVersion: string;
+}
+
+export type PropagationPolicy = "Foreground" | "Background" | "Orphan";
+
+export interface DeleteOptions {
+  propagationPolicy?: PropagationPolicy;
+  gracePeriodSeconds?: number;
+  dryRun?: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+/** Namespaces the NamespaceLifecycle admission plugin never lets go. */
+const IMMORTAL_NAMESPACES = new Set(["default", "kube-system", "kube-public"]);
+
+export class ApiServer {
+  readonly services: ServiceAllocations;
+  /** CustomResourceDefinitions installed (their names), deciding which CRD kinds are served. */
+  readonly crds = new Set<string>();
+  private eventSeq = 0;
+
+  constructor(
+    readonly store: Store,
+    readonly clock: Clock,
+    readonly rng: Rng,
+    readonly config: ApiServerConfig,
+  ) {
+    this.services = new ServiceAllocations(
+      new ClusterIPAllocator(config.serviceCIDR),
+      new NodePortAllocator(config.nodePortRange[0], config.nodePortRange[1]),
+      rng,
+    );
+  }
+
+  /** Rebuilds allocator state after the store was loaded from a snapshot. */
+  restoreAllocations(): void {
+    for (const svc of this.store.iterate(key(R.services))) this.services.restore(svc as Service);
+  }
+
+  isServed(info: ResourceInfo): boolean {
+    return !info.crd || this.crds.has(info.crd);
+  }
+
+  private checkServed(info: ResourceInfo): void {
+    if (!this.isServed(info)) throw notServed();
+  }
+
+  private checkNamespace(info: ResourceInfo, namespace: string | undefined): string | undefined {
+    if (!info.namespaced) return undefined;
+    if (!namespace) throw badRequest("the server could not find the requested resource");
+    return namespace;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reads
+
+  get(info: ResourceInfo, namespace: string | undefined, name: string): KObject {
+    this.checkServed(info);
+    const ns = this.checkNamespace(info, namespace);
+    const obj = this.store.get(key(info), ns, name);
+    if (!obj) throw notFound(info.resource, info.group, name);
+    return withTypeMeta(info, obj);
+  }
+
+  /** The stored object itself (read-only), or undefined: for controllers and printers. */
+  peek(info: ResourceInfo, namespace: string | undefined, name: string): KObject | undefined {
+    return this.store.get(key(info), info.namespaced ? namespace : undefined, name);
+  }
+
+  list(info: ResourceInfo, namespace: string | undefined, opts: ListOptions = {}): ListResult {
+    this.checkServed(info);
+    const labelSel = opts.labelSelector ? parseSelector(opts.labelSelector) : undefined;
+    const fieldSel = opts.fieldSelector ? parseFieldSelector(info.kind, opts.fieldSelector) : undefined;
+    const items: KObject[] = [];
+    for (const o of this.store.list(key(info), info.namespaced ? namespace : undefined)) {
+      if (labelSel && !labelSel.matches(o.metadata.labels ?? {})) continue;
+      if (fieldSel && !matchesFields(info.kind, o, fieldSel)) continue;
+      items.push(withTypeMeta(info, o));
+    }
+    return { items, resourceVersion: String(this.store.revision()) };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Create
+
+  create(info: ResourceInfo, namespace: string | undefined, body: unknown, opts: WriteOptions = {}): KObject {
+    this.checkServed(info);
+    const { object: obj, warnings } = decode(info, body, opts.fieldValidation ?? "Strict");
+    opts.warnings?.push(...warnings);
+    checkTypeMeta(info, obj);
+    const meta = obj.metadata;
+    if (info.namespaced) {
+      const ns = namespace ?? meta.namespace ?? "";
+      if (meta.namespace && namespace && meta.namespace !== namespace) {
+        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+      if (!ns) throw badRequest("an empty namespace may not be set during creation");
+      meta.namespace = ns;
+    } else {
+      delete meta.namespace;
+    }
+    if (!meta.name && meta.generateName) meta.name = this.generateName(info, meta.namespace, meta.generateName);
+    const name = meta.name ?? "";
+    if (info.namespaced) this.admitNamespace(info, meta.namespace!, name);
+
+    applyDefaults(info.kind, obj);
+    this.prepareForCreate(info, obj);
+    const errs = validateObject(info.kind, obj);
+    if (errs.length) throw invalid(info.kind, info.group, name, errs);
+    if (this.store.get(key(info), meta.namespace, name)) throw alreadyExists(info.resource, info.group, name);
+
+    let undo = () => {};
+    if (info === R.services) undo = this.services.create(obj as Service, name);
+    if (opts.dryRun) {
+      undo();
+      return withTypeMeta(info, obj);
+    }
+    return withTypeMeta(info, this.store.put(key(info), stripTypeMeta(obj)));
+  }
+
+  private generateName(info: ResourceInfo, namespace: string | undefined, prefix: string): string {
+    // names.SimpleNameGenerator: the prefix is cut to leave room for 5 random characters.
+    const base = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
+    for (let i = 0; i < 8; i++) {
+      const name = base + this.rng.string(5, NAME_ALPHABET);
+      if (!this.store.get(key(info), namespace, name)) return name;
+    }
+    return base + this.rng.string(5, NAME_ALPHABET);
+  }
+
+  private admitNamespace(info: ResourceInfo, namespace: string, name: string): void {
+    const ns = this.store.get(key(R.namespaces), undefined, namespace);
+    if (!ns) throw notFound("namespaces", "", namespace);
+    if (ns.metadata.deletionTimestamp && info !== R.events) {
+      throw forbidden(
+        info.resource,
+        info.group,
+        name,
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+      );
+    }
+  }
+
+  private prepareForCreate(info: ResourceInfo, obj: KObject): void {
+    const meta = obj.metadata;
+    meta.uid = this.rng.uuid();
+    meta.creationTimestamp = rfc3339(this.clock.now());
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.resourceVersion;
+    delete meta.selfLink;
+    if (info.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    if (info === R.pods) {
+      obj.status = { phase: "Pending", qosClass: qosClass(obj) };
+    } else if (info === R.services) {
+      obj.status = { loadBalancer: {} };
+    } else if (info === R.namespaces) {
+      obj.status = { phase: "Active" };
+    } else if (info.hasStatus) {
+      if (info.tracksGeneration) obj.status = {};
+      else delete obj.status;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Update and patch
+
+  update(info: ResourceInfo, namespace: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): KObject {
+    this.checkServed(info);
+    const ns = this.checkNamespace(info, namespace);
+    const old = this.store.get(key(info), ns, name);
+    if (!old) throw notFound(info.resource, info.group, name);
+    const { object: obj, warnings } = decode(info, body, opts.fieldValidation ?? "Strict");
+    opts.warnings?.push(...warnings);
+    checkTypeMeta(info, obj);
+    if (obj.metadata.name && obj.metadata.name !== name) {
+      throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    const rv = obj.metadata.resourceVersion;
+    if (rv && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
+    return this.commitUpdate(info, old, obj, opts);
+  }
+
+  patch(
+    info: ResourceInfo,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    opts: WriteOptions = {},
+  ): KObject {
+    this.checkServed(info);
+    const ns = this.checkNamespace(info, namespace);
+    const old = this.store.get(key(info), ns, name);
+    if (!old) throw notFound(info.resource, info.group, name);
+    const patched = applyPatch(info.kind, withTypeMeta(info, old), type, patch) as KObject;
+    const { object: obj, warnings } = decode(info, patched, opts.fieldValidation ?? "Strict");
+    opts.warnings?.push(...warnings);
+    checkTypeMeta(info, obj);
+    if (obj.metadata?.name !== name) {
+      throw invalid(info.kind, info.group, name, [field.invalid("metadata.name", obj.metadata?.name ?? "", "field is immutable")]);
+    }
+    const rv = obj.metadata.resourceVersion;
+    if (rv && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
+    return this.commitUpdate(info, old, obj, opts);
+  }
+
+  /** The shared tail of update and patch: prepare, default, validate, allocate, store. */
+  private commitUpdate(info: ResourceInfo, old: KObject, obj: KObject, opts: WriteOptions): KObject {
+    const name = old.metadata.name!;
+    const meta = obj.metadata;
+    // Fields the server owns are carried over.
+    meta.namespace = old.metadata.namespace;
+    if (!info.namespaced) delete meta.namespace;
+    meta.name = name;
+    meta.uid ??= old.metadata.uid;
+    meta.creationTimestamp = old.metadata.creationTimestamp;
+    if (old.metadata.deletionTimestamp) {
+      meta.deletionTimestamp = old.metadata.deletionTimestamp;
+      meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
+    } else {
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+    }
+    if (meta.generation === undefined && old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
+
+    if (opts.subresource === "status") {
+      // Only status moves; everything else stays as stored.
+      const next = structuredClone(old) as KObject;
+      next.status = obj.status;
+      return this.finishUpdate(info, old, next, opts);
+    }
+    if (info.hasStatus) {
+      if (old.status === undefined) delete obj.status;
+      else obj.status = structuredClone(old.status);
+    }
+    applyDefaults(info.kind, obj);
+    if (info === R.services) this.services.prepareUpdate(obj as Service, old as Service);
+    if (info.tracksGeneration && !deepEqual(obj.spec, old.spec)) meta.generation = (old.metadata.generation ?? 0) + 1;
+    else meta.generation = old.metadata.generation;
+    if (meta.generation === undefined) delete meta.generation;
+    return this.finishUpdate(info, old, obj, opts);
+  }
+
+  private finishUpdate(info: ResourceInfo, old: KObject, obj: KObject, opts: WriteOptions): KObject {
+    const name = old.metadata.name!;
+    if (old.metadata.uid && obj.metadata.uid !== old.metadata.uid) {
+      throw invalid(info.kind, info.group, name, [field.invalid("metadata.uid", obj.metadata.uid ?? "", "field is immutable")]);
+    }
+    const errs: FieldError[] = validateUpdate(info.kind, obj, old);
+    if (errs.length) throw invalid(info.kind, info.group, name, errs);
+    obj.metadata.resourceVersion = old.metadata.resourceVersion;
+    if (deepEqual(stripTypeMeta(obj), stripTypeMeta(old))) return withTypeMeta(info, old);
+
+    let undo = () => {};
+    let commit = () => {};
+    if (info === R.services) [undo, commit] = this.services.update(obj as Service, old as Service, name);
+    if (opts.dryRun) {
+      undo();
+      return withTypeMeta(info, obj);
+    }
+    commit();
+    // A terminating object whose last finalizer is gone is deleted now.
+    if (obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length) && info !== R.pods) {
+      this.removeNow(info, obj);
+      return withTypeMeta(info, obj);
+    }
+    return withTypeMeta(info, this.store.put(key(info), stripTypeMeta(obj)));
+  }
+
+  /** The pods/binding subresource: the scheduler's way of setting spec.nodeName. */
+  bind(namespace: string, name: string, nodeName: string): KObject {
+    const old = this.store.get(key(R.pods), namespace, name);
+    if (!old) throw notFound("pods", "", name);
+    if ((old.spec as { nodeName?: string }).nodeName) {
+      throw conflict("pods", "", name, `pod ${name} is already assigned to node "${(old.spec as { nodeName?: string }).nodeName}"`);
+    }
+    const next = structuredClone(old) as KObject;
+    (next.spec as { nodeName?: string }).nodeName = nodeName;
+    return this.store.put(key(R.pods), next);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Delete
+
+  delete(info: ResourceInfo, namespace: string | undefined, name: string, opts: DeleteOptions = {}): KObject {
+    this.checkServed(info);
+    const ns = this.checkNamespace(info, namespace);
+    const old = this.store.get(key(info), ns, name);
+    if (!old) throw notFound(info.resource, info.group, name);
+    const pre = opts.preconditions;
+    if (pre?.uid && pre.uid !== old.metadata.uid) {
+      throw conflict(
+        info.resource,
+        info.group,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`,
+      );
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
+      throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
+    }
+    if (info === R.namespaces) return this.deleteNamespace(old, opts);
+
+    const next = structuredClone(old) as KObject;
+    const meta = next.metadata;
+    const finalizers = new Set(meta.finalizers ?? []);
+    if (opts.propagationPolicy === "Foreground") finalizers.add("foregroundDeletion");
+    if (opts.propagationPolicy === "Orphan") finalizers.add("orphan");
+
+    if (info === R.pods && this.podNeedsGracefulDeletion(next, opts)) {
+      const grace = opts.gracePeriodSeconds ?? (next.spec as { terminationGracePeriodSeconds?: number }).terminationGracePeriodSeconds ?? 30;
+      const deadline = this.clock.now() + grace * 1000;
+      const current = meta.deletionTimestamp ? Date.parse(meta.deletionTimestamp) : Infinity;
+      // A second delete may shorten the grace period, never lengthen it.
+      if (deadline < current || !meta.deletionTimestamp) {
+        meta.deletionTimestamp = rfc3339(Math.min(deadline, current));
+        meta.deletionGracePeriodSeconds = grace;
+      }
+      if (finalizers.size) meta.finalizers = [...finalizers];
+      if (opts.dryRun) return withTypeMeta(info, next);
+      return withTypeMeta(info, this.store.put(key(info), next));
+    }
+
+    if (finalizers.size) {
+      if (!meta.deletionTimestamp) {
+        meta.deletionTimestamp = rfc3339(this.clock.now());
+        meta.deletionGracePeriodSeconds = 0;
+      }
+      meta.finalizers = [...finalizers];
+      if (opts.dryRun) return withTypeMeta(info, next);
+      if (deepEqual(next, old)) return withTypeMeta(info, old);
+      return withTypeMeta(info, this.store.put(key(info), next));
+    }
+    if (opts.dryRun) return withTypeMeta(info, old);
+    return withTypeMeta(info, this.removeNow(info, old));
+  }
+
+  private podNeedsGracefulDeletion(pod: KObject, opts: DeleteOptions): boolean {
+    const spec = pod.spec as { nodeName?: string };
+    const phase = (pod.status as { phase?: string } | undefined)?.phase;
+    if (opts.gracePeriodSeconds === 0) return false;
+    if (!spec.nodeName) return false;
+    if (phase === "Succeeded" || phase === "Failed") return false;
+    return true;
+  }
+
+  private deleteNamespace(old: KObject, opts: DeleteOptions): KObject {
+    const name = old.metadata.name!;
+    if (IMMORTAL_NAMESPACES.has(name)) throw forbidden("namespaces", "", name, "this namespace may not be deleted");
+    if (old.metadata.deletionTimestamp) return withTypeMeta(R.namespaces, old);
+    const next = structuredClone(old) as KObject;
+    next.metadata.deletionTimestamp = rfc3339(this.clock.now());
+    next.metadata.deletionGracePeriodSeconds = 0;
+    next.status = { phase: "Terminating" };
+    if (opts.dryRun) return withTypeMeta(R.namespaces, next);
+    return withTypeMeta(R.namespaces, this.store.put(key(R.namespaces), next));
+  }
+
+  /** Removes an object from storage for good (no graceful step, no finalizers). */
+  removeNow(info: ResourceInfo, obj: KObject): KObject {
+    const gone = this.store.remove(key(info), obj.metadata.namespace, obj.metadata.name!);
+    if (gone && info === R.services) this.services.release(gone as Service);
+    return gone ?? obj;
+  }
+
+  deleteCollection(info: ResourceInfo, namespace: string | undefined, list: ListOptions, opts: DeleteOptions = {}): KObject[] {
+    const out: KObject[] = [];
+    for (const o of this.list(info, namespace, list).items) {
+      out.push(this.delete(info, o.metadata.namespace, o.metadata.name!, opts));
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Events (core/v1), as client-go's event recorder writes them.
+
+  recordEvent(ev: {
+    involved: KObject;
+    involvedInfo: ResourceInfo;
+    type: "Normal" | "Warning";
+    reason: string;
+    message: string;
+    component: string;
+    host?: string;
+    fieldPath?: string;
+  }): void {
+    const o = ev.involved;
+    const namespace = o.metadata.namespace || "default";
+    const ns = this.store.get(key(R.namespaces), undefined, namespace);
+    if (!ns) return;
+    const now = this.clock.now();
+    const ts = rfc3339(now);
+    // Repeated events are counted on the existing one, as the recorder's correlator does.
+    const existing = this.findSimilarEvent(namespace, o, ev.reason, ev.message, ev.component);
+    if (existing) {
+      const next = structuredClone(existing) as KObject & { count?: number; lastTimestamp?: string };
+      next.count = (next.count ?? 1) + 1;
+      next.lastTimestamp = ts;
+      this.store.put(key(R.events), next);
+      return;
+    }
+    this.eventSeq++;
+    const suffix = (BigInt(now) * 1000000n + BigInt(this.eventSeq)).toString(16);
+    const event: KObject = {
+      metadata: {
+        name: `${o.metadata.name}.${suffix}`,
+        namespace,
+        uid: this.rng.uuid(),
+        creationTimestamp: ts,
+      },
+      involvedObject: {
+        kind: ev.involvedInfo.kind,
+        namespace: o.metadata.namespace,
+        name: o.metadata.name,
+        uid: o.metadata.uid,
+        apiVersion: apiVersionOf(ev.involvedInfo),
+        resourceVersion: o.metadata.resourceVersion,
+        ...(ev.fieldPath ? { fieldPath: ev.fieldPath } : {}),
+      },
+      reason: ev.reason,
+      message: ev.message,
+      source: { component: ev.component, ...(ev.host ? { host: ev.host } : {}) },
+      firstTimestamp: ts,
+      lastTimestamp: ts,
+      count: 1,
+      type: ev.type,
+      eventTime: null,
+      reportingComponent: ev.component,
+      reportingInstance: ev.host ?? "",
+    };
+    if (!o.metadata.namespace) delete (event.involvedObject as Record<string, unknown>).namespace;
+    this.store.put(key(R.events), event);
+  }
+
+  private findSimilarEvent(namespace: string, o: KObject, reason: string, message: string, component: string): KObject | undefined {
+    for (const e of this.store.list(key(R.events), namespace)) {
+      const io = e.involvedObject as { uid?: string };
+      const src = e.source as { component?: string } | undefined;
+      if (io.uid === o.metadata.uid && e.reason === reason && e.message === message && src?.component === component) return e;
+    }
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export function key(info: ResourceInfo): string {
+  return resourceKey(info.group, info.resource);
+}
+
+function checkTypeMeta(info: ResourceInfo, obj: KObject): void {
+  if (obj.kind !== undefined && obj.kind !== "" && obj.kind !== info.kind) {
+    throw badRequest(`the object provided is unrecognized (must be of type ${info.kind}): couldn't get version/kind; json parse error: kind ${obj.kind} does not match ${info.kind}`);
+  }
+  if (obj.apiVersion !== undefined && obj.apiVersion !== "" && obj.apiVersion !== apiVersionOf(info)) {
+    throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${apiVersionOf(info)})`);
+  }
+}
+
+/** The object as served: apiVersion and kind first, as the apiserver's JSON has them. */
+export function withTypeMeta(info: ResourceInfo, obj: KObject): KObject {
+  const { apiVersion: _a, kind: _k, ...rest } = obj;
+  return { apiVersion: apiVersionOf(info), kind: info.kind, ...rest } as KObject;
+}
+
+/** Stored objects carry no apiVersion/kind (the resource says what they are). */
+function stripTypeMeta(obj: KObject): KObject {
+  if (obj.apiVersion === undefined && obj.kind === undefined) return obj;
+  const { apiVersion: _a, kind: _k, ...rest } = obj;
+  return rest as KObject;
+}
+
+function qosClass(pod: KObject): string {
+  const containers = ((pod.spec as { containers?: { resources?: { requests?: object; limits?: object } }[] }).containers ?? []);
+  const any = containers.some((c) => c.resources && (Object.keys(c.resources.requests ?? {}).length || Object.keys(c.resources.limits ?? {}).length));
+  return any ? "Burstable" : "BestEffort";
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  for (const k of ak) if (!deepEqual(ao[k], bo[k])) return false;
+  return true;
+}

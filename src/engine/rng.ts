@@ -1,0 +1,81 @@
+// The engine's only source of randomness: a small seeded PRNG (sfc32) whose state is four
+// 32-bit words, so a cluster can be persisted and replayed exactly.
+
+export type RngState = [number, number, number, number];
+
+export class Rng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
+
+  constructor(seed: number | string | RngState) {
+    if (Array.isArray(seed)) {
+      [this.a, this.b, this.c, this.d] = seed;
+      return;
+    }
+    // Derive four words from the seed with splitmix32, then warm up.
+    let s = typeof seed === "number" ? seed >>> 0 : hashString(seed);
+    const next = () => {
+      s = (s + 0x9e3779b9) | 0;
+      let z = s;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this.a = next();
+    this.b = next();
+    this.c = next();
+    this.d = next();
+    for (let i = 0; i < 12; i++) this.uint32();
+  }
+
+  state(): RngState {
+    return [this.a, this.b, this.c, this.d];
+  }
+
+  uint32(): number {
+    const t = (((this.a + this.b) | 0) + this.d) | 0;
+    this.d = (this.d + 1) | 0;
+    this.a = this.b ^ (this.b >>> 9);
+    this.b = (this.c + (this.c << 3)) | 0;
+    this.c = (this.c << 21) | (this.c >>> 11);
+    this.c = (this.c + t) | 0;
+    return t >>> 0;
+  }
+
+  /** Uniform in [0, 1). */
+  float(): number {
+    return this.uint32() / 0x100000000;
+  }
+
+  /** Uniform integer in [0, n). */
+  int(n: number): number {
+    return Math.floor(this.float() * n);
+  }
+
+  /** `n` characters drawn uniformly from `alphabet`. */
+  string(n: number, alphabet: string): string {
+    let out = "";
+    for (let i = 0; i < n; i++) out += alphabet[this.int(alphabet.length)];
+    return out;
+  }
+
+  /** A version-4 UUID, as the apiserver assigns to metadata.uid. */
+  uuid(): string {
+    const hex = (n: number, w: number) => n.toString(16).padStart(w, "0");
+    const w = [this.uint32(), this.uint32(), this.uint32(), this.uint32()];
+    const p3 = 0x4000 | (w[1] & 0x0fff);
+    const p4 = 0x8000 | ((w[2] >>> 16) & 0x3fff);
+    return `${hex(w[0], 8)}-${hex(w[1] >>> 16, 4)}-${hex(p3, 4)}-${hex(p4, 4)}-${hex(w[2] & 0xffff, 4)}${hex(w[3], 8)}`;
+  }
+}
+
+function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** k8s.io/apimachinery/pkg/util/rand alphabet used for generateName suffixes. */
+export const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
