@@ -1,0 +1,272 @@
+// k8s.io/apimachinery/pkg/util/validation (v0.33): the string checks and their exact messages.
+// Each returns the list of problems, empty when the value is valid.
+
+const qnameCharFmt = "[A-Za-z0-9]";
+const qnameExtCharFmt = "[-A-Za-z0-9_.]";
+const qualifiedNameFmt = `(${qnameCharFmt}${qnameExtCharFmt}*)?${qnameCharFmt}`;
+const qualifiedNameErrMsg =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const qualifiedNameMaxLength = 63;
+const qualifiedNameRe = new RegExp(`^${qualifiedNameFmt}$`);
+
+const labelValueFmt = `(${qualifiedNameFmt})?`;
+const labelValueErrMsg =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const labelValueRe = new RegExp(`^${labelValueFmt}$`);
+
+const dns1123LabelFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const dns1123LabelErrMsg =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const dns1123LabelRe = new RegExp(`^${dns1123LabelFmt}$`);
+
+const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
+const dns1123SubdomainErrMsg =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const dns1123SubdomainRe = new RegExp(`^${dns1123SubdomainFmt}$`);
+
+const dns1035LabelFmt = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const dns1035LabelErrMsg =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const dns1035LabelRe = new RegExp(`^${dns1035LabelFmt}$`);
+
+const envVarNameFmt = "[-._a-zA-Z][-._a-zA-Z0-9]*";
+const envVarNameErrMsg =
+  "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit";
+const envVarNameRe = new RegExp(`^${envVarNameFmt}$`);
+
+const configMapKeyFmt = "[-._a-zA-Z0-9]+";
+const configMapKeyErrMsg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+const configMapKeyRe = new RegExp(`^${configMapKeyFmt}$`);
+
+const percentFmt = "[0-9]+%";
+const percentErrMsg = "a valid percent string must be a numeric string followed by an ending '%'";
+const percentRe = new RegExp(`^${percentFmt}$`);
+
+/** Go's len() of a string: its UTF-8 byte length. */
+export function byteLen(s: string): number {
+  let n = 0;
+  for (const ch of s) {
+    const c = ch.codePointAt(0) ?? 0;
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+  }
+  return n;
+}
+
+export function maxLenError(length: number): string {
+  return `must be no more than ${length} characters`;
+}
+
+/** RegexError: note the doubled space that "', " + " or " produces between examples. */
+export function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
+  let s = `${msg} (e.g. `;
+  examples.forEach((e, i) => {
+    if (i > 0) s += " or ";
+    s += `'${e}', `;
+  });
+  return `${s}regex used for validation is '${fmt}')`;
+}
+
+export const emptyError = (): string => "must be non-empty";
+export const inclusiveRangeError = (lo: number, hi: number): string => `must be between ${lo} and ${hi}, inclusive`;
+
+export function isDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLen(value) > 253) errs.push(maxLenError(253));
+  if (!dns1123SubdomainRe.test(value)) errs.push(regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, "example.com"));
+  return errs;
+}
+
+export function isDNS1123Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLen(value) > 63) errs.push(maxLenError(63));
+  if (!dns1123LabelRe.test(value)) {
+    if (dns1123SubdomainRe.test(value)) errs.push("must not contain dots");
+    else errs.push(regexError(dns1123LabelErrMsg, dns1123LabelFmt, "my-name", "123-abc"));
+  }
+  return errs;
+}
+
+export function isDNS1035Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLen(value) > 63) errs.push(maxLenError(63));
+  if (!dns1035LabelRe.test(value)) errs.push(regexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"));
+  return errs;
+}
+
+export function isQualifiedName(value: string): string[] {
+  const errs: string[] = [];
+  const parts = value.split("/");
+  let name: string;
+  if (parts.length === 1) {
+    name = parts[0];
+  } else if (parts.length === 2) {
+    const prefix = parts[0];
+    name = parts[1];
+    if (prefix.length === 0) errs.push(`prefix part ${emptyError()}`);
+    else for (const m of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${m}`);
+  } else {
+    return [
+      `a qualified name ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
+  }
+  if (name.length === 0) errs.push(`name part ${emptyError()}`);
+  else if (byteLen(name) > qualifiedNameMaxLength) errs.push(`name part ${maxLenError(qualifiedNameMaxLength)}`);
+  if (!qualifiedNameRe.test(name)) errs.push(`name part ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")}`);
+  return errs;
+}
+
+export function isValidLabelValue(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLen(value) > 63) errs.push(maxLenError(63));
+  if (!labelValueRe.test(value)) errs.push(regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"));
+  return errs;
+}
+
+function hasChDirPrefix(value: string): string[] {
+  if (value === ".") return ["must not be '.'"];
+  if (value === "..") return ["must not be '..'"];
+  if (value.startsWith("..")) return ["must not start with '..'"];
+  return [];
+}
+
+export function isEnvVarName(value: string): string[] {
+  const errs: string[] = [];
+  if (!envVarNameRe.test(value)) errs.push(regexError(envVarNameErrMsg, envVarNameFmt, "my.env-name", "MY_ENV.NAME", "MyEnvName1"));
+  return [...errs, ...hasChDirPrefix(value)];
+}
+
+/** RelaxedEnvironmentVariableValidation is beta (on) in v1.33: any printable ASCII but '='. */
+export function isRelaxedEnvVarName(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length === 0) errs.push(`environment variable name ${emptyError()}`);
+  for (const ch of value) {
+    const c = ch.codePointAt(0) ?? 0;
+    if (c > 0x7f || c < 0x20 || c === 0x7f || ch === "=") {
+      errs.push("a valid environment variable name must consist only of printable ASCII characters other than '='");
+      break;
+    }
+  }
+  return errs;
+}
+
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLen(value) > 253) errs.push(maxLenError(253));
+  if (!configMapKeyRe.test(value)) errs.push(regexError(configMapKeyErrMsg, configMapKeyFmt, "key.name", "KEY_NAME", "key-name"));
+  return [...errs, ...hasChDirPrefix(value)];
+}
+
+export function isValidPortNum(port: number): string[] {
+  return port >= 1 && port <= 65535 ? [] : [inclusiveRangeError(1, 65535)];
+}
+
+export function isValidPortName(port: string): string[] {
+  const errs: string[] = [];
+  if (byteLen(port) > 15) errs.push(maxLenError(15));
+  if (!/^[-a-z0-9]+$/.test(port)) errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  if (!/[a-z]/.test(port)) errs.push("must contain at least one letter (a-z)");
+  if (port.includes("--")) errs.push("must not contain consecutive hyphens");
+  if (port.length > 0 && (port.startsWith("-") || port.endsWith("-"))) errs.push("must not begin or end with a hyphen");
+  return errs;
+}
+
+export function isValidPercent(p: string): string[] {
+  return percentRe.test(p) ? [] : [regexError(percentErrMsg, percentFmt, "1%", "93%")];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Name functions (k8s.io/apimachinery/pkg/api/validation/generic.go). `prefix` is true for
+// generateName, whose trailing dash is masked exactly as maskTrailingDash does (it drops two
+// characters, an upstream quirk kept for identical messages).
+
+export type NameFn = (name: string, prefix: boolean) => string[];
+
+function maskTrailingDash(name: string): string {
+  return name.length > 1 && name.endsWith("-") ? `${name.slice(0, name.length - 2)}a` : name;
+}
+
+export const nameIsDNSSubdomain: NameFn = (n, p) => isDNS1123Subdomain(p ? maskTrailingDash(n) : n);
+export const nameIsDNSLabel: NameFn = (n, p) => isDNS1123Label(p ? maskTrailingDash(n) : n);
+export const nameIsDNS1035Label: NameFn = (n, p) => isDNS1035Label(p ? maskTrailingDash(n) : n);
+
+// ---------------------------------------------------------------------------------------------
+// IP and CIDR parsing as Go's net package and k8s.io/utils/net accept them.
+
+/** IPv4 dotted quad; `strict` refuses leading zeros (Go 1.17+ net.ParseIP). */
+export function parseIPv4(s: string): number[] | null {
+  const parts = s.split(".");
+  if (parts.length !== 4) return null;
+  const out: number[] = [];
+  for (const p of parts) {
+    if (!/^[0-9]{1,3}$/.test(p)) return null;
+    if (p.length > 1 && p.startsWith("0")) return null;
+    const n = Number(p);
+    if (n > 255) return null;
+    out.push(n);
+  }
+  return out;
+}
+
+/** Parses an IPv6 address into 8 hextets (with an embedded IPv4 tail allowed). */
+export function parseIPv6(s: string): number[] | null {
+  if (!s.includes(":")) return null;
+  let str = s;
+  const lastColon = s.lastIndexOf(":");
+  const last = s.slice(lastColon + 1);
+  if (last.includes(".")) {
+    const v4 = parseIPv4(last);
+    if (!v4) return null;
+    str = `${s.slice(0, lastColon + 1)}${((v4[0] << 8) | v4[1]).toString(16)}:${((v4[2] << 8) | v4[3]).toString(16)}`;
+  }
+  const dbl = str.split("::");
+  if (dbl.length > 2) return null;
+  const parse = (x: string): number[] | null => {
+    if (x === "") return [];
+    const out: number[] = [];
+    for (const h of x.split(":")) {
+      if (!/^[0-9a-fA-F]{1,4}$/.test(h)) return null;
+      out.push(parseInt(h, 16));
+    }
+    return out;
+  };
+  const head = parse(dbl[0]);
+  if (!head) return null;
+  if (dbl.length === 2) {
+    const rest = parse(dbl[1]);
+    if (!rest) return null;
+    const fill = 8 - head.length - rest.length;
+    if (fill < 1) return null;
+    return [...head, ...new Array<number>(fill).fill(0), ...rest];
+  }
+  return head.length === 8 ? head : null;
+}
+
+export function isIPv4String(s: string): boolean {
+  return parseIPv4(s) !== null;
+}
+export function isIPv6String(s: string): boolean {
+  return !isIPv4String(s) && parseIPv6(s) !== null;
+}
+
+/** The canonical (net.IP.String / RFC 5952) form of an IPv6 address. */
+export function formatIPv6(h: number[]): string {
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (h[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && h[j] === 0) j++;
+    if (j - i > bestLen && j - i >= 2) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = (a: number[]) => a.map((x) => x.toString(16)).join(":");
+  if (bestStart < 0) return hex(h);
+  return `${hex(h.slice(0, bestStart))}::${hex(h.slice(bestStart + bestLen))}`;
+}
