@@ -59,3 +59,10 @@ describe("per-kind field labels", () => {
     );
   });
 });
+
+describe("parseFieldSelector(kind, selector)", () => {
+  it("parses and converts for the kind", () => {
+    expect(parseFieldSelector("Pod", "spec.host=n1").toString()).toBe("spec.nodeName=n1");
+    expect(err(() => parseFieldSelector("Service", "spec.ports=1"))).toBe("field label not supported: spec.ports");
+  });
+});

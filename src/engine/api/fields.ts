@@ -89,8 +89,16 @@ class Sel implements FieldSelector {
   }
 }
 
-/** fields.ParseSelector: terms sorted as strings; "==" is stored as "=". */
-export function parseFieldSelector(selector: string): FieldSelector {
+/**
+ * fields.ParseSelector: terms sorted as strings; "==" is stored as "=". Called with a kind first
+ * (`parseFieldSelector("Pod", "spec.nodeName=n1")`) it also converts the labels for that kind,
+ * as the apiserver does before listing, and throws on an unsupported one.
+ */
+export function parseFieldSelector(selector: string): FieldSelector;
+export function parseFieldSelector(kind: string, selector: string): FieldSelector;
+export function parseFieldSelector(a: string, b?: string): FieldSelector {
+  if (b !== undefined) return convertFieldSelector(a, parseFieldSelector(b));
+  const selector = a;
   const parts = splitTerms(selector).sort();
   const reqs: FieldRequirement[] = [];
   for (const part of parts) {
