@@ -1,0 +1,526 @@
+// kube-proxy in nftables mode (K/pkg/proxy/nftables/proxier.go, v1.33), building its native
+// ruleset (model.ts) instead of an nft transaction. What `sync` leaves in `table` is what the
+// kernel would hold after kube-proxy's transaction: chains keep their creation position when
+// rewritten (nft flushes and refills them), new ones are appended, stale service chains are
+// flushed at once and deleted on the following sync (kube-proxy waits >= 1s, because kernels
+// before 6.2 notice map elements pointing at a chain only a little later), affinity sets are
+// deleted at once.
+import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
+import { endpointString, servicePortNameString } from "../types.js";
+import { canonicalCIDR, canonicalIP, parseIPv4, parsePrefix, prefixContains } from "./ipv4.js";
+import {
+  type Chain,
+  type Expr,
+  type KeyValue,
+  type NftSet,
+  type NftTable,
+  type Rule,
+  type SetElement,
+  type Verdict,
+  V_DROP,
+  elementKey,
+  goto,
+  jump,
+  newTable,
+} from "./model.js";
+import * as N from "./names.js";
+import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "./topology.js";
+
+export interface NftablesProxierOptions {
+  /**
+   * ServiceCIDRs of the cluster's IPv4 family (kube-proxy reads them from ServiceCIDR objects);
+   * traffic to an unallocated address in them is dropped. Default: kubeadm's 10.96.0.0/12.
+   */
+  serviceCIDRs?: readonly string[];
+}
+
+/** Where one element of a set/map came from, for per-service rendering and cleanup. */
+export interface ElementRef {
+  readonly set: string;
+  readonly key: string;
+}
+
+/** What one service port owns in the table (kube-proxy keeps the same in its element storages). */
+export interface ServicePortRecord {
+  readonly key: string;
+  readonly svc: ServicePortInfo;
+  /** Chains of this service port in creation order: service-, local-, external-, endpoint-*, firewall-. */
+  readonly chains: readonly string[];
+  readonly affinitySets: readonly string[];
+  /** Elements in kube-proxy's order, minus the no-endpoint ones listed below. */
+  readonly elements: readonly ElementRef[];
+  /** no-endpoint-services / no-endpoint-nodeports elements. */
+  readonly noEndpointElements: readonly ElementRef[];
+  readonly hasEndpoints: boolean;
+  readonly hasExternalChain: boolean;
+}
+
+const MARK_MASQ_JUMP: Expr = jump(N.MARK_MASQ_CHAIN);
+const CT_NEW: Expr = Object.freeze({ t: "ct-state", states: Object.freeze(["new"]) }) as Expr;
+const DADDR_PROTO_PORT = Object.freeze(["daddr", "l4proto", "dport"] as const);
+const PROTO_PORT = Object.freeze(["l4proto", "dport"] as const);
+const DROP: Expr = { t: "verdict", verdict: V_DROP };
+const GOTO_REJECT: Verdict = Object.freeze({ kind: "goto", chain: N.REJECT_CHAIN });
+
+/**
+ * The base chains and their order in the table. The order is the one of the golden kernel
+ * listing (dumps/nftables-overall.kernel-list.txt, loaded from TestOverallNFTablesRules).
+ */
+const BASE_CHAINS: readonly { name: string; base?: Chain["base"]; comment?: string }[] = [
+  { name: N.CLUSTER_IPS_CHECK },
+  { name: N.FILTER_PREROUTING_PRE_DNAT, base: { type: "filter", hook: "prerouting", priority: -110, policy: "accept" } },
+  { name: N.FILTER_OUTPUT_PRE_DNAT, base: { type: "filter", hook: "output", priority: -110, policy: "accept" } },
+  { name: N.FILTER_FORWARD, base: { type: "filter", hook: "forward", priority: 0, policy: "accept" } },
+  { name: N.FILTER_INPUT, base: { type: "filter", hook: "input", priority: 0, policy: "accept" } },
+  { name: N.FILTER_OUTPUT, base: { type: "filter", hook: "output", priority: 0, policy: "accept" } },
+  { name: N.FIREWALL_CHECK },
+  { name: N.MARK_MASQ_CHAIN },
+  { name: N.MASQUERADING_CHAIN },
+  { name: N.NAT_OUTPUT, base: { type: "nat", hook: "output", priority: -100, policy: "accept" } },
+  { name: N.NAT_POSTROUTING, base: { type: "nat", hook: "postrouting", priority: 100, policy: "accept" } },
+  { name: N.NAT_PREROUTING, base: { type: "nat", hook: "prerouting", priority: -100, policy: "accept" } },
+  { name: N.NODEPORT_ENDPOINTS_CHECK },
+  { name: N.REJECT_CHAIN, comment: "helper for @no-endpoint-services / @no-endpoint-nodeports" },
+  { name: N.SERVICES_CHAIN },
+  { name: N.SERVICE_ENDPOINTS_CHECK },
+];
+
+/**
+ * Jump rules from base chains, in kube-proxy's nftablesJumpChains order (so rules in one chain
+ * keep that relative order). Reject is only valid in input/forward/output hooks on older
+ * kernels, hence the endpoint checks are not hooked into prerouting.
+ */
+const JUMP_CHAINS: readonly { src: string; dst: string; ctNew: boolean }[] = [
+  { dst: N.NODEPORT_ENDPOINTS_CHECK, src: N.FILTER_INPUT, ctNew: true },
+  { dst: N.SERVICE_ENDPOINTS_CHECK, src: N.FILTER_INPUT, ctNew: true },
+  { dst: N.SERVICE_ENDPOINTS_CHECK, src: N.FILTER_FORWARD, ctNew: true },
+  { dst: N.SERVICE_ENDPOINTS_CHECK, src: N.FILTER_OUTPUT, ctNew: true },
+  { dst: N.FIREWALL_CHECK, src: N.FILTER_PREROUTING_PRE_DNAT, ctNew: true },
+  { dst: N.FIREWALL_CHECK, src: N.FILTER_OUTPUT_PRE_DNAT, ctNew: true },
+  { dst: N.SERVICES_CHAIN, src: N.NAT_OUTPUT, ctNew: false },
+  { dst: N.SERVICES_CHAIN, src: N.NAT_PREROUTING, ctNew: false },
+  { dst: N.MASQUERADING_CHAIN, src: N.NAT_POSTROUTING, ctNew: false },
+  { dst: N.CLUSTER_IPS_CHECK, src: N.FILTER_FORWARD, ctNew: true },
+  { dst: N.CLUSTER_IPS_CHECK, src: N.FILTER_OUTPUT, ctNew: true },
+];
+
+/** Sets and maps created by setupNFTables, in the golden listing's order. */
+const BASE_SETS: readonly Omit<NftSet, "elements">[] = [
+  { name: N.CLUSTER_IPS_SET, isMap: false, keyType: ["ipv4_addr"], flags: [], comment: "Active ClusterIPs" },
+  { name: N.NODEPORT_IPS_SET, isMap: false, keyType: ["ipv4_addr"], flags: [], comment: "IPs that accept NodePort traffic" },
+  {
+    name: N.FIREWALL_IPS_MAP,
+    isMap: true,
+    keyType: ["ipv4_addr", "inet_proto", "inet_service"],
+    flags: [],
+    comment: "destinations that are subject to LoadBalancerSourceRanges",
+  },
+  {
+    name: N.NO_ENDPOINT_NODEPORTS_MAP,
+    isMap: true,
+    keyType: ["inet_proto", "inet_service"],
+    flags: [],
+    comment: "vmap to drop or reject packets to service nodeports with no endpoints",
+  },
+  {
+    name: N.NO_ENDPOINT_SERVICES_MAP,
+    isMap: true,
+    keyType: ["ipv4_addr", "inet_proto", "inet_service"],
+    flags: [],
+    comment: "vmap to drop or reject packets to services with no endpoints",
+  },
+  {
+    name: N.SERVICE_IPS_MAP,
+    isMap: true,
+    keyType: ["ipv4_addr", "inet_proto", "inet_service"],
+    flags: [],
+    comment: "ClusterIP, ExternalIP and LoadBalancer IP traffic",
+  },
+  { name: N.SERVICE_NODEPORTS_MAP, isMap: true, keyType: ["inet_proto", "inet_service"], flags: [], comment: "NodePort traffic" },
+];
+
+/** nft records this size for sets that packets update (`update @set`). */
+const DYNAMIC_SET_SIZE = 65535;
+
+/** Go's net.JoinHostPort order: kube-proxy keeps each service's endpoints sorted by "IP:port". */
+function byEndpointString(a: EndpointInfo, b: EndpointInfo): number {
+  const x = endpointString(a);
+  const y = endpointString(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function rule(exprs: Expr[], comment?: string): Rule {
+  return comment === undefined ? { exprs } : { exprs, comment };
+}
+
+export class NftablesProxier implements Proxier {
+  readonly mode = "nftables" as const;
+  /** The live ruleset; read it, never write it from outside. */
+  readonly table: NftTable = newTable(N.KUBE_PROXY_TABLE, N.TABLE_COMMENT);
+
+  private readonly node: ProxyNode;
+  private readonly config: ProxyConfig;
+  private readonly serviceCIDRs: readonly string[];
+  private readonly masqMark: number;
+  private readonly localCIDR: string | undefined;
+  private readonly nodeIP: number | undefined;
+  /** undefined: nodePortAddresses match all local addresses (no nodeport-ips set). */
+  private readonly nodePortIPs: readonly string[] | undefined;
+
+  private readonly records = new Map<string, ServicePortRecord>();
+  /** Flushed service chains waiting for deletion at the next sync. */
+  private readonly staleChains = new Set<string>();
+  private initialized = false;
+
+  constructor(node: ProxyNode, config: ProxyConfig, options: NftablesProxierOptions = {}) {
+    this.node = node;
+    this.config = config;
+    this.serviceCIDRs = (options.serviceCIDRs ?? ["10.96.0.0/12"]).map((c) => canonicalCIDR(c) ?? c.trim());
+    this.masqMark = 2 ** config.masqueradeBit;
+    this.localCIDR = config.clusterCIDR ? canonicalCIDR(config.clusterCIDR) : undefined;
+    this.nodeIP = node.ips.map(parseIPv4).find((v) => v !== undefined);
+    this.nodePortIPs = resolveNodePortAddresses(node, config.nodePortAddresses);
+  }
+
+  /** Service ports in the table, in key order (the transaction renderer reads these). */
+  serviceRecords(): ServicePortRecord[] {
+    return [...this.records.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** Chains flushed in the last sync and deleted at the next one. */
+  staleChainNames(): string[] {
+    return [...this.staleChains];
+  }
+
+  /** The masquerade mark kube-proxy writes in its transaction ("0x4000"). */
+  masqueradeMarkText(): string {
+    return `0x${this.masqMark.toString(16)}`;
+  }
+
+  sync(state: ProxyState, changed?: ReadonlySet<string>): SyncResult {
+    // Stale chains from the previous sync are no longer referenced: delete them first.
+    for (const name of this.staleChains) this.table.chains.delete(name);
+    this.staleChains.clear();
+
+    const full = changed === undefined || !this.initialized;
+    let keys: Iterable<string>;
+    if (full) {
+      this.setupBase();
+      keys = new Set([...state.services.keys(), ...this.records.keys()]);
+    } else {
+      keys = changed;
+    }
+    const sorted = [...keys].sort();
+    let synced = 0;
+    for (const key of sorted) {
+      const svc = state.services.get(key);
+      const old = this.records.get(key);
+      if (!svc) {
+        if (old) this.removeRecord(old, undefined);
+        continue;
+      }
+      const eps = [...(state.endpoints.get(key) ?? [])].sort(byEndpointString);
+      this.writeServicePort(key, svc, eps, old);
+      synced++;
+    }
+    this.initialized = true;
+    return { full, servicesSynced: synced };
+  }
+
+  // ---- setup ---------------------------------------------------------------------------------
+
+  private setupBase(): void {
+    const t = this.table;
+    for (const def of BASE_SETS) {
+      if (def.name === N.NODEPORT_IPS_SET && this.nodePortIPs === undefined) {
+        t.sets.delete(def.name);
+        continue;
+      }
+      const existing = t.sets.get(def.name);
+      if (existing) existing.elements.clear();
+      else t.sets.set(def.name, { ...def, elements: new Map() });
+    }
+    // A full sync rewrites every element (kube-proxy resets its element storages).
+    for (const r of this.records.values()) this.records.set(r.key, { ...r, elements: [], noEndpointElements: [] });
+
+    for (const def of BASE_CHAINS) {
+      const existing = t.chains.get(def.name);
+      if (existing) existing.rules = [];
+      else t.chains.set(def.name, { ...def, rules: [] });
+    }
+    for (const j of JUMP_CHAINS) {
+      this.chain(j.src).rules.push(rule(j.ctNew ? [CT_NEW, jump(j.dst)] : [jump(j.dst)]));
+    }
+    this.chain(N.MARK_MASQ_CHAIN).rules.push(rule([{ t: "mark-set", op: "or", value: this.masqMark }]));
+    const masq = this.chain(N.MASQUERADING_CHAIN).rules;
+    masq.push(rule([{ t: "mark-zero", mask: this.masqMark }, { t: "verdict", verdict: { kind: "return" } }]));
+    masq.push(rule([{ t: "mark-set", op: "xor", value: this.masqMark }]));
+    masq.push(rule([{ t: "masquerade", fullyRandom: true }]));
+
+    const cic = this.chain(N.CLUSTER_IPS_CHECK).rules;
+    cic.push(rule([{ t: "ip-lookup", field: "daddr", set: N.CLUSTER_IPS_SET }, { t: "reject" }], "Reject traffic to invalid ports of ClusterIPs"));
+    if (this.serviceCIDRs.length > 0) {
+      cic.push(rule([{ t: "ip-anon", field: "daddr", neg: false, values: this.serviceCIDRs }, DROP], "Drop traffic to unallocated ClusterIPs"));
+    }
+
+    if (this.nodePortIPs !== undefined) {
+      const set = t.sets.get(N.NODEPORT_IPS_SET)!;
+      for (const ip of this.nodePortIPs) set.elements.set(ip, { key: [ip] });
+    }
+
+    this.chain(N.REJECT_CHAIN).rules.push(rule([{ t: "reject" }]));
+    this.chain(N.SERVICE_ENDPOINTS_CHECK).rules.push(
+      rule([{ t: "vmap", key: DADDR_PROTO_PORT, map: N.NO_ENDPOINT_SERVICES_MAP }]),
+    );
+    const noLocalhost: Expr = { t: "ip", field: "daddr", neg: true, value: "127.0.0.0/8" };
+    const npIPs: Expr = { t: "ip-lookup", field: "daddr", set: N.NODEPORT_IPS_SET };
+    const matchAll = this.nodePortIPs === undefined;
+    this.chain(N.NODEPORT_ENDPOINTS_CHECK).rules.push(
+      rule([matchAll ? noLocalhost : npIPs, { t: "vmap", key: PROTO_PORT, map: N.NO_ENDPOINT_NODEPORTS_MAP }]),
+    );
+    this.chain(N.FIREWALL_CHECK).rules.push(rule([{ t: "vmap", key: DADDR_PROTO_PORT, map: N.FIREWALL_IPS_MAP }]));
+    const services = this.chain(N.SERVICES_CHAIN).rules;
+    services.push(rule([{ t: "vmap", key: DADDR_PROTO_PORT, map: N.SERVICE_IPS_MAP }]));
+    services.push(
+      rule(
+        matchAll
+          ? [{ t: "fib-local", field: "daddr" }, noLocalhost, { t: "vmap", key: PROTO_PORT, map: N.SERVICE_NODEPORTS_MAP }]
+          : [npIPs, { t: "vmap", key: PROTO_PORT, map: N.SERVICE_NODEPORTS_MAP }],
+      ),
+    );
+  }
+
+  private chain(name: string): Chain {
+    const c = this.table.chains.get(name);
+    if (!c) throw new Error(`nftables proxier: chain ${name} missing`);
+    return c;
+  }
+
+  // ---- per service port ------------------------------------------------------------------------
+
+  private removeRecord(old: ServicePortRecord, keep: ReadonlySet<string> | undefined): void {
+    for (const ref of [...old.elements, ...old.noEndpointElements]) this.table.sets.get(ref.set)?.elements.delete(ref.key);
+    for (const name of old.chains) {
+      if (keep?.has(name)) continue;
+      const c = this.table.chains.get(name);
+      if (c) {
+        c.rules = [];
+        this.staleChains.add(name);
+      }
+    }
+    for (const name of old.affinitySets) if (!keep?.has(name)) this.table.sets.delete(name);
+    if (!keep) this.records.delete(old.key);
+  }
+
+  private writeServicePort(key: string, svc: ServicePortInfo, endpoints: EndpointInfo[], old: ServicePortRecord | undefined): void {
+    const proto = svc.protocol.toLowerCase() as "tcp" | "udp" | "sctp";
+    const spnString = servicePortNameString(svc.name);
+    const base = N.servicePortChainNameBase(svc.name);
+    const clusterPolicyChain = N.SERVICE_CHAIN_PREFIX + base;
+    const localPolicyChain = N.LOCAL_CHAIN_PREFIX + base;
+    const externalChain = N.EXTERNAL_CHAIN_PREFIX + base;
+    const fwChain = N.FIREWALL_CHAIN_PREFIX + base;
+    const affinity = svc.stickyMaxAgeSeconds > 0;
+
+    const cat = categorizeEndpoints(endpoints, svc, this.node.zone);
+    const hasEndpoints = cat.hasAnyEndpoints;
+    const epBase = (ep: EndpointInfo) => N.servicePortEndpointChainNameBase(svc.name, ep.ip, ep.port);
+    const epChain = (ep: EndpointInfo) => N.ENDPOINT_CHAIN_PREFIX + epBase(ep);
+    const epAffinity = (ep: EndpointInfo) => N.AFFINITY_SET_PREFIX + epBase(ep);
+
+    const usesClusterPolicyChain = cat.clusterEndpoints.length > 0 && usesClusterEndpoints(svc);
+    const usesLocalPolicyChain = cat.localEndpoints.length > 0 && usesLocalEndpoints(svc);
+
+    let hasInternalEndpoints = hasEndpoints;
+    const internalTrafficChain = svc.internalPolicyLocal ? localPolicyChain : clusterPolicyChain;
+    if (svc.internalPolicyLocal && cat.localEndpoints.length === 0) hasInternalEndpoints = false;
+    let hasExternalEndpoints = hasEndpoints;
+    const externalPolicyChain = svc.externalPolicyLocal ? localPolicyChain : clusterPolicyChain;
+    if (svc.externalPolicyLocal && cat.localEndpoints.length === 0) hasExternalEndpoints = false;
+    // Built whenever there are endpoints anywhere: the local-traffic short-circuit rules are
+    // needed even when no endpoint is usable for external traffic.
+    const usesExternalTrafficChain = hasEndpoints && externallyAccessible(svc);
+
+    let internalFilter: Verdict | undefined;
+    let externalFilter: Verdict | undefined;
+    if (!hasEndpoints) {
+      internalFilter = GOTO_REJECT;
+      externalFilter = GOTO_REJECT;
+    } else {
+      if (!hasInternalEndpoints) internalFilter = V_DROP;
+      if (!hasExternalEndpoints) externalFilter = V_DROP;
+    }
+
+    // ---- chains and their rules, in the order this service creates them
+    const chains: { name: string; rules: Rule[] }[] = [];
+    const affinitySets: string[] = [];
+    const reachable = [...cat.allReachable].sort((a, b) => {
+      const x = epChain(a);
+      const y = epChain(b);
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+
+    const writeServiceToEndpoints = (eps: readonly EndpointInfo[]): Rule[] => {
+      const rules: Rule[] = [];
+      if (affinity) {
+        for (const ep of eps) {
+          rules.push(rule([{ t: "ip-lookup", field: "saddr", set: epAffinity(ep) }, goto(epChain(ep))]));
+        }
+      }
+      rules.push(rule([{ t: "numgen-vmap", mod: eps.length, targets: eps.map((ep) => ({ kind: "goto", chain: epChain(ep) }) as Verdict) }]));
+      return rules;
+    };
+
+    const masqRule = (): Rule | undefined => {
+      const cip = canonicalIP(svc.clusterIP);
+      if (this.config.masqueradeAll) return rule([{ t: "ip", field: "daddr", neg: false, value: cip }, MARK_MASQ_JUMP]);
+      if (this.localCIDR) {
+        return rule([{ t: "ip", field: "daddr", neg: false, value: cip }, { t: "ip", field: "saddr", neg: true, value: this.localCIDR }, MARK_MASQ_JUMP]);
+      }
+      return undefined;
+    };
+
+    if (usesClusterPolicyChain) {
+      const rules: Rule[] = [];
+      if (hasInternalEndpoints && internalTrafficChain === clusterPolicyChain) {
+        const m = masqRule();
+        if (m) rules.push(m);
+      }
+      rules.push(...writeServiceToEndpoints(cat.clusterEndpoints));
+      chains.push({ name: clusterPolicyChain, rules });
+    }
+    if (usesLocalPolicyChain) {
+      const rules: Rule[] = [];
+      if (hasInternalEndpoints && internalTrafficChain === localPolicyChain) {
+        const m = masqRule();
+        if (m) rules.push(m);
+      }
+      rules.push(...writeServiceToEndpoints(cat.localEndpoints));
+      chains.push({ name: localPolicyChain, rules });
+    }
+    if (usesExternalTrafficChain) {
+      const rules: Rule[] = [];
+      if (!svc.externalPolicyLocal) {
+        // Endpoints may be on other nodes: masquerade so replies come back through us.
+        rules.push(rule([MARK_MASQ_JUMP]));
+      } else {
+        if (this.localCIDR) {
+          // Pod -> external IP traffic acts as if it went out to the LB and came back in.
+          rules.push(rule([{ t: "ip", field: "saddr", neg: false, value: this.localCIDR }, goto(clusterPolicyChain)], "short-circuit pod traffic"));
+        }
+        // The node's own traffic gets the LB IP as source: masquerade it.
+        rules.push(rule([{ t: "fib-local", field: "saddr" }, MARK_MASQ_JUMP], "masquerade local traffic"));
+        rules.push(rule([{ t: "fib-local", field: "saddr" }, goto(clusterPolicyChain)], "short-circuit local traffic"));
+      }
+      if (hasExternalEndpoints) rules.push(rule([goto(externalPolicyChain)]));
+      chains.push({ name: externalChain, rules });
+    }
+    for (const ep of reachable) {
+      const rules: Rule[] = [rule([{ t: "ip", field: "saddr", neg: false, value: canonicalIP(ep.ip) }, MARK_MASQ_JUMP])];
+      if (affinity) rules.push(rule([{ t: "update-set", set: epAffinity(ep), field: "saddr" }]));
+      rules.push(rule([{ t: "l4proto", proto }, { t: "dnat", addr: canonicalIP(ep.ip), port: ep.port }]));
+      chains.push({ name: epChain(ep), rules });
+      if (affinity) affinitySets.push(epAffinity(ep));
+    }
+    const lbVIPs = svc.loadBalancerVIPs.map(canonicalIP);
+    const sourceRanges = svc.loadBalancerSourceRanges.map((c) => canonicalCIDR(c)).filter((c): c is string => c !== undefined);
+    const usesFWChain = lbVIPs.length > 0 && sourceRanges.length > 0;
+    if (usesFWChain) {
+      const sources = [...sourceRanges];
+      const allowFromNode =
+        this.nodeIP !== undefined && sourceRanges.some((c) => prefixContains(parsePrefix(c)!, this.nodeIP!));
+      // A VIP often is a local address too: node -> VIP then loops back with the VIP as source.
+      if (allowFromNode) sources.push(...lbVIPs);
+      chains.push({ name: fwChain, rules: [rule([{ t: "ip-anon", field: "saddr", neg: true, values: sources }, DROP])] });
+    }
+
+    // ---- set and map elements, in kube-proxy's order
+    const elements: { set: string; key: KeyValue[]; el: SetElement }[] = [];
+    const noEp: { set: string; key: KeyValue[]; el: SetElement }[] = [];
+    const port = svc.port;
+    const cip = canonicalIP(svc.clusterIP);
+    const add = (set: string, key: KeyValue[], value?: Verdict, comment?: string) => {
+      const el: SetElement = value === undefined ? { key } : comment === undefined ? { key, value } : { key, value, comment };
+      (set === N.NO_ENDPOINT_SERVICES_MAP || set === N.NO_ENDPOINT_NODEPORTS_MAP ? noEp : elements).push({ set, key, el });
+    };
+    add(N.CLUSTER_IPS_SET, [cip]);
+    if (hasInternalEndpoints) add(N.SERVICE_IPS_MAP, [cip, proto, port], { kind: "goto", chain: internalTrafficChain });
+    else add(N.NO_ENDPOINT_SERVICES_MAP, [cip, proto, port], internalFilter, spnString);
+    for (const ext of svc.externalIPs.map(canonicalIP)) {
+      if (hasEndpoints) add(N.SERVICE_IPS_MAP, [ext, proto, port], { kind: "goto", chain: externalChain });
+      if (!hasExternalEndpoints) add(N.NO_ENDPOINT_SERVICES_MAP, [ext, proto, port], externalFilter, spnString);
+    }
+    for (const lb of lbVIPs) {
+      if (hasEndpoints) add(N.SERVICE_IPS_MAP, [lb, proto, port], { kind: "goto", chain: externalChain });
+      if (usesFWChain) add(N.FIREWALL_IPS_MAP, [lb, proto, port], { kind: "goto", chain: fwChain });
+    }
+    if (!hasExternalEndpoints) for (const lb of lbVIPs) add(N.NO_ENDPOINT_SERVICES_MAP, [lb, proto, port], externalFilter, spnString);
+    if (svc.nodePort !== 0) {
+      if (hasEndpoints) add(N.SERVICE_NODEPORTS_MAP, [proto, svc.nodePort], { kind: "goto", chain: externalChain });
+      if (!hasExternalEndpoints) add(N.NO_ENDPOINT_NODEPORTS_MAP, [proto, svc.nodePort], externalFilter, spnString);
+    }
+
+    // ---- apply to the table
+    const newChainNames = new Set(chains.map((c) => c.name));
+    const newSetNames = new Set(affinitySets);
+    if (old) this.removeRecord(old, new Set([...newChainNames, ...newSetNames]));
+    for (const name of affinitySets) {
+      if (!this.table.sets.has(name)) {
+        this.table.sets.set(name, {
+          name,
+          isMap: false,
+          keyType: ["ipv4_addr"],
+          flags: ["dynamic", "timeout"],
+          timeout: svc.stickyMaxAgeSeconds,
+          size: DYNAMIC_SET_SIZE,
+          elements: new Map(),
+        });
+      }
+    }
+    for (const c of chains) {
+      const existing = this.table.chains.get(c.name);
+      if (existing) existing.rules = c.rules;
+      else this.table.chains.set(c.name, { name: c.name, rules: c.rules });
+      this.staleChains.delete(c.name);
+    }
+    const refs = (list: typeof elements): ElementRef[] =>
+      list.map(({ set, key, el }) => {
+        const k = elementKey(key);
+        this.table.sets.get(set)?.elements.set(k, el);
+        return { set, key: k };
+      });
+    this.records.set(key, {
+      key,
+      svc,
+      chains: chains.map((c) => c.name),
+      affinitySets,
+      elements: refs(elements),
+      noEndpointElements: refs(noEp),
+      hasEndpoints,
+      hasExternalChain: usesExternalTrafficChain,
+    });
+  }
+}
+
+/**
+ * nodePortAddresses for nftables: unset means "primary" (the node's primary IP; facts §9),
+ * "primary" selects the node's primary IPv4, CIDRs select the node IPs inside them, and a
+ * CIDR matching everything (0.0.0.0/0) means all local addresses (undefined: no nodeport-ips set).
+ */
+function resolveNodePortAddresses(node: ProxyNode, addrs: readonly string[]): string[] | undefined {
+  const ipv4 = node.ips.map(canonicalIP).filter((ip) => parseIPv4(ip) !== undefined);
+  const wanted = addrs.length === 0 ? ["primary"] : addrs;
+  const out: string[] = [];
+  for (const a of wanted) {
+    if (a === "primary") {
+      if (ipv4[0] !== undefined) out.push(ipv4[0]);
+      continue;
+    }
+    const p = parsePrefix(a);
+    if (!p || !a.includes("/")) continue; // IPv6 or invalid: not this family
+    if (p.len === 0) return undefined;
+    for (const ip of ipv4) if (prefixContains(p, parseIPv4(ip)!)) out.push(ip);
+  }
+  // Loopback addresses never accept NodePorts in nftables mode.
+  return [...new Set(out)].filter((ip) => !ip.startsWith("127."));
+}
