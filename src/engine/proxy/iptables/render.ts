@@ -16,6 +16,7 @@ import {
   type Target,
 } from "./model.js";
 import { KUBE_NODEPORTS, KUBE_SERVICES } from "./names.js";
+import { serviceName } from "./services.js";
 
 export const IPTABLES_VERSION = "v1.8.9";
 export const IPTABLES_BANNER = `iptables ${IPTABLES_VERSION} (nf_tables)`;
@@ -401,31 +402,27 @@ export interface ListOptions {
   /** -x: exact counters (wider columns). */
   exact?: boolean;
   lineNumbers?: boolean;
+  /** Name lookup for host addresses without -n (default: 127.0.0.1 is localhost, others stay numeric). */
+  resolveHost?: HostResolver;
 }
 
 const PROTO_NUM: Record<string, number> = { tcp: 6, udp: 17, sctp: 132 };
 
-// The few /etc/services names a ServiceLab port is likely to hit (netbase, Debian 12).
-const SERVICE_NAMES: Record<string, Record<number, string>> = {
-  tcp: {
-    21: "ftp", 22: "ssh", 23: "telnet", 25: "smtp", 53: "domain", 80: "http", 110: "pop3", 143: "imap2",
-    161: "snmp", 389: "ldap", 443: "https", 636: "ldaps", 993: "imaps", 995: "pop3s", 1433: "ms-sql-s",
-    2049: "nfs", 3306: "mysql", 5432: "postgresql", 6379: "redis", 8080: "http-alt",
-  },
-  udp: { 21: "fsp", 53: "domain", 123: "ntp", 161: "snmp", 389: "ldap", 443: "https", 636: "ldaps", 2049: "nfs" },
-  sctp: {},
-};
-
 function port(proto: string, n: number, numeric: boolean): string {
-  return numeric ? String(n) : (SERVICE_NAMES[proto]?.[n] ?? String(n));
+  return numeric ? String(n) : (serviceName(proto, n) ?? String(n));
 }
 
+/** Without -n, host addresses are looked up (/etc/hosts, DNS); the node's own /etc/hosts knows localhost. */
+export type HostResolver = (ip: string) => string | undefined;
+const defaultHosts: HostResolver = (ip) => (ip === "127.0.0.1" ? "localhost" : undefined);
+
 /** Address column: 0.0.0.0/0, a host without /32, or a CIDR; names from /etc/networks unless -n. */
-function listAddr(a: string | undefined, numeric: boolean): string {
+function listAddr(a: string | undefined, numeric: boolean, hosts: HostResolver): string {
   if (a === undefined || a === "0.0.0.0/0") return numeric ? "0.0.0.0/0" : "anywhere";
   const [ip, bits] = a.split("/");
   const host = bits === undefined || bits === "32" ? ip : `${ip}/${bits}`;
   if (numeric) return host;
+  if (bits === undefined || bits === "32") return hosts(ip) ?? ip;
   if (ip === "127.0.0.0" && bits !== undefined && bits !== "32") return `loopback/${bits}`;
   if (ip === "169.254.0.0" && bits !== undefined && bits !== "32") return `link-local/${bits}`;
   return host;
@@ -505,8 +502,9 @@ function listRule(r: Rule, n: number, o: ListOptions): string {
   s += "-- ";
   // print_ifaces: " %-6s " for in, "%-6s " for out.
   if (o.verbose) s += " " + pad(numeric ? "*" : "any", 6) + " " + pad(numeric ? "*" : "any", 6) + " ";
-  s += (r.srcNeg ? "!" : " ") + pad(listAddr(r.src, numeric), 19) + " ";
-  s += (r.dstNeg ? "!" : " ") + pad(listAddr(r.dst, numeric), 19) + " ";
+  const hosts = o.resolveHost ?? defaultHosts;
+  s += (r.srcNeg ? "!" : " ") + pad(listAddr(r.src, numeric, hosts), 19) + " ";
+  s += (r.dstNeg ? "!" : " ") + pad(listAddr(r.dst, numeric, hosts), 19) + " ";
   for (const m of r.matches) s += matchList(m, numeric);
   return s + targetList(r.target);
 }
