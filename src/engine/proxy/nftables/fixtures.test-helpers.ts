@@ -102,3 +102,53 @@ export function overallState(): ProxyState {
     [svcPort("ns6", "svc6", { clusterIP: "172.30.0.46" }), []],
   ]);
 }
+
+/** Small deterministic PRNG (mulberry32) for generated test and benchmark inputs. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A service port with every feature chosen at random, and its endpoints. */
+export function randomServicePort(rand: () => number, i: number, version = 0): [ServicePortInfo, EndpointInfo[]] {
+  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const kind = pick(["ClusterIP", "ClusterIP", "NodePort", "LoadBalancer", "ExternalIP"] as const);
+  const protocol = pick(["TCP", "TCP", "TCP", "UDP", "SCTP"] as const);
+  const port = pick([80, 443, 53, 8080, 9376]);
+  const b = (i >> 8) & 255;
+  const c = i & 255;
+  const lb = kind === "LoadBalancer";
+  const svc = svcPort(`ns${i % 7}`, `svc${i}`, {
+    name: { namespace: "", name: "", port: pick(["", "http", "p80", "dns-tcp"]), protocol },
+    protocol,
+    port,
+    clusterIP: `172.30.${b}.${c}`,
+    nodePort: kind === "NodePort" || lb ? 30000 + (i % 2768) : 0,
+    loadBalancerVIPs: lb ? [`5.${b}.${c}.${1 + (version % 3)}`] : [],
+    externalIPs: kind === "ExternalIP" ? [`192.168.99.${c}`] : [],
+    loadBalancerSourceRanges: lb && rand() < 0.5 ? pick([["203.0.113.0/25"], ["192.168.0.0/24", "203.0.113.0/25"], ["10.0.0.0/8", "10.1.0.0/16"]]) : [],
+    externalPolicyLocal: (lb || kind === "NodePort") && rand() < 0.4,
+    internalPolicyLocal: rand() < 0.15,
+    stickyMaxAgeSeconds: rand() < 0.2 ? pick([10800, 60, 3600]) : 0,
+  });
+  const n = pick([0, 1, 1, 2, 3, 7, 12]);
+  const eps: EndpointInfo[] = [];
+  for (let k = 0; k < n; k++) {
+    const r = rand();
+    eps.push(
+      ep(`10.${1 + (b % 200)}.${c}.${k + 1 + (version % 5)}`, pick([80, 8080, 53]), {
+        nodeName: rand() < 0.4 ? "test-node" : `node-${k % 3}`,
+        ready: r < 0.8,
+        serving: r < 0.9,
+        terminating: r >= 0.8,
+      }),
+    );
+  }
+  return [svc, eps];
+}

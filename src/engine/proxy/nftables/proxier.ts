@@ -465,7 +465,10 @@ export class NftablesProxier implements Proxier {
     const newSetNames = new Set(affinitySets);
     if (old) this.removeRecord(old, new Set([...newChainNames, ...newSetNames]));
     for (const name of affinitySets) {
-      if (!this.table.sets.has(name)) {
+      const existing = this.table.sets.get(name);
+      if (!existing || existing.timeout !== svc.stickyMaxAgeSeconds) {
+        // A changed stickiness timeout takes effect for the set in place (Map.set keeps its
+        // position); learned client entries stay.
         this.table.sets.set(name, {
           name,
           isMap: false,
@@ -473,7 +476,7 @@ export class NftablesProxier implements Proxier {
           flags: ["dynamic", "timeout"],
           timeout: svc.stickyMaxAgeSeconds,
           size: DYNAMIC_SET_SIZE,
-          elements: new Map(),
+          elements: existing?.elements ?? new Map(),
         });
       }
     }

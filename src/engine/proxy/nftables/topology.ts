@@ -6,9 +6,13 @@ export function externallyAccessible(svc: ServicePortInfo): boolean {
   return svc.nodePort !== 0 || svc.loadBalancerVIPs.length > 0 || svc.externalIPs.length > 0;
 }
 
-/** Some traffic to this service port uses Cluster policy. */
+/**
+ * Some traffic to this service port uses Cluster endpoints: internal traffic with Cluster
+ * policy, or any external traffic (even with external policy Local, the short-circuit for
+ * pod and node traffic goes to the Cluster endpoints).
+ */
 export function usesClusterEndpoints(svc: ServicePortInfo): boolean {
-  return !svc.internalPolicyLocal || (externallyAccessible(svc) && !svc.externalPolicyLocal);
+  return !svc.internalPolicyLocal || externallyAccessible(svc);
 }
 
 /** Some traffic to this service port uses Local policy. */
