@@ -1,0 +1,440 @@
+// What `kubeadm init` + `kubeadm join` + a CNI leave in a new cluster: the four namespaces, Ready
+// nodes, the kubernetes Service, CoreDNS behind kube-dns, kube-proxy as a DaemonSet with its
+// ConfigMap, and the control plane's static pods. All of it is written through the apiserver.
+
+import { R } from "./api/resources.js";
+import type { KObject } from "./api/types.js";
+import { rfc3339 } from "./clock.js";
+import type { Cluster } from "./cluster.js";
+import type { NodeConfig } from "./config.js";
+
+export const KUBE_PROXY_IMAGE_REPO = "registry.k8s.io/kube-proxy";
+export const COREDNS_IMAGE = "registry.k8s.io/coredns/coredns:v1.12.0";
+export const PAUSE_IMAGE = "registry.k8s.io/pause:3.10";
+export const ETCD_IMAGE = "registry.k8s.io/etcd:3.5.21-0";
+
+export function bootstrap(c: Cluster): void {
+  const api = c.api;
+  for (const ns of ["default", "kube-node-lease", "kube-public", "kube-system"]) {
+    api.create(R.namespaces, undefined, {
+      metadata: { name: ns, labels: { "kubernetes.io/metadata.name": ns } },
+    });
+  }
+  for (const n of c.config.nodes) registerNode(c, n);
+  const master = c.config.nodes.find((n) => n.controlPlane) ?? c.config.nodes[0];
+
+  // The kubernetes Service and the endpoint the apiserver keeps for itself.
+  api.create(R.services, "default", {
+    metadata: { name: "kubernetes", labels: { component: "apiserver", provider: "kubernetes" } },
+    spec: {
+      clusterIP: firstServiceIP(c.config.serviceCIDR),
+      ports: [{ name: "https", port: 443, protocol: "TCP", targetPort: 6443 }],
+      sessionAffinity: "None",
+      type: "ClusterIP",
+    },
+  });
+  api.create(R.endpoints, "default", {
+    metadata: { name: "kubernetes", labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } },
+    subsets: [{ addresses: [{ ip: master.ip }], ports: [{ name: "https", port: 6443, protocol: "TCP" }] }],
+  });
+  api.create(R.endpointslices, "default", {
+    metadata: { name: "kubernetes", labels: { "kubernetes.io/service-name": "kubernetes" } },
+    addressType: "IPv4",
+    endpoints: [{ addresses: [master.ip], conditions: { ready: true } }],
+    ports: [{ name: "https", port: 6443, protocol: "TCP" }],
+  });
+
+  for (const comp of ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
+    createStaticPod(c, master, comp);
+  }
+
+  // kube-proxy (kubeadm's addon/proxy manifests).
+  api.create(R.configmaps, "kube-system", {
+    metadata: { name: "kube-proxy", labels: { app: "kube-proxy" } },
+    data: { "config.conf": kubeProxyConfig(c.config.clusterCIDR), "kubeconfig.conf": kubeProxyKubeconfig(master.ip) },
+  });
+  api.create(R.daemonsets, "kube-system", kubeProxyDaemonSet(c.config.kubernetesVersion));
+
+  // CoreDNS (kubeadm's addon/dns manifests).
+  api.create(R.configmaps, "kube-system", {
+    metadata: { name: "coredns" },
+    data: { Corefile: corefile(c.config.dnsDomain) },
+  });
+  api.create(R.deployments, "kube-system", coreDNSDeployment());
+  api.create(R.services, "kube-system", {
+    metadata: {
+      name: "kube-dns",
+      labels: { "k8s-app": "kube-dns", "kubernetes.io/cluster-service": "true", "kubernetes.io/name": "CoreDNS" },
+      annotations: { "prometheus.io/port": "9153", "prometheus.io/scrape": "true" },
+    },
+    spec: {
+      clusterIP: c.config.dnsIP,
+      ports: [
+        { name: "dns", port: 53, protocol: "UDP", targetPort: 53 },
+        { name: "dns-tcp", port: 53, protocol: "TCP", targetPort: 53 },
+        { name: "metrics", port: 9153, protocol: "TCP", targetPort: 9153 },
+      ],
+      selector: { "k8s-app": "kube-dns" },
+    },
+  });
+
+  api.create(R.configmaps, "kube-public", {
+    metadata: { name: "cluster-info" },
+    data: { kubeconfig: clusterInfoKubeconfig(master.ip) },
+  });
+  for (const ns of ["default", "kube-node-lease", "kube-public", "kube-system"]) {
+    api.create(R.configmaps, ns, { metadata: { name: "kube-root-ca.crt" }, data: { "ca.crt": FAKE_CA } });
+  }
+}
+
+function firstServiceIP(cidr: string): string {
+  const [base] = cidr.split("/");
+  const parts = base.split(".").map(Number);
+  parts[3] += 1;
+  return parts.join(".");
+}
+
+export function nodeLabels(n: NodeConfig): Record<string, string> {
+  const labels: Record<string, string> = {
+    "beta.kubernetes.io/arch": "amd64",
+    "beta.kubernetes.io/os": "linux",
+    "kubernetes.io/arch": "amd64",
+    "kubernetes.io/hostname": n.name,
+    "kubernetes.io/os": "linux",
+  };
+  if (n.controlPlane) {
+    labels["node-role.kubernetes.io/control-plane"] = "";
+    labels["node.kubernetes.io/exclude-from-external-load-balancers"] = "";
+  }
+  if (n.zone) labels["topology.kubernetes.io/zone"] = n.zone;
+  return labels;
+}
+
+function registerNode(c: Cluster, n: NodeConfig): void {
+  const api = c.api;
+  api.create(R.nodes, undefined, {
+    metadata: {
+      name: n.name,
+      labels: nodeLabels(n),
+      annotations: {
+        "kubeadm.alpha.kubernetes.io/cri-socket": "unix:///var/run/containerd/containerd.sock",
+        "node.alpha.kubernetes.io/ttl": "0",
+        "volumes.kubernetes.io/controller-managed-attach-detach": "true",
+      },
+    },
+    spec: {
+      podCIDR: n.podCIDR,
+      podCIDRs: [n.podCIDR],
+      ...(n.controlPlane ? { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } : {}),
+    },
+  });
+  const now = rfc3339(c.clock.now());
+  const cond = (type: string, status: string, reason: string, message: string) => ({
+    type,
+    status,
+    lastHeartbeatTime: now,
+    lastTransitionTime: now,
+    reason,
+    message,
+  });
+  api.update(
+    R.nodes,
+    undefined,
+    n.name,
+    {
+      ...api.peek(R.nodes, undefined, n.name),
+      status: {
+        capacity: { cpu: "2", "ephemeral-storage": "51175Mi", "hugepages-1Gi": "0", "hugepages-2Mi": "0", memory: "3969876Ki", pods: "110" },
+        allocatable: { cpu: "2", "ephemeral-storage": "48294789041", "hugepages-1Gi": "0", "hugepages-2Mi": "0", memory: "3867476Ki", pods: "110" },
+        conditions: [
+          cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+          cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+          cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+          cond("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+        ],
+        addresses: [
+          { type: "InternalIP", address: n.ip },
+          { type: "Hostname", address: n.name },
+        ],
+        daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+        nodeInfo: {
+          machineID: c.rng.uuid().replace(/-/g, ""),
+          systemUUID: c.rng.uuid(),
+          bootID: c.rng.uuid(),
+          kernelVersion: "5.14.0-427.13.1.el9_4.x86_64",
+          osImage: "Rocky Linux 9.4 (Blue Onyx)",
+          containerRuntimeVersion: "containerd://1.7.27",
+          kubeletVersion: c.config.kubernetesVersion,
+          kubeProxyVersion: "",
+          operatingSystem: "linux",
+          architecture: "amd64",
+        },
+      },
+    },
+    { subresource: "status" },
+  );
+}
+
+function createStaticPod(c: Cluster, node: NodeConfig, component: string): void {
+  const version = c.config.kubernetesVersion;
+  const image = component === "etcd" ? ETCD_IMAGE : `registry.k8s.io/${component}:${version}`;
+  const nodeObj = c.api.peek(R.nodes, undefined, node.name)!;
+  const pod: KObject = {
+    metadata: {
+      name: `${component}-${node.name}`,
+      namespace: "kube-system",
+      labels: { component, tier: "control-plane" },
+      annotations: {
+        "kubernetes.io/config.hash": c.rng.string(32, "0123456789abcdef"),
+        "kubernetes.io/config.mirror": c.rng.string(32, "0123456789abcdef"),
+        "kubernetes.io/config.seen": rfc3339(c.clock.now()).replace("Z", ".000000000Z"),
+        "kubernetes.io/config.source": "file",
+      },
+      ownerReferences: [{ apiVersion: "v1", kind: "Node", name: node.name, uid: nodeObj.metadata.uid!, controller: true }],
+    },
+    spec: {
+      containers: [{ name: component, image, command: [component], imagePullPolicy: "IfNotPresent" }],
+      hostNetwork: true,
+      nodeName: node.name,
+      priorityClassName: "system-node-critical",
+      priority: 2000001000,
+      tolerations: [{ operator: "Exists", effect: "NoExecute" }],
+    },
+  };
+  c.api.create(R.pods, "kube-system", pod);
+}
+
+function kubeProxyDaemonSet(version: string): KObject {
+  return {
+    metadata: { name: "kube-proxy", labels: { "k8s-app": "kube-proxy" } },
+    spec: {
+      selector: { matchLabels: { "k8s-app": "kube-proxy" } },
+      template: {
+        metadata: { labels: { "k8s-app": "kube-proxy" } },
+        spec: {
+          containers: [
+            {
+              name: "kube-proxy",
+              image: `${KUBE_PROXY_IMAGE_REPO}:${version}`,
+              imagePullPolicy: "IfNotPresent",
+              command: ["/usr/local/bin/kube-proxy", "--config=/var/lib/kube-proxy/config.conf", "--hostname-override=$(NODE_NAME)"],
+              env: [{ name: "NODE_NAME", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "spec.nodeName" } } }],
+              securityContext: { privileged: true },
+              volumeMounts: [
+                { mountPath: "/var/lib/kube-proxy", name: "kube-proxy" },
+                { mountPath: "/run/xtables.lock", name: "xtables-lock" },
+                { mountPath: "/lib/modules", name: "lib-modules", readOnly: true },
+              ],
+            },
+          ],
+          hostNetwork: true,
+          nodeSelector: { "kubernetes.io/os": "linux" },
+          priorityClassName: "system-node-critical",
+          serviceAccountName: "kube-proxy",
+          tolerations: [{ operator: "Exists" }],
+          volumes: [
+            { name: "kube-proxy", configMap: { name: "kube-proxy" } },
+            { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", type: "FileOrCreate" } },
+            { name: "lib-modules", hostPath: { path: "/lib/modules", type: "" } },
+          ],
+        },
+      },
+      updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } },
+    },
+  };
+}
+
+function coreDNSDeployment(): KObject {
+  return {
+    metadata: { name: "coredns", labels: { "k8s-app": "kube-dns" } },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { "k8s-app": "kube-dns" } },
+      strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: "25%" } },
+      template: {
+        metadata: { labels: { "k8s-app": "kube-dns" } },
+        spec: {
+          containers: [
+            {
+              name: "coredns",
+              image: COREDNS_IMAGE,
+              imagePullPolicy: "IfNotPresent",
+              args: ["-conf", "/etc/coredns/Corefile"],
+              ports: [
+                { containerPort: 53, name: "dns", protocol: "UDP" },
+                { containerPort: 53, name: "dns-tcp", protocol: "TCP" },
+                { containerPort: 9153, name: "metrics", protocol: "TCP" },
+              ],
+              resources: { limits: { memory: "170Mi" }, requests: { cpu: "100m", memory: "70Mi" } },
+              livenessProbe: { httpGet: { path: "/health", port: 8080, scheme: "HTTP" }, initialDelaySeconds: 60, timeoutSeconds: 5, successThreshold: 1, failureThreshold: 5 },
+              readinessProbe: { httpGet: { path: "/ready", port: 8181, scheme: "HTTP" } },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                capabilities: { add: ["NET_BIND_SERVICE"], drop: ["ALL"] },
+                readOnlyRootFilesystem: true,
+              },
+              volumeMounts: [{ mountPath: "/etc/coredns", name: "config-volume", readOnly: true }],
+            },
+          ],
+          dnsPolicy: "Default",
+          nodeSelector: { "kubernetes.io/os": "linux" },
+          priorityClassName: "system-cluster-critical",
+          serviceAccountName: "coredns",
+          tolerations: [
+            { key: "CriticalAddonsOnly", operator: "Exists" },
+            { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" },
+          ],
+          volumes: [{ name: "config-volume", configMap: { name: "coredns", items: [{ key: "Corefile", path: "Corefile" }] } }],
+        },
+      },
+    },
+  };
+}
+
+export function corefile(domain: string): string {
+  return `.:53 {
+    errors
+    health {
+       lameduck 5s
+    }
+    ready
+    kubernetes ${domain} in-addr.arpa ip6.arpa {
+       pods insecure
+       fallthrough in-addr.arpa ip6.arpa
+       ttl 30
+    }
+    prometheus :9153
+    forward . /etc/resolv.conf {
+       max_concurrent 1000
+    }
+    cache 30 {
+       disable success ${domain}
+       disable denial ${domain}
+    }
+    loop
+    reload
+    loadbalance
+}
+`;
+}
+
+/** The KubeProxyConfiguration kubeadm writes (mode "" means iptables on Linux). */
+export function kubeProxyConfig(clusterCIDR: string): string {
+  return `apiVersion: kubeproxy.config.k8s.io/v1alpha1
+bindAddress: 0.0.0.0
+bindAddressHardFail: false
+clientConnection:
+  acceptContentTypes: ""
+  burst: 0
+  contentType: ""
+  kubeconfig: /var/lib/kube-proxy/kubeconfig.conf
+  qps: 0
+clusterCIDR: ${clusterCIDR}
+configSyncPeriod: 0s
+conntrack:
+  maxPerCore: null
+  min: null
+  tcpBeLiberal: false
+  tcpCloseWaitTimeout: null
+  tcpEstablishedTimeout: null
+  udpStreamTimeout: 0s
+  udpTimeout: 0s
+detectLocal:
+  bridgeInterface: ""
+  interfaceNamePrefix: ""
+detectLocalMode: ""
+enableProfiling: false
+healthzBindAddress: ""
+hostnameOverride: ""
+iptables:
+  localhostNodePorts: null
+  masqueradeAll: false
+  masqueradeBit: null
+  minSyncPeriod: 0s
+  syncPeriod: 0s
+ipvs:
+  excludeCIDRs: null
+  minSyncPeriod: 0s
+  scheduler: ""
+  strictARP: false
+  syncPeriod: 0s
+  tcpFinTimeout: 0s
+  tcpTimeout: 0s
+  udpTimeout: 0s
+kind: KubeProxyConfiguration
+logging:
+  flushFrequency: 0
+  options:
+    json:
+      infoBufferSize: "0"
+    text:
+      infoBufferSize: "0"
+  verbosity: 0
+metricsBindAddress: ""
+mode: ""
+nftables:
+  masqueradeAll: false
+  masqueradeBit: null
+  minSyncPeriod: 0s
+  syncPeriod: 0s
+nodePortAddresses: null
+oomScoreAdj: null
+portRange: ""
+showHiddenMetricsForVersion: ""
+winkernel:
+  enableDSR: false
+  forwardHealthCheckVip: false
+  networkName: ""
+  rootHnsEndpointName: ""
+  sourceVip: ""
+`;
+}
+
+function kubeProxyKubeconfig(masterIP: string): string {
+  return `apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    certificate-authority: /var/run/secrets/kubernetes.io/serviceaccount/ca.crt
+    server: https://${masterIP}:6443
+  name: default
+contexts:
+- context:
+    cluster: default
+    namespace: default
+    user: default
+  name: default
+current-context: default
+users:
+- name: default
+  user:
+    tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token
+`;
+}
+
+function clusterInfoKubeconfig(masterIP: string): string {
+  return `apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority-data: ${btoaAscii(FAKE_CA)}
+    server: https://${masterIP}:6443
+  name: ""
+contexts: null
+current-context: ""
+kind: Config
+preferences: {}
+users: null
+`;
+}
+
+function btoaAscii(s: string): string {
+  return btoa(s);
+}
+
+/** A placeholder CA: the sandbox has no TLS, but kubeadm's ConfigMaps carry one. */
+const FAKE_CA = `-----BEGIN CERTIFICATE-----
+MIIDBTCCAe2gAwIBAgIIServiceLabSandboxCAwDQYJKoZIhvcNAQELBQAwFTET
+MBEGA1UEAxMKa3ViZXJuZXRlczAeFw0yNjAxMDEwMDAwMDBaFw0zNjAxMDEwMDAw
+MDBaMBUxEzARBgNVBAMTCmt1YmVybmV0ZXMwggEiMA0GCSqGSIb3DQEBAQUAA4IB
+-----END CERTIFICATE-----
+`;

@@ -1,0 +1,155 @@
+// Controllers are level-triggered: a store change queues keys, `reconcile(key)` compares what
+// is wanted with what exists and writes the difference through the apiserver. The manager runs
+// every queue to quiescence after each write, and fires timed requeues (pod start, readiness,
+// graceful termination) as the cluster's clock passes them.
+
+import type { ApiServer } from "../apiserver/apiserver.js";
+import type { ManualClock } from "../clock.js";
+import type { ClusterConfig } from "../config.js";
+import type { Rng } from "../rng.js";
+import type { Store, StoreEvent } from "../store/store.js";
+
+export interface ControllerContext {
+  readonly api: ApiServer;
+  readonly store: Store;
+  readonly clock: ManualClock;
+  readonly rng: Rng;
+  readonly config: ClusterConfig;
+  /** Queue `key` of the calling controller again at clock time `atMs`. */
+  requeueAt(controller: Controller, key: string, atMs: number): void;
+}
+
+export interface Controller {
+  readonly name: string;
+  /** Keys of this controller that a store change affects. */
+  watch(ev: StoreEvent, enqueue: (key: string) => void): void;
+  reconcile(key: string): void;
+  /** Every key, for the first pass after start or restore. */
+  initialKeys?(): Iterable<string>;
+}
+
+interface Timer {
+  at: number;
+  seq: number;
+  controller: Controller;
+  key: string;
+}
+
+/** A reconcile budget per settle: a loop that does not quiesce is a bug and says so. */
+const MAX_RECONCILES = 1_000_000;
+
+export class ControllerManager {
+  private readonly controllers: Controller[] = [];
+  private readonly queues = new Map<Controller, Set<string>>();
+  private readonly timers: Timer[] = [];
+  private seq = 0;
+  private settling = false;
+  /** Reconciles run so far, for tests and benchmarks. */
+  reconciles = 0;
+
+  constructor(
+    private readonly store: Store,
+    readonly clock: ManualClock,
+  ) {
+    store.subscribe((ev) => this.onEvent(ev));
+  }
+
+  add(c: Controller): void {
+    this.controllers.push(c);
+    this.queues.set(c, new Set());
+  }
+
+  enqueue(c: Controller, key: string): void {
+    this.queues.get(c)!.add(key);
+  }
+
+  /** Queue every controller's initial keys (after start or restore). */
+  resyncAll(): void {
+    for (const c of this.controllers) for (const k of c.initialKeys?.() ?? []) this.enqueue(c, k);
+  }
+
+  private onEvent(ev: StoreEvent): void {
+    for (const c of this.controllers) {
+      const q = this.queues.get(c)!;
+      c.watch(ev, (k) => q.add(k));
+    }
+  }
+
+  requeueAt(controller: Controller, key: string, atMs: number): void {
+    if (atMs <= this.clock.now()) {
+      this.enqueue(controller, key);
+      return;
+    }
+    const t: Timer = { at: atMs, seq: this.seq++, controller, key };
+    // Binary insertion keeps timers ordered by (at, seq): deterministic firing order.
+    let lo = 0;
+    let hi = this.timers.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const m = this.timers[mid];
+      if (m.at < t.at || (m.at === t.at && m.seq < t.seq)) lo = mid + 1;
+      else hi = mid;
+    }
+    this.timers.splice(lo, 0, t);
+  }
+
+  /** The clock time of the next timed requeue, or undefined. */
+  nextTimer(): number | undefined {
+    return this.timers[0]?.at;
+  }
+
+  pendingTimers(): number {
+    return this.timers.length;
+  }
+
+  /** Runs every queue until none has work. */
+  settle(): void {
+    if (this.settling) return;
+    this.settling = true;
+    let budget = MAX_RECONCILES;
+    try {
+      for (;;) {
+        let worked = false;
+        for (const c of this.controllers) {
+          const q = this.queues.get(c)!;
+          if (q.size === 0) continue;
+          const keys = [...q];
+          q.clear();
+          for (const k of keys) {
+            if (--budget < 0) {
+              throw new Error(
+                `controllers did not settle after ${MAX_RECONCILES} reconciles (still busy: ${this.busy().join(", ")})`,
+              );
+            }
+            this.reconciles++;
+            c.reconcile(k);
+          }
+          worked = true;
+        }
+        if (!worked) return;
+      }
+    } finally {
+      this.settling = false;
+    }
+  }
+
+  private busy(): string[] {
+    return this.controllers.filter((c) => this.queues.get(c)!.size > 0).map((c) => c.name);
+  }
+
+  /** Moves the clock to `ms`, firing every timer on the way, settling after each instant. */
+  advanceTo(ms: number): void {
+    this.settle();
+    while (this.timers.length && this.timers[0].at <= ms) {
+      const at = this.timers[0].at;
+      this.clock.set(at);
+      while (this.timers.length && this.timers[0].at === at) {
+        const t = this.timers.shift()!;
+        this.enqueue(t.controller, t.key);
+      }
+      this.settle();
+    }
+    this.clock.set(ms);
+    this.settle();
+  }
+}

@@ -1,0 +1,200 @@
+// The ReplicaSet controller (K/pkg/controller/replicaset/replica_set.go): keeps the number of
+// active pods it controls at spec.replicas, deleting the least valuable pods first, adopts
+// matching orphans, and reports replicas, ready and available counts.
+
+import { labelSelectorAsSelector } from "../api/labels.js";
+import { R } from "../api/resources.js";
+import type { KObject, Pod, ReplicaSet } from "../api/types.js";
+import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
+import type { StoreEvent } from "../store/store.js";
+import type { Controller, ControllerContext } from "./manager.js";
+import {
+  controllerRef,
+  getControllerOf,
+  isPodActive,
+  isPodAvailable,
+  isPodReady,
+  podAvailableAt,
+  splitKey,
+} from "./util.js";
+
+const PODS = rkey(R.pods);
+const RSS = rkey(R.replicasets);
+
+export class ReplicaSetController implements Controller {
+  readonly name = "replicaset";
+  /** Pods by owning ReplicaSet uid, kept from store events. */
+  private readonly podsByOwner = new Map<string, Set<string>>();
+  private readonly ownerOfPod = new Map<string, string>();
+  /** Pods without a controller: candidates for adoption. */
+  private readonly orphans = new Set<string>();
+
+  constructor(private readonly ctx: ControllerContext) {
+    for (const p of ctx.store.iterate(PODS)) this.index(p as Pod, false);
+  }
+
+  private index(pod: Pod, deleted: boolean): void {
+    const k = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    if (!deleted && !getControllerOf(pod)) this.orphans.add(k);
+    else this.orphans.delete(k);
+    const before = this.ownerOfPod.get(k);
+    const ref = getControllerOf(pod);
+    const after = !deleted && ref?.kind === "ReplicaSet" ? ref.uid : undefined;
+    if (before === after) return;
+    if (before) {
+      this.podsByOwner.get(before)?.delete(k);
+      this.ownerOfPod.delete(k);
+    }
+    if (after) {
+      let s = this.podsByOwner.get(after);
+      if (!s) this.podsByOwner.set(after, (s = new Set()));
+      s.add(k);
+      this.ownerOfPod.set(k, after);
+    }
+  }
+
+  watch(ev: StoreEvent, enqueue: (key: string) => void): void {
+    if (ev.resource === RSS) {
+      enqueue(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`);
+    } else if (ev.resource === PODS) {
+      const pod = ev.object as Pod;
+      this.index(pod, ev.type === "DELETED");
+      const ref = getControllerOf(pod);
+      if (ref?.kind === "ReplicaSet") enqueue(`${pod.metadata.namespace}/${ref.name}`);
+      else if (!ref && ev.type !== "DELETED") {
+        // An orphan may be adopted by a ReplicaSet whose selector matches it.
+        for (const rs of this.ctx.store.list(RSS, pod.metadata.namespace)) {
+          const sel = labelSelectorAsSelector((rs as ReplicaSet).spec.selector);
+          if (sel.matches(pod.metadata.labels ?? {})) enqueue(`${rs.metadata.namespace}/${rs.metadata.name}`);
+        }
+      }
+    }
+  }
+
+  initialKeys(): Iterable<string> {
+    return this.ctx.store.list(RSS).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+  }
+
+  reconcile(key: string): void {
+    const [ns, name] = splitKey(key);
+    const rs = this.ctx.store.get(RSS, ns, name) as ReplicaSet | undefined;
+    if (!rs || rs.metadata.deletionTimestamp) return;
+    const pods = this.claimPods(rs);
+    const active = pods.filter(isPodActive);
+    const want = rs.spec.replicas ?? 1;
+    const diff = active.length - want;
+    if (diff < 0) {
+      for (let i = 0; i < -diff; i++) this.createPod(rs);
+    } else if (diff > 0) {
+      for (const p of podsToDelete(active, diff)) {
+        this.ctx.api.delete(R.pods, ns, p.metadata.name!);
+        this.ctx.api.recordEvent({
+          involved: rs as KObject,
+          involvedInfo: R.replicasets,
+          type: "Normal",
+          reason: "SuccessfulDelete",
+          message: `Deleted pod: ${p.metadata.name}`,
+          component: "replicaset-controller",
+        });
+      }
+    }
+    this.updateStatus(rs);
+  }
+
+  /** Owned pods plus matching orphans (adopted by adding the controller reference). */
+  private claimPods(rs: ReplicaSet): Pod[] {
+    const out: Pod[] = [];
+    for (const k of this.podsByOwner.get(rs.metadata.uid!) ?? []) {
+      const [ns, n] = splitKey(k);
+      const p = this.ctx.store.get(PODS, ns, n) as Pod | undefined;
+      if (p) out.push(p);
+    }
+    const sel = labelSelectorAsSelector(rs.spec.selector);
+    for (const k of [...this.orphans]) {
+      const [ns, n] = splitKey(k);
+      if (ns !== rs.metadata.namespace) continue;
+      const p = this.ctx.store.get(PODS, ns, n) as Pod | undefined;
+      if (!p || getControllerOf(p) || p.metadata.deletionTimestamp || !sel.matches(p.metadata.labels ?? {})) continue;
+      const adopted = structuredClone(p) as Pod;
+      adopted.metadata.ownerReferences = [...(adopted.metadata.ownerReferences ?? []), controllerRef(rs as KObject, R.replicasets)];
+      out.push(this.ctx.api.update(R.pods, p.metadata.namespace, p.metadata.name!, adopted) as Pod);
+    }
+    return out;
+  }
+
+  private createPod(rs: ReplicaSet): void {
+    const tmpl = structuredClone(rs.spec.template!);
+    const pod = {
+      metadata: {
+        generateName: `${rs.metadata.name}-`,
+        namespace: rs.metadata.namespace,
+        labels: tmpl.metadata?.labels ?? {},
+        ...(tmpl.metadata?.annotations ? { annotations: tmpl.metadata.annotations } : {}),
+        ownerReferences: [controllerRef(rs as KObject, R.replicasets)],
+      },
+      spec: tmpl.spec,
+    };
+    const created = this.ctx.api.create(R.pods, rs.metadata.namespace, pod);
+    this.ctx.api.recordEvent({
+      involved: rs as KObject,
+      involvedInfo: R.replicasets,
+      type: "Normal",
+      reason: "SuccessfulCreate",
+      message: `Created pod: ${created.metadata.name}`,
+      component: "replicaset-controller",
+    });
+  }
+
+  private updateStatus(rs0: ReplicaSet): void {
+    const rs = this.ctx.store.get(RSS, rs0.metadata.namespace, rs0.metadata.name!) as ReplicaSet;
+    const pods = [...(this.podsByOwner.get(rs.metadata.uid!) ?? [])]
+      .map((k) => {
+        const [ns, n] = splitKey(k);
+        return this.ctx.store.get(PODS, ns, n) as Pod | undefined;
+      })
+      .filter((p): p is Pod => !!p);
+    const active = pods.filter(isPodActive);
+    const minReady = rs.spec.minReadySeconds ?? 0;
+    const now = this.ctx.clock.now();
+    const templateLabels = rs.spec.template?.metadata?.labels ?? {};
+    let nextAvailable = Infinity;
+    for (const p of active) {
+      const at = podAvailableAt(p, minReady);
+      if (at !== undefined && at > now) nextAvailable = Math.min(nextAvailable, at);
+    }
+    const status: Record<string, unknown> = {
+      replicas: active.length,
+      fullyLabeledReplicas: active.filter((p) => Object.entries(templateLabels).every(([k, v]) => p.metadata.labels?.[k] === v)).length,
+      readyReplicas: active.filter(isPodReady).length,
+      availableReplicas: active.filter((p) => isPodAvailable(p, minReady, now)).length,
+      observedGeneration: rs.metadata.generation,
+    };
+    for (const k of ["fullyLabeledReplicas", "readyReplicas", "availableReplicas"]) if (status[k] === 0) delete status[k];
+    if (!deepEqual(status, rs.status)) {
+      this.ctx.api.update(R.replicasets, rs.metadata.namespace, rs.metadata.name!, { ...rs, status }, { subresource: "status" });
+    }
+    if (nextAvailable !== Infinity) this.ctx.requeueAt(this, `${rs.metadata.namespace}/${rs.metadata.name}`, nextAvailable);
+  }
+}
+
+/** controller.ActivePodsWithRanks ordering: the pods a scale-down removes first. */
+export function podsToDelete(pods: Pod[], n: number): Pod[] {
+  const phaseRank = (p: Pod) => (p.status?.phase === "Pending" ? 0 : p.status?.phase === "Unknown" ? 1 : 2);
+  const sorted = [...pods].sort((a, b) => {
+    const aa = a.spec.nodeName ? 1 : 0;
+    const bb = b.spec.nodeName ? 1 : 0;
+    if (aa !== bb) return aa - bb;
+    if (phaseRank(a) !== phaseRank(b)) return phaseRank(a) - phaseRank(b);
+    const ar = isPodReady(a) ? 1 : 0;
+    const br = isPodReady(b) ? 1 : 0;
+    if (ar !== br) return ar - br;
+    const restarts = (p: Pod) => Math.max(0, ...(p.status?.containerStatuses ?? []).map((c) => c.restartCount));
+    if (restarts(a) !== restarts(b)) return restarts(b) - restarts(a);
+    // Newer pods go first.
+    const ta = Date.parse(a.metadata.creationTimestamp ?? "") || 0;
+    const tb = Date.parse(b.metadata.creationTimestamp ?? "") || 0;
+    if (ta !== tb) return tb - ta;
+    return a.metadata.name! < b.metadata.name! ? 1 : -1;
+  });
+  return sorted.slice(0, n);
+}

@@ -1,0 +1,169 @@
+// A container's filesystem: the image's files, overlaid by what the container wrote, with
+// configMap volumes and the files the kubelet provides (/etc/resolv.conf, /etc/hosts,
+// /etc/hostname) mounted on top. Only the overlay is per container; image files are shared.
+
+export type Mounts = () => ReadonlyMap<string, string>;
+
+export interface FsEntry {
+  path: string;
+  kind: "file" | "dir";
+}
+
+function normalize(path: string): string {
+  const parts: string[] = [];
+  for (const p of path.split("/")) {
+    if (!p || p === ".") continue;
+    if (p === "..") parts.pop();
+    else parts.push(p);
+  }
+  return "/" + parts.join("/");
+}
+
+export function resolvePath(cwd: string, path: string): string {
+  return normalize(path.startsWith("/") ? path : `${cwd}/${path}`);
+}
+
+export class FsError extends Error {
+  constructor(
+    readonly code: "ENOENT" | "EISDIR" | "ENOTDIR" | "EROFS",
+    readonly path: string,
+  ) {
+    super(`${code}: ${path}`);
+  }
+}
+
+export class ContainerFs {
+  /** Written files (string) and deleted ones (null), over the image's files. */
+  readonly overlay = new Map<string, string | null>();
+  /** Directories created with mkdir. */
+  readonly dirs = new Set<string>();
+
+  constructor(
+    private readonly image: Readonly<Record<string, string>>,
+    private readonly mounts: Mounts,
+    readonly workingDir: string,
+  ) {}
+
+  /** Mount points (configMap volumes are read-only). */
+  private mountFor(path: string): string | undefined {
+    const m = this.mounts();
+    return m.get(path);
+  }
+
+  read(path: string): string {
+    const p = normalize(path);
+    const mounted = this.mountFor(p);
+    if (mounted !== undefined) return mounted;
+    if (this.overlay.has(p)) {
+      const v = this.overlay.get(p);
+      if (v === null || v === undefined) throw new FsError("ENOENT", p);
+      return v;
+    }
+    if (p in this.image) return this.image[p];
+    if (this.isDir(p)) throw new FsError("EISDIR", p);
+    throw new FsError("ENOENT", p);
+  }
+
+  exists(path: string): boolean {
+    const p = normalize(path);
+    return this.isFile(p) || this.isDir(p);
+  }
+
+  isFile(path: string): boolean {
+    const p = normalize(path);
+    if (this.mountFor(p) !== undefined) return true;
+    if (this.overlay.has(p)) return this.overlay.get(p) !== null;
+    return p in this.image;
+  }
+
+  isDir(path: string): boolean {
+    const p = normalize(path);
+    if (p === "/") return true;
+    if (this.dirs.has(p)) return true;
+    const prefix = p + "/";
+    for (const k of this.allFiles()) if (k.startsWith(prefix)) return true;
+    return STANDARD_DIRS.has(p);
+  }
+
+  write(path: string, content: string): void {
+    const p = normalize(path);
+    if (this.mountFor(p) !== undefined) throw new FsError("EROFS", p);
+    const parent = p.slice(0, p.lastIndexOf("/")) || "/";
+    if (!this.isDir(parent)) throw new FsError("ENOENT", p);
+    if (this.isDir(p)) throw new FsError("EISDIR", p);
+    this.overlay.set(p, content);
+  }
+
+  remove(path: string): void {
+    const p = normalize(path);
+    if (this.mountFor(p) !== undefined) throw new FsError("EROFS", p);
+    if (!this.isFile(p)) throw new FsError("ENOENT", p);
+    this.overlay.set(p, null);
+  }
+
+  mkdir(path: string): void {
+    this.dirs.add(normalize(path));
+  }
+
+  /** Every file path visible in the container. */
+  allFiles(): string[] {
+    const out = new Set<string>(Object.keys(this.image));
+    for (const [k, v] of this.overlay) {
+      if (v === null) out.delete(k);
+      else out.add(k);
+    }
+    for (const k of this.mounts().keys()) out.add(k);
+    return [...out].sort();
+  }
+
+  list(dir: string): FsEntry[] {
+    const d = normalize(dir);
+    const prefix = d === "/" ? "/" : d + "/";
+    const seen = new Map<string, FsEntry>();
+    for (const f of this.allFiles()) {
+      if (!f.startsWith(prefix)) continue;
+      const rest = f.slice(prefix.length);
+      const i = rest.indexOf("/");
+      const name = i < 0 ? rest : rest.slice(0, i);
+      seen.set(name, { path: prefix + name, kind: i < 0 ? "file" : "dir" });
+    }
+    for (const sd of this.dirs) {
+      if (sd.startsWith(prefix) && !sd.slice(prefix.length).includes("/")) seen.set(sd.slice(prefix.length), { path: sd, kind: "dir" });
+    }
+    return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, e]) => e);
+  }
+
+  /** The overlay as data, for snapshots. */
+  save(): { overlay: [string, string | null][]; dirs: string[] } {
+    return { overlay: [...this.overlay.entries()], dirs: [...this.dirs] };
+  }
+
+  restore(data: { overlay: [string, string | null][]; dirs: string[] }): void {
+    this.overlay.clear();
+    for (const [k, v] of data.overlay) this.overlay.set(k, v);
+    this.dirs.clear();
+    for (const d of data.dirs) this.dirs.add(d);
+  }
+}
+
+const STANDARD_DIRS = new Set([
+  "/bin",
+  "/dev",
+  "/etc",
+  "/home",
+  "/lib",
+  "/proc",
+  "/root",
+  "/run",
+  "/sbin",
+  "/sys",
+  "/tmp",
+  "/usr",
+  "/usr/bin",
+  "/usr/local",
+  "/usr/local/bin",
+  "/usr/share",
+  "/var",
+  "/var/log",
+  "/var/run",
+]);

@@ -1,0 +1,676 @@
+// The kubelets of every node, as one controller keyed by pod. For each pod bound to a node it
+// runs the pod lifecycle the way a kubelet with containerd reports it: sandbox and pod IP,
+// image pulls, Created/Started, readiness (probes as data), restarts with CrashLoopBackOff,
+// graceful termination, and the events of each step. Timed steps are requeues on the clock.
+
+import { R } from "../api/resources.js";
+import type { ConfigMap, Container, ContainerStatus, KObject, Node, Pod, Service } from "../api/types.js";
+import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
+import { rfc3339 } from "../clock.js";
+import type { Controller, ControllerContext } from "../controllers/manager.js";
+import { splitKey } from "../controllers/util.js";
+import { formatIPv4, parseCIDR } from "../net/ip.js";
+import type { StoreEvent } from "../store/store.js";
+import { sha256 } from "../util/hash.js";
+import { containerEnv, resolvConf, type ServiceEnvSource, serviceEnvSource } from "./env.js";
+import { ContainerFs } from "./fs.js";
+import { type ImageProfile, imageDigestInput, imageProfile, parseImage } from "./images.js";
+
+const PODS = rkey(R.pods);
+const SERVICES = rkey(R.services);
+const CONFIGMAPS = rkey(R.configmaps);
+
+/** kubelet's container restart back-off: 10 s doubling to 5 min. */
+const BACKOFF_START_MS = 10_000;
+const BACKOFF_MAX_MS = 300_000;
+
+export const NODE_RESOLV_CONF = "nameserver 10.1.8.2\n";
+
+export interface LogLine {
+  t: number;
+  line: string;
+}
+
+interface ContainerRuntime {
+  name: string;
+  image: string;
+  profile: ImageProfile;
+  /** When the container (next) starts. */
+  startAt: number;
+  state: "waiting" | "running" | "terminated";
+  waitingReason: string;
+  startedAt?: number;
+  finishedAt?: number;
+  exitCode?: number;
+  terminatedReason?: string;
+  last?: { exitCode: number; reason: string; startedAt: number; finishedAt: number; id: string };
+  restartCount: number;
+  id: string;
+  /** Store revision at (last) start: the services the container's environment holds. */
+  envRevision: number;
+  pulled: boolean;
+  pullMs: number;
+  logs: LogLine[];
+  fs: ContainerFs;
+  /** stdin is attached (kubectl run -it): a shell keeps running. */
+  stdin: boolean;
+}
+
+interface PodRuntime {
+  uid: string;
+  ip: string;
+  node: string;
+  sandboxAt: number;
+  containers: ContainerRuntime[];
+  killStartedAt?: number;
+  /** Conditions' last transition times, by type. */
+  transitions: Map<string, { status: string; at: number }>;
+}
+
+interface NodeState {
+  images: Set<string>;
+  /** host-local IPAM: last handed-out offset and the offsets in use. */
+  last: number;
+  used: Set<number>;
+}
+
+/** A deleted service stays in the environment of containers started before it went. */
+interface ServiceTombstone {
+  src: ServiceEnvSource;
+  createdRev: number;
+  deletedRev: number;
+}
+
+export class Kubelet implements Controller {
+  readonly name = "kubelet";
+  private readonly pods = new Map<string, PodRuntime>();
+  private readonly nodes = new Map<string, NodeState>();
+  /** Service uid -> revision at which it was created (for container environments). */
+  private readonly serviceCreated = new Map<string, number>();
+  private readonly tombstones: ServiceTombstone[] = [];
+
+  constructor(private readonly ctx: ControllerContext) {
+    for (const n of ctx.config.nodes) {
+      const images = new Set<string>([
+        "registry.k8s.io/pause:3.10",
+        `registry.k8s.io/kube-proxy:${ctx.config.kubernetesVersion}`,
+        "registry.k8s.io/coredns/coredns:v1.12.0",
+      ]);
+      if (n.controlPlane) {
+        for (const c of ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
+          images.add(`registry.k8s.io/${c}:${ctx.config.kubernetesVersion}`);
+        }
+        images.add("registry.k8s.io/etcd:3.5.21-0");
+      }
+      this.nodes.set(n.name, { images, last: 1, used: new Set() });
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Controller
+
+  watch(ev: StoreEvent, enqueue: (key: string) => void): void {
+    if (ev.resource === PODS) {
+      const pod = ev.object as Pod;
+      if (pod.spec.nodeName || ev.type === "DELETED") enqueue(`${pod.metadata.namespace}/${pod.metadata.name}`);
+    } else if (ev.resource === SERVICES) {
+      const svc = ev.object as Service;
+      if (ev.type === "ADDED") this.serviceCreated.set(svc.metadata.uid!, ev.rv);
+      if (ev.type === "DELETED") {
+        const src = serviceEnvSource(ev.old as Service);
+        const created = this.serviceCreated.get(svc.metadata.uid!) ?? 0;
+        this.serviceCreated.delete(svc.metadata.uid!);
+        if (src) this.tombstones.push({ src, createdRev: created, deletedRev: ev.rv });
+      }
+    }
+  }
+
+  initialKeys(): Iterable<string> {
+    const keys: string[] = [];
+    for (const p of this.ctx.store.iterate(PODS)) {
+      if ((p as Pod).spec.nodeName) keys.push(`${p.metadata.namespace}/${p.metadata.name}`);
+    }
+    return keys;
+  }
+
+  reconcile(key: string): void {
+    const [ns, name] = splitKey(key);
+    const pod = this.ctx.store.get(PODS, ns, name) as Pod | undefined;
+    const rt = this.pods.get(key);
+    if (!pod || (rt && rt.uid !== pod.metadata.uid)) {
+      if (rt) this.forget(key, rt);
+      if (!pod) return;
+    }
+    if (!pod.spec.nodeName) return;
+    if (!this.nodes.has(pod.spec.nodeName)) return;
+    let runtime = this.pods.get(key);
+    if (!runtime) {
+      if (pod.metadata.deletionTimestamp) {
+        // Never started here: nothing to stop.
+        this.ctx.api.delete(R.pods, ns, name, { gracePeriodSeconds: 0 });
+        return;
+      }
+      runtime = this.createSandbox(pod);
+      this.pods.set(key, runtime);
+    }
+    const now = this.ctx.clock.now();
+    if (pod.metadata.deletionTimestamp) {
+      this.terminate(pod, runtime, now);
+      return;
+    }
+    let next = Infinity;
+    for (const c of runtime.containers) {
+      next = Math.min(next, this.step(pod, runtime, c, now));
+    }
+    this.writeStatus(pod, runtime, now);
+    if (next !== Infinity) this.ctx.requeueAt(this, key, next);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Lifecycle
+
+  private createSandbox(pod: Pod): PodRuntime {
+    const now = this.ctx.clock.now();
+    const node = this.nodes.get(pod.spec.nodeName!)!;
+    const nodeObj = this.ctx.store.get(rkey(R.nodes), undefined, pod.spec.nodeName!) as Node | undefined;
+    const nodeIP = nodeIPOf(nodeObj);
+    const ip = pod.spec.hostNetwork ? nodeIP : this.allocateIP(pod.spec.nodeName!, node, nodeObj);
+    const rt: PodRuntime = {
+      uid: pod.metadata.uid!,
+      ip,
+      node: pod.spec.nodeName!,
+      sandboxAt: now,
+      containers: [],
+      transitions: new Map(),
+    };
+    for (const c of pod.spec.containers) {
+      const profile = imageProfile(c.image ?? "");
+      const image = c.image ?? "";
+      const present = node.images.has(image) && c.imagePullPolicy !== "Always";
+      const pullMs = present ? 0 : this.ctx.config.imagePullMs;
+      const container: ContainerRuntime = {
+        name: c.name,
+        image,
+        profile,
+        startAt: now + pullMs + this.ctx.config.containerStartMs,
+        state: "waiting",
+        waitingReason: "ContainerCreating",
+        restartCount: 0,
+        id: "",
+        envRevision: 0,
+        pulled: !present,
+        pullMs,
+        logs: [],
+        fs: new ContainerFs(profile.files, () => this.mounts(pod, c, rt), c.workingDir || profile.workingDir),
+        stdin: !!(c.stdin || c.tty),
+      };
+      rt.containers.push(container);
+      const ref = this.containerRef(c.name);
+      if (present) {
+        this.event(pod, "Normal", "Pulled", `Container image "${image}" already present on machine`, ref);
+      } else {
+        this.event(pod, "Normal", "Pulling", `Pulling image "${image}"`, ref);
+        node.images.add(image);
+      }
+    }
+    return rt;
+  }
+
+  private containerRef(name: string): string {
+    return `spec.containers{${name}}`;
+  }
+
+  /** Advances one container to `now`; returns when it next needs attention. */
+  private step(pod: Pod, rt: PodRuntime, c: ContainerRuntime, now: number): number {
+    if (c.state === "running") return this.readyAt(pod, c) > now ? this.readyAt(pod, c) : Infinity;
+    if (now < c.startAt) return c.startAt;
+    if (c.state === "terminated") {
+      // The back-off ran out: start again.
+      c.last = { exitCode: c.exitCode ?? 0, reason: c.terminatedReason ?? "Completed", startedAt: c.startedAt ?? now, finishedAt: c.finishedAt ?? now, id: c.id };
+      c.restartCount++;
+    }
+    return this.start(pod, rt, c, now);
+  }
+
+  private start(pod: Pod, rt: PodRuntime, c: ContainerRuntime, now: number): number {
+    const spec = pod.spec.containers.find((x) => x.name === c.name)!;
+    const ref = this.containerRef(c.name);
+    if (c.pulled && c.restartCount === 0) {
+      const secs = (c.pullMs / 1000).toFixed(3).replace(/\.?0+$/, "");
+      this.event(pod, "Normal", "Pulled", `Successfully pulled image "${c.image}" in ${secs}s (${secs}s including waiting). Image size: ${c.profile.sizeBytes} bytes.`, ref);
+    }
+    c.id = hex64(this.ctx.rng);
+    c.envRevision = this.ctx.store.revision();
+    c.startedAt = now;
+    this.event(pod, "Normal", "Created", `Created container: ${c.name}`, ref);
+    this.event(pod, "Normal", "Started", `Started container ${c.name}`, ref);
+    const exit = this.exitOnStart(pod, spec, c);
+    if (!exit) {
+      c.state = "running";
+      this.log(c, now, c.profile.startLogs ?? [], rt.ip);
+      const ready = this.readyAt(pod, c);
+      return ready > now ? ready : Infinity;
+    }
+    // The process exits at once.
+    this.log(c, now, exit.logs, rt.ip);
+    c.state = "terminated";
+    c.exitCode = exit.code;
+    c.terminatedReason = exit.code === 0 ? "Completed" : "Error";
+    c.finishedAt = now;
+    const policy = pod.spec.restartPolicy ?? "Always";
+    if (policy === "Never" || (policy === "OnFailure" && exit.code === 0)) return Infinity;
+    const backoff = Math.min(BACKOFF_START_MS * 2 ** c.restartCount, BACKOFF_MAX_MS);
+    c.startAt = now + backoff;
+    c.waitingReason = "CrashLoopBackOff";
+    this.event(pod, "Warning", "BackOff", `Back-off restarting failed container ${c.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`, ref);
+    return c.startAt;
+  }
+
+  /** Whether the container's command exits as soon as it starts, and how. */
+  private exitOnStart(pod: Pod, spec: Container, c: ContainerRuntime): { code: number; logs: string[] } | undefined {
+    const req = c.profile.requiredEnv;
+    const cmd = [...(spec.command ?? []), ...(spec.args ?? [])];
+    if (req && cmd.length === 0) {
+      const names = new Set((spec.env ?? []).map((e) => e.name));
+      if (!req.anyOf.some((n) => names.has(n))) return { code: 1, logs: req.message };
+    }
+    const shellOnly = cmd.length === 0 ? c.profile.start === "shell" : isBareShell(cmd);
+    if (shellOnly && !c.stdin) return { code: 0, logs: [] };
+    if (cmd.length > 0 && /^(true|exit|echo|date|env|ls|cat|hostname)$/.test(baseName(cmd[0]))) return { code: 0, logs: [] };
+    if (cmd.length > 0 && baseName(cmd[0]) === "false") return { code: 1, logs: [] };
+    void pod;
+    return undefined;
+  }
+
+  /** When the container becomes ready: at start without a readiness probe, else after its delay. */
+  private readyAt(pod: Pod, c: ContainerRuntime): number {
+    if (c.state !== "running" || c.startedAt === undefined) return Infinity;
+    const spec = pod.spec.containers.find((x) => x.name === c.name);
+    const probe = spec?.readinessProbe;
+    if (!probe) return c.startedAt;
+    const delay = (probe.initialDelaySeconds ?? 0) * 1000;
+    return c.startedAt + delay;
+  }
+
+  private terminate(pod: Pod, rt: PodRuntime, now: number): void {
+    const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    if (rt.killStartedAt === undefined) {
+      rt.killStartedAt = now;
+      for (const c of rt.containers) {
+        if (c.state === "running") this.event(pod, "Normal", "Killing", `Stopping container ${c.name}`, this.containerRef(c.name));
+      }
+    }
+    const grace = (pod.metadata.deletionGracePeriodSeconds ?? 30) * 1000;
+    const deadline = rt.killStartedAt + grace;
+    let doneAt = rt.killStartedAt;
+    for (const c of rt.containers) {
+      if (c.state !== "running") continue;
+      const exitAt = Math.min(deadline, rt.killStartedAt + c.profile.stopSeconds * 1000);
+      if (exitAt <= now) {
+        c.state = "terminated";
+        c.finishedAt = exitAt;
+        // Killed by the grace deadline: SIGKILL (137); stopped in time: the app's clean exit.
+        c.exitCode = exitAt >= deadline && c.profile.stopSeconds * 1000 > grace ? 137 : 0;
+        c.terminatedReason = c.exitCode === 0 ? "Completed" : "Error";
+      }
+      doneAt = Math.max(doneAt, exitAt);
+    }
+    if (doneAt <= now) {
+      this.writeStatus(pod, rt, now);
+      this.ctx.api.delete(R.pods, pod.metadata.namespace, pod.metadata.name!, { gracePeriodSeconds: 0 });
+      return;
+    }
+    this.writeStatus(pod, rt, now);
+    this.ctx.requeueAt(this, key, doneAt);
+  }
+
+  private forget(key: string, rt: PodRuntime): void {
+    this.pods.delete(key);
+    const node = this.nodes.get(rt.node);
+    if (node && rt.ip) {
+      const off = this.ipOffset(rt.node, rt.ip);
+      if (off !== undefined) node.used.delete(off);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Status
+
+  private writeStatus(pod: Pod, rt: PodRuntime, now: number): void {
+    const status = this.buildStatus(pod, rt, now);
+    if (deepEqual(status, pod.status)) return;
+    const next = { ...pod, status } as KObject;
+    this.ctx.api.update(R.pods, pod.metadata.namespace, pod.metadata.name!, next, { subresource: "status" });
+  }
+
+  private transition(rt: PodRuntime, type: string, status: string, now: number): string {
+    const prev = rt.transitions.get(type);
+    if (!prev || prev.status !== status) rt.transitions.set(type, { status, at: now });
+    return rfc3339(rt.transitions.get(type)!.at);
+  }
+
+  private buildStatus(pod: Pod, rt: PodRuntime, now: number): Pod["status"] {
+    const statuses: ContainerStatus[] = [];
+    const unready: string[] = [];
+    let anyRunning = false;
+    let allStarted = true;
+    let allTerminated = true;
+    let anyFailed = false;
+    for (const c of rt.containers) {
+      const ready = c.state === "running" && this.readyAt(pod, c) <= now && rt.killStartedAt === undefined;
+      if (!ready) unready.push(c.name);
+      if (c.state === "running") anyRunning = true;
+      if (c.startedAt === undefined) allStarted = false;
+      if (c.state !== "terminated") allTerminated = false;
+      if (c.state === "terminated" && (c.exitCode ?? 0) !== 0) anyFailed = true;
+      statuses.push(this.containerStatus(c, ready, now));
+    }
+    const policy = pod.spec.restartPolicy ?? "Always";
+    let phase = "Pending";
+    if (allTerminated && rt.containers.length && (policy === "Never" || (policy === "OnFailure" && !anyFailed) || rt.killStartedAt !== undefined)) {
+      phase = anyFailed ? "Failed" : "Succeeded";
+      if (rt.killStartedAt !== undefined) phase = pod.status?.phase === "Running" ? (anyFailed ? "Failed" : "Succeeded") : phase;
+    } else if (allStarted && (anyRunning || rt.containers.some((c) => c.restartCount > 0 || c.waitingReason === "CrashLoopBackOff"))) {
+      phase = "Running";
+    }
+    const podReady = unready.length === 0 && phase === "Running";
+    const cond = (type: string, ok: boolean, reason?: string, message?: string) => {
+      const status = ok ? "True" : "False";
+      return {
+        type,
+        status,
+        lastProbeTime: null,
+        lastTransitionTime: this.transition(rt, type, status, now),
+        ...(!ok && reason ? { reason, message } : {}),
+      };
+    };
+    const notReadyMsg = `containers with unready status: [${unready.join(" ")}]`;
+    const conditions = [
+      cond("PodReadyToStartContainers", rt.killStartedAt === undefined || phase === "Running" || phase === "Pending"),
+      cond("Initialized", true),
+      cond("Ready", podReady, "ContainersNotReady", notReadyMsg),
+      cond("ContainersReady", unready.length === 0 && phase === "Running", "ContainersNotReady", notReadyMsg),
+      { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: scheduledAt(pod) ?? rfc3339(rt.sandboxAt) },
+    ];
+    const hostIP = nodeIPOf(this.ctx.store.get(rkey(R.nodes), undefined, rt.node) as Node | undefined);
+    return {
+      phase,
+      conditions,
+      hostIP,
+      hostIPs: [{ ip: hostIP }],
+      podIP: rt.ip,
+      podIPs: [{ ip: rt.ip }],
+      startTime: rfc3339(rt.sandboxAt),
+      containerStatuses: statuses,
+      qosClass: pod.status?.qosClass ?? "BestEffort",
+    };
+  }
+
+  private containerStatus(c: ContainerRuntime, ready: boolean, now: number): ContainerStatus {
+    const ref = parseImage(c.image);
+    const digest = Array.from(sha256(imageDigestInput(ref)), (b) => b.toString(16).padStart(2, "0")).join("");
+    const started = c.state === "running";
+    const status: ContainerStatus = {
+      name: c.name,
+      state: {},
+      ready,
+      restartCount: c.restartCount,
+      image: ref.registry === "docker.io" ? `docker.io/${ref.repository}:${ref.tag}` : `${ref.registry}/${ref.repository}:${ref.tag}`,
+      imageID: c.id || c.last ? `${ref.registry}/${ref.repository}@sha256:${digest}` : "",
+      started,
+    };
+    if (c.id) status.containerID = `containerd://${c.id}`;
+    if (c.state === "running") status.state = { running: { startedAt: rfc3339(c.startedAt!) } };
+    else if (c.state === "terminated" && (c.startAt <= now || c.waitingReason !== "CrashLoopBackOff" || c.finishedAt === now)) {
+      status.state = {
+        terminated: {
+          exitCode: c.exitCode ?? 0,
+          reason: c.terminatedReason ?? "Completed",
+          startedAt: rfc3339(c.startedAt ?? now),
+          finishedAt: rfc3339(c.finishedAt ?? now),
+          containerID: `containerd://${c.id}`,
+        },
+      };
+      if (c.waitingReason === "CrashLoopBackOff" && c.finishedAt !== undefined && c.startAt > now && c.restartCount > 0) {
+        status.state = { waiting: { reason: "CrashLoopBackOff", message: `back-off ${Math.round((c.startAt - c.finishedAt) / 1000)}s restarting failed container=${c.name}` } };
+      }
+    } else {
+      status.state = { waiting: { reason: c.waitingReason } };
+    }
+    if (c.state === "terminated" && c.waitingReason === "CrashLoopBackOff" && c.restartCount === 0 && c.startAt > now) {
+      status.state = {
+        terminated: {
+          exitCode: c.exitCode ?? 0,
+          reason: c.terminatedReason ?? "Completed",
+          startedAt: rfc3339(c.startedAt ?? now),
+          finishedAt: rfc3339(c.finishedAt ?? now),
+          containerID: `containerd://${c.id}`,
+        },
+      };
+    }
+    status.lastState = c.last
+      ? { terminated: { exitCode: c.last.exitCode, reason: c.last.reason, startedAt: rfc3339(c.last.startedAt), finishedAt: rfc3339(c.last.finishedAt), containerID: `containerd://${c.last.id}` } }
+      : {};
+    return status;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // IPAM (host-local: next free address after the last one handed out, .1 is the gateway)
+
+  private allocateIP(nodeName: string, node: NodeState, nodeObj: Node | undefined): string {
+    const cidr = parseCIDR(nodeObj?.spec?.podCIDR ?? this.ctx.config.nodes.find((n) => n.name === nodeName)!.podCIDR)!;
+    // Offsets 2 .. size-2: the network address, the gateway (.1) and the broadcast address are skipped.
+    const first = 2;
+    const lastUsable = cidr.size - 2;
+    let off = node.last;
+    for (let k = first; k <= lastUsable; k++) {
+      off = off + 1 > lastUsable || off + 1 < first ? first : off + 1;
+      if (!node.used.has(off)) {
+        node.used.add(off);
+        node.last = off;
+        return formatIPv4(cidr.base + off);
+      }
+    }
+    return "";
+  }
+
+  private ipOffset(nodeName: string, ip: string): number | undefined {
+    const cfg = this.ctx.config.nodes.find((n) => n.name === nodeName);
+    const cidr = cfg && parseCIDR(cfg.podCIDR);
+    if (!cidr) return undefined;
+    const parts = ip.split(".").map(Number);
+    const n = ((parts[0] << 24) | (parts[1] << 16) | (parts[2] << 8) | parts[3]) >>> 0;
+    return n - cidr.base;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // What the terminal and the data plane read
+
+  /** The running pod's runtime, or undefined. */
+  private runtimeOf(pod: Pod): PodRuntime | undefined {
+    const rt = this.pods.get(`${pod.metadata.namespace}/${pod.metadata.name}`);
+    return rt && rt.uid === pod.metadata.uid ? rt : undefined;
+  }
+
+  /** The container's filesystem (undefined when the pod is not on a node yet). */
+  filesystem(pod: Pod, container?: string): ContainerFs | undefined {
+    const rt = this.runtimeOf(pod);
+    const c = container ? rt?.containers.find((x) => x.name === container) : rt?.containers[0];
+    return c?.fs;
+  }
+
+  /** Is the container running (exec and traffic need it)? */
+  containerState(pod: Pod, container?: string): "waiting" | "running" | "terminated" | undefined {
+    const rt = this.runtimeOf(pod);
+    const c = container ? rt?.containers.find((x) => x.name === container) : rt?.containers[0];
+    return c?.state;
+  }
+
+  profile(pod: Pod, container?: string): ImageProfile | undefined {
+    const rt = this.runtimeOf(pod);
+    const c = container ? rt?.containers.find((x) => x.name === container) : rt?.containers[0];
+    return c?.profile;
+  }
+
+  logs(pod: Pod, container?: string, previous = false): LogLine[] | undefined {
+    const rt = this.runtimeOf(pod);
+    const c = container ? rt?.containers.find((x) => x.name === container) : rt?.containers[0];
+    if (!c) return undefined;
+    if (previous) return c.last ? c.logs.filter((l) => l.t <= c.last!.finishedAt) : undefined;
+    return c.startedAt === undefined ? [] : c.logs.filter((l) => l.t >= c.startedAt!);
+  }
+
+  /** Appends to a container's log (the app answering requests, kube-proxy's start-up lines). */
+  appendLog(pod: Pod, container: string | undefined, lines: string[]): void {
+    const rt = this.runtimeOf(pod);
+    const c = container ? rt?.containers.find((x) => x.name === container) : rt?.containers[0];
+    if (c) for (const line of lines) c.logs.push({ t: this.ctx.clock.now(), line });
+  }
+
+  /** The container's environment, as `env` inside it prints it. */
+  environment(pod: Pod, container?: string, tty = false): [string, string][] {
+    const rt = this.runtimeOf(pod);
+    const c = container ? rt?.containers.find((x) => x.name === container) : rt?.containers[0];
+    const spec = pod.spec.containers.find((x) => x.name === (c?.name ?? container)) ?? pod.spec.containers[0];
+    const profile = c?.profile ?? imageProfile(spec.image ?? "");
+    const rev = c?.envRevision ?? this.ctx.store.revision();
+    const nodeIP = nodeIPOf(this.ctx.store.get(rkey(R.nodes), undefined, pod.spec.nodeName ?? "") as Node | undefined);
+    return containerEnv({
+      pod,
+      container: spec,
+      imageEnv: profile.env,
+      services: this.servicesVisible(pod, rev),
+      configMaps: (n) => this.ctx.store.get(CONFIGMAPS, pod.metadata.namespace, n) as ConfigMap | undefined,
+      nodeIP,
+      tty,
+    });
+  }
+
+  private servicesVisible(pod: Pod, rev: number): ServiceEnvSource[] {
+    const ns = pod.metadata.namespace!;
+    const links = pod.spec.enableServiceLinks !== false;
+    const out: ServiceEnvSource[] = [];
+    const add = (svc: Service) => {
+      const created = this.serviceCreated.get(svc.metadata.uid!) ?? 0;
+      if (created > rev) return;
+      const src = serviceEnvSource(svc);
+      if (src) out.push(src);
+    };
+    for (const s of this.ctx.store.list(SERVICES, links ? ns : "default")) {
+      const svc = s as Service;
+      if (!links && svc.metadata.name !== "kubernetes") continue;
+      if (ns !== "default" && svc.metadata.namespace === "default" && svc.metadata.name === "kubernetes") continue;
+      add(svc);
+    }
+    if (ns !== "default") {
+      const k = this.ctx.store.get(SERVICES, "default", "kubernetes") as Service | undefined;
+      if (k) add(k);
+    }
+    for (const t of this.tombstones) {
+      if (t.createdRev <= rev && t.deletedRev > rev && (t.src.namespace === ns ? links : t.src.namespace === "default" && t.src.name === "kubernetes")) {
+        out.push(t.src);
+      }
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Files the kubelet mounts into a container: resolv.conf, hosts, hostname, configMap volumes. */
+  private mounts(pod: Pod, c: Container, rt: PodRuntime): Map<string, string> {
+    const m = new Map<string, string>();
+    m.set("/etc/resolv.conf", resolvConf(pod, { clusterDNS: this.ctx.config.dnsIP, clusterDomain: this.ctx.config.dnsDomain, nodeResolvConf: NODE_RESOLV_CONF }));
+    m.set("/etc/hostname", `${pod.spec.hostname ?? pod.metadata.name}\n`);
+    m.set("/etc/hosts", hostsFile(pod, rt.ip, this.ctx.config.dnsDomain));
+    for (const vm of c.volumeMounts ?? []) {
+      const vol = (pod.spec.volumes ?? []).find((v) => v.name === vm.name);
+      const cmName = vol?.configMap?.name;
+      if (!cmName) continue;
+      const cm = this.ctx.store.get(CONFIGMAPS, pod.metadata.namespace, cmName) as ConfigMap | undefined;
+      const data = cm?.data ?? {};
+      const items = vol!.configMap!.items;
+      const base = vm.mountPath.replace(/\/$/, "");
+      if (vm.subPath) {
+        const item = items?.find((i) => i.path === vm.subPath);
+        const k = item ? item.key : vm.subPath;
+        if (data[k] !== undefined) m.set(base, data[k]);
+        continue;
+      }
+      if (items?.length) for (const it of items) { if (data[it.key] !== undefined) m.set(`${base}/${it.path}`, data[it.key]); }
+      else for (const [k, v] of Object.entries(data)) m.set(`${base}/${k}`, v);
+    }
+    return m;
+  }
+
+  private log(c: ContainerRuntime, t: number, lines: string[], ip: string): void {
+    const d = new Date(t);
+    const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+    const days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const hms = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+    const vars: Record<string, string> = {
+      ip,
+      apachetime: `${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${pad(d.getUTCDate())} ${hms}.${pad(d.getUTCMilliseconds(), 3)}000 ${d.getUTCFullYear()}`,
+      nginxtime: `${d.getUTCFullYear()}/${pad(d.getUTCMonth() + 1)}/${pad(d.getUTCDate())} ${hms}`,
+      mysqltime: `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${hms}+00:00`,
+    };
+    for (const l of lines) c.logs.push({ t, line: l.replace(/\{(\w+)\}/g, (_, k: string) => vars[k] ?? `{${k}}`) });
+  }
+
+  private event(pod: Pod, type: "Normal" | "Warning", reason: string, message: string, fieldPath?: string): void {
+    this.ctx.api.recordEvent({
+      involved: pod as KObject,
+      involvedInfo: R.pods,
+      type,
+      reason,
+      message,
+      component: "kubelet",
+      host: pod.spec.nodeName,
+      fieldPath,
+    });
+  }
+
+  /** Runtime state that lives outside the store, for snapshots. */
+  save(): unknown {
+    return {
+      serviceCreated: [...this.serviceCreated.entries()],
+      tombstones: this.tombstones,
+      nodes: [...this.nodes.entries()].map(([n, s]) => [n, { images: [...s.images], last: s.last, used: [...s.used] }]),
+    };
+  }
+}
+
+function nodeIPOf(node: Node | undefined): string {
+  return (node?.status?.addresses ?? []).find((a) => a.type === "InternalIP")?.address ?? "";
+}
+
+function scheduledAt(pod: Pod): string | undefined {
+  return (pod.status?.conditions ?? []).find((c) => c.type === "PodScheduled" && c.status === "True")?.lastTransitionTime ?? undefined;
+}
+
+function hostsFile(pod: Pod, ip: string, domain: string): string {
+  const host = pod.spec.hostname ?? pod.metadata.name!;
+  const fqdn = pod.spec.subdomain ? `${host}.${pod.spec.subdomain}.${pod.metadata.namespace}.svc.${domain}\t${host}` : host;
+  return `# Kubernetes-managed hosts file.
+127.0.0.1\tlocalhost
+::1\tlocalhost ip6-localhost ip6-loopback
+fe00::0\tip6-localnet
+fe00::0\tip6-mcastprefix
+fe00::1\tip6-allnodes
+fe00::2\tip6-allrouters
+${ip}\t${fqdn}
+`;
+}
+
+function baseName(p: string): string {
+  return p.slice(p.lastIndexOf("/") + 1);
+}
+
+/** `sh`, `bash`, `/bin/sh` alone: an interactive shell that ends without stdin. */
+function isBareShell(cmd: string[]): boolean {
+  return cmd.length === 1 && /^(sh|bash|ash)$/.test(baseName(cmd[0]));
+}
+
+function hex64(rng: { uint32(): number }): string {
+  let s = "";
+  for (let i = 0; i < 8; i++) s += rng.uint32().toString(16).padStart(8, "0");
+  return s;
+}

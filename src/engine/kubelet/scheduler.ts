@@ -1,0 +1,245 @@
+// The default scheduler, reduced to what decides placement in a small lab cluster: node name,
+// unschedulable nodes, taints and tolerations, nodeSelector, required node affinity (DaemonSet
+// pods are pinned with matchFields), then spreading: fewest pods of the same owner, then fewest
+// pods, with a seeded random tie-break as the real scheduler's selectHost does.
+
+import { R } from "../api/resources.js";
+import type { KObject, Node, Pod, Taint, Toleration } from "../api/types.js";
+import { key as rkey } from "../apiserver/apiserver.js";
+import type { Controller, ControllerContext } from "../controllers/manager.js";
+import { getControllerOf, splitKey } from "../controllers/util.js";
+import { rfc3339 } from "../clock.js";
+import type { StoreEvent } from "../store/store.js";
+
+const PODS = rkey(R.pods);
+const NODES = rkey(R.nodes);
+
+export function tolerates(tolerations: readonly Toleration[] | null | undefined, taint: Taint): boolean {
+  return (tolerations ?? []).some((t) => {
+    if (t.effect && t.effect !== taint.effect) return false;
+    if (t.operator === "Exists") return !t.key || t.key === taint.key;
+    return t.key === taint.key && (t.value ?? "") === (taint.value ?? "");
+  });
+}
+
+interface NodeSelectorRequirement {
+  key: string;
+  operator: string;
+  values?: string[];
+}
+
+function matchRequirement(req: NodeSelectorRequirement, value: string | undefined): boolean {
+  switch (req.operator) {
+    case "In":
+      return value !== undefined && (req.values ?? []).includes(value);
+    case "NotIn":
+      return value === undefined || !(req.values ?? []).includes(value);
+    case "Exists":
+      return value !== undefined;
+    case "DoesNotExist":
+      return value === undefined;
+    case "Gt":
+      return value !== undefined && Number(value) > Number(req.values?.[0]);
+    case "Lt":
+      return value !== undefined && Number(value) < Number(req.values?.[0]);
+    default:
+      return false;
+  }
+}
+
+function requiredAffinityMatches(pod: Pod, node: Node): boolean {
+  const aff = (pod.spec.affinity as { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: { matchExpressions?: NodeSelectorRequirement[]; matchFields?: NodeSelectorRequirement[] }[] } } } | undefined)?.nodeAffinity;
+  const terms = aff?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  if (!terms || terms.length === 0) return true;
+  const labels = node.metadata.labels ?? {};
+  // Terms are ORed, requirements inside a term are ANDed.
+  return terms.some(
+    (t) =>
+      (t.matchExpressions ?? []).every((r) => matchRequirement(r, labels[r.key])) &&
+      (t.matchFields ?? []).every((r) => matchRequirement(r, r.key === "metadata.name" ? node.metadata.name : undefined)) &&
+      ((t.matchExpressions?.length ?? 0) + (t.matchFields?.length ?? 0) > 0),
+  );
+}
+
+export type FitFailure = "unschedulable" | "taint" | "selector" | "notReady";
+
+/** Why `pod` cannot run on `node`, or undefined when it can. */
+export function fitFailure(pod: Pod, node: Node): { reason: FitFailure; taint?: Taint } | undefined {
+  const ready = (node.status?.conditions ?? []).find((c) => c.type === "Ready")?.status === "True";
+  if (!ready && !tolerates(pod.spec.tolerations, { key: "node.kubernetes.io/not-ready", effect: "NoSchedule" })) {
+    return { reason: "notReady" };
+  }
+  if (node.spec?.unschedulable && !tolerates(pod.spec.tolerations, { key: "node.kubernetes.io/unschedulable", effect: "NoSchedule" })) {
+    return { reason: "unschedulable" };
+  }
+  for (const taint of node.spec?.taints ?? []) {
+    if (taint.effect === "PreferNoSchedule") continue;
+    if (!tolerates(pod.spec.tolerations, taint)) return { reason: "taint", taint };
+  }
+  const sel = pod.spec.nodeSelector ?? {};
+  const labels = node.metadata.labels ?? {};
+  for (const [k, v] of Object.entries(sel)) if (labels[k] !== v) return { reason: "selector" };
+  if (!requiredAffinityMatches(pod, node)) return { reason: "selector" };
+  return undefined;
+}
+
+/** Where a pod counts for spreading: its node and its controller, while it is not finished. */
+interface Placement {
+  node: string;
+  owner: string | undefined;
+}
+
+function placementOf(pod: Pod): Placement | undefined {
+  const node = pod.spec.nodeName;
+  if (!node || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return undefined;
+  return { node, owner: getControllerOf(pod)?.uid };
+}
+
+export class Scheduler implements Controller {
+  readonly name = "scheduler";
+  /** Pods per node, and pods per (owner, node): kept from store events, never recounted. */
+  private readonly placed = new Map<string, Placement>();
+  private readonly perNode = new Map<string, number>();
+  private readonly perOwnerNode = new Map<string, number>();
+
+  constructor(private readonly ctx: ControllerContext) {
+    for (const p of ctx.store.iterate(PODS)) this.track(`${p.metadata.namespace}/${p.metadata.name}`, p as Pod);
+  }
+
+  private track(key: string, pod: Pod | undefined): void {
+    const before = this.placed.get(key);
+    const after = pod ? placementOf(pod) : undefined;
+    if (before?.node === after?.node && before?.owner === after?.owner) return;
+    if (before) {
+      this.perNode.set(before.node, (this.perNode.get(before.node) ?? 1) - 1);
+      if (before.owner) this.bump(`${before.owner}|${before.node}`, -1);
+      this.placed.delete(key);
+    }
+    if (after) {
+      this.perNode.set(after.node, (this.perNode.get(after.node) ?? 0) + 1);
+      if (after.owner) this.bump(`${after.owner}|${after.node}`, 1);
+      this.placed.set(key, after);
+    }
+  }
+
+  private bump(k: string, d: number): void {
+    const v = (this.perOwnerNode.get(k) ?? 0) + d;
+    if (v <= 0) this.perOwnerNode.delete(k);
+    else this.perOwnerNode.set(k, v);
+  }
+
+  watch(ev: StoreEvent, enqueue: (key: string) => void): void {
+    if (ev.resource === PODS) {
+      const pod = ev.object as Pod;
+      this.track(`${pod.metadata.namespace}/${pod.metadata.name}`, ev.type === "DELETED" ? undefined : pod);
+      if (ev.type !== "DELETED" && !pod.spec.nodeName && !pod.metadata.deletionTimestamp) {
+        enqueue(`${pod.metadata.namespace}/${pod.metadata.name}`);
+      }
+    } else if (ev.resource === NODES) {
+      // A node that appears or changes may fit pods that are still pending.
+      for (const p of this.ctx.store.iterate(PODS)) {
+        const pod = p as Pod;
+        if (!pod.spec.nodeName && !pod.metadata.deletionTimestamp) enqueue(`${pod.metadata.namespace}/${pod.metadata.name}`);
+      }
+    }
+  }
+
+  initialKeys(): Iterable<string> {
+    const keys: string[] = [];
+    for (const p of this.ctx.store.iterate(PODS)) {
+      const pod = p as Pod;
+      if (!pod.spec.nodeName) keys.push(`${pod.metadata.namespace}/${pod.metadata.name}`);
+    }
+    return keys;
+  }
+
+  reconcile(key: string): void {
+    const [ns, name] = splitKey(key);
+    const pod = this.ctx.store.get(PODS, ns, name) as Pod | undefined;
+    if (!pod || pod.spec.nodeName || pod.metadata.deletionTimestamp) return;
+    if ((pod.spec.schedulerName ?? "default-scheduler") !== "default-scheduler") return;
+    const nodes = this.ctx.store.list(NODES) as Node[];
+    const fits: Node[] = [];
+    const failures = new Map<string, number>();
+    for (const n of nodes) {
+      const f = fitFailure(pod, n);
+      if (!f) fits.push(n);
+      else {
+        const msg = failureMessage(f);
+        failures.set(msg, (failures.get(msg) ?? 0) + 1);
+      }
+    }
+    if (fits.length === 0) {
+      this.unschedulable(pod, nodes.length, failures);
+      return;
+    }
+    const node = this.pick(pod, fits);
+    const bound = this.ctx.api.bind(ns!, name, node.metadata.name!);
+    const withCond = structuredClone(bound) as Pod;
+    const conds = (withCond.status!.conditions ?? []).filter((c) => c.type !== "PodScheduled");
+    conds.push({ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: nowTime(this.ctx) });
+    withCond.status!.conditions = conds;
+    this.ctx.api.update(R.pods, ns, name, withCond, { subresource: "status" });
+    this.ctx.api.recordEvent({
+      involved: bound,
+      involvedInfo: R.pods,
+      type: "Normal",
+      reason: "Scheduled",
+      message: `Successfully assigned ${ns}/${name} to ${node.metadata.name}`,
+      component: "default-scheduler",
+    });
+  }
+
+  private pick(pod: Pod, fits: Node[]): Node {
+    const owner = getControllerOf(pod)?.uid;
+    let best: Node[] = [];
+    let bestScore = [Infinity, Infinity];
+    for (const n of fits) {
+      const name = n.metadata.name!;
+      const score = [owner ? (this.perOwnerNode.get(`${owner}|${name}`) ?? 0) : 0, this.perNode.get(name) ?? 0];
+      const cmp = score[0] - bestScore[0] || score[1] - bestScore[1];
+      if (cmp < 0) {
+        best = [n];
+        bestScore = score;
+      } else if (cmp === 0) best.push(n);
+    }
+    return best.length === 1 ? best[0] : best[this.ctx.rng.int(best.length)];
+  }
+
+  private unschedulable(pod: Pod, nodeCount: number, failures: Map<string, number>): void {
+    const parts = [...failures.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([m, n]) => `${n} ${m}`);
+    const message = `0/${nodeCount} nodes are available: ${parts.join(", ")}. preemption: 0/${nodeCount} nodes are available: ${nodeCount} Preemption is not helpful for scheduling.`;
+    const cond = (pod.status?.conditions ?? []).find((c) => c.type === "PodScheduled");
+    if (cond?.status === "False" && cond.message === message) return;
+    const next = structuredClone(pod) as Pod;
+    const conds = (next.status!.conditions ?? []).filter((c) => c.type !== "PodScheduled");
+    conds.push({ type: "PodScheduled", status: "False", lastProbeTime: null, lastTransitionTime: nowTime(this.ctx), reason: "Unschedulable", message });
+    next.status!.conditions = conds;
+    this.ctx.api.update(R.pods, pod.metadata.namespace, pod.metadata.name!, next, { subresource: "status" });
+    this.ctx.api.recordEvent({
+      involved: pod as KObject,
+      involvedInfo: R.pods,
+      type: "Warning",
+      reason: "FailedScheduling",
+      message,
+      component: "default-scheduler",
+    });
+  }
+}
+
+function failureMessage(f: { reason: FitFailure; taint?: Taint }): string {
+  switch (f.reason) {
+    case "taint":
+      return `node(s) had untolerated taint {${f.taint!.key}: ${f.taint!.value ?? ""}}`;
+    case "selector":
+      return "node(s) didn't match Pod's node affinity/selector";
+    case "unschedulable":
+      return "node(s) were unschedulable";
+    case "notReady":
+      return "node(s) had untolerated taint {node.kubernetes.io/not-ready: }";
+  }
+}
+
+function nowTime(ctx: ControllerContext): string {
+  return rfc3339(ctx.clock.now());
+}
