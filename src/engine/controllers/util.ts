@@ -77,3 +77,159 @@ export function scaledValue(v: number | string | undefined, total: number, round
   const x = (Number(m[1]) * total) / 100;
   return roundUp ? Math.ceil(x) : Math.floor(x);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Controller revisions (DaemonSet, StatefulSet; the Deployment's pod-template-hash uses the same
+// ComputeHash).
+
+/**
+ * encoding/json's bytes for a value that went through map[string]interface{} (as the
+ * controllers' getPatch does): object keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped.
+ */
+export function goJSON(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "string") return goString(v);
+  if (typeof v === "number" || typeof v === "boolean") return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map((x) => goJSON(x)).join(",")}]`;
+  if (typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${goString(k)}:${goJSON(o[k])}`).join(",")}}`;
+  }
+  return "null";
+}
+
+function goString(s: string): string {
+  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+const utf8 = new TextEncoder();
+
+/** hash/fnv New32 (FNV-1, not 1a): history.HashControllerRevision uses it. */
+export function fnv32(input: string | Uint8Array, h = 0x811c9dc5): number {
+  const bytes = typeof input === "string" ? utf8.encode(input) : input;
+  for (const b of bytes) h = (Math.imul(h, 0x01000193) ^ b) >>> 0;
+  return h >>> 0;
+}
+
+/** Continues an FNV-1a 32-bit hash `h` with more bytes (hash.Write after hash.Write). */
+export function fnv32aAppend(h: number, bytes: Uint8Array): number {
+  for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+  return h >>> 0;
+}
+
+/** A copy of `m` with its keys in sorted order (Go marshals maps sorted; keep stored objects alike). */
+export function sortedMap(m: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(m).sort()) out[k] = m[k];
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Taints, tolerations and required node affinity (component-helpers/scheduling/corev1), shared
+// by the DaemonSet controller and anything else that decides whether a pod fits a node.
+
+export interface TolerationLike {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+}
+export interface TaintLike {
+  key: string;
+  value?: string;
+  effect: string;
+}
+
+/** v1.Toleration.ToleratesTaint. */
+export function toleratesTaint(t: TolerationLike, taint: TaintLike): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.key && t.key !== taint.key) return false;
+  switch (t.operator ?? "") {
+    case "":
+    case "Equal":
+      return (t.value ?? "") === (taint.value ?? "");
+    case "Exists":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** v1helper.FindMatchingUntoleratedTaint: the first taint passing `filter` that no toleration tolerates. */
+export function findUntoleratedTaint(
+  taints: readonly TaintLike[] | null | undefined,
+  tolerations: readonly TolerationLike[] | null | undefined,
+  filter: (t: TaintLike) => boolean,
+): TaintLike | undefined {
+  for (const taint of taints ?? []) {
+    if (!filter(taint)) continue;
+    if (!(tolerations ?? []).some((t) => toleratesTaint(t, taint))) return taint;
+  }
+  return undefined;
+}
+
+export interface NodeSelectorRequirementLike {
+  key: string;
+  operator: string;
+  values?: readonly string[] | null;
+}
+export interface NodeSelectorTermLike {
+  matchExpressions?: readonly NodeSelectorRequirementLike[] | null;
+  matchFields?: readonly NodeSelectorRequirementLike[] | null;
+}
+
+function nodeRequirementMatches(r: NodeSelectorRequirementLike, value: string | undefined): boolean {
+  const values = r.values ?? [];
+  switch (r.operator) {
+    case "In":
+      return value !== undefined && values.includes(value);
+    case "NotIn":
+      return value === undefined || !values.includes(value);
+    case "Exists":
+      return value !== undefined;
+    case "DoesNotExist":
+      return value === undefined;
+    case "Gt":
+    case "Lt": {
+      if (value === undefined || values.length !== 1) return false;
+      const a = Number(value);
+      const b = Number(values[0]);
+      if (!Number.isInteger(a) || !Number.isInteger(b)) return false;
+      return r.operator === "Gt" ? a > b : a < b;
+    }
+    default:
+      return false;
+  }
+}
+
+/** nodeaffinity: one term matches when all its expressions and fields do; an empty term matches nothing. */
+export function nodeSelectorTermMatches(term: NodeSelectorTermLike, nodeName: string, labels: Record<string, string> | null | undefined): boolean {
+  const exprs = term.matchExpressions ?? [];
+  const fields = term.matchFields ?? [];
+  if (exprs.length === 0 && fields.length === 0) return false;
+  for (const e of exprs) if (!nodeRequirementMatches(e, labels?.[e.key])) return false;
+  for (const f of fields) {
+    if (f.key !== "metadata.name") return false;
+    if (!nodeRequirementMatches(f, nodeName)) return false;
+  }
+  return true;
+}
+
+/**
+ * nodeaffinity.GetRequiredNodeAffinity(pod).Match(node): spec.nodeSelector and the required
+ * node affinity terms (ORed) must both select the node.
+ */
+export function podFitsNodeAffinity(
+  spec: { nodeSelector?: Record<string, string> | null; affinity?: unknown },
+  nodeName: string,
+  labels: Record<string, string> | null | undefined,
+): boolean {
+  for (const [k, v] of Object.entries(spec.nodeSelector ?? {})) if (labels?.[k] !== v) return false;
+  const required = (spec.affinity as { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTermLike[] } } } | undefined)
+    ?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  if (!required) return true;
+  return (required.nodeSelectorTerms ?? []).some((t) => nodeSelectorTermMatches(t, nodeName, labels));
+}
