@@ -60,7 +60,9 @@ export function canonicalCIDR(s: string): string | undefined {
 /** Canonical address text ("10.180.00.001" -> "10.180.0.1"), or the input when not IPv4. */
 export function canonicalIP(s: string): string {
   const v = parseIPv4(s);
-  return v === undefined ? s.trim() : formatIPv4(v);
+  if (v === undefined) return s.trim();
+  const c = formatIPv4(v);
+  return c === s ? s : c; // keep the caller's string when already canonical (no copy retained)
 }
 
 export function prefixContains(p: Prefix, ip: number): boolean {

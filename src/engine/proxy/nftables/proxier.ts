@@ -60,6 +60,11 @@ const CT_NEW: Expr = Object.freeze({ t: "ct-state", states: Object.freeze(["new"
 const DADDR_PROTO_PORT = Object.freeze(["daddr", "l4proto", "dport"] as const);
 const PROTO_PORT = Object.freeze(["l4proto", "dport"] as const);
 const DROP: Expr = { t: "verdict", verdict: V_DROP };
+const L4PROTO: Record<"tcp" | "udp" | "sctp", Expr> = {
+  tcp: Object.freeze({ t: "l4proto", proto: "tcp" }),
+  udp: Object.freeze({ t: "l4proto", proto: "udp" }),
+  sctp: Object.freeze({ t: "l4proto", proto: "sctp" }),
+};
 const GOTO_REJECT: Verdict = Object.freeze({ kind: "goto", chain: N.REJECT_CHAIN });
 
 /**
@@ -324,9 +329,21 @@ export class NftablesProxier implements Proxier {
 
     const cat = categorizeEndpoints(endpoints, svc, this.node.zone);
     const hasEndpoints = cat.hasAnyEndpoints;
-    const epBase = (ep: EndpointInfo) => N.servicePortEndpointChainNameBase(svc.name, ep.ip, ep.port);
-    const epChain = (ep: EndpointInfo) => N.ENDPOINT_CHAIN_PREFIX + epBase(ep);
-    const epAffinity = (ep: EndpointInfo) => N.AFFINITY_SET_PREFIX + epBase(ep);
+    // Names are hashed once per endpoint and the same string objects are shared by the chain,
+    // the verdicts pointing at it and the record (kube-proxy caches them in endpointInfo).
+    const names = new Map<EndpointInfo, { chain: string; affinity: string; goto: Verdict }>();
+    const epNames = (ep: EndpointInfo) => {
+      let n = names.get(ep);
+      if (!n) {
+        const b = N.servicePortEndpointChainNameBase(svc.name, ep.ip, ep.port);
+        const chain = N.ENDPOINT_CHAIN_PREFIX + b;
+        n = { chain, affinity: affinity ? N.AFFINITY_SET_PREFIX + b : "", goto: { kind: "goto", chain } };
+        names.set(ep, n);
+      }
+      return n;
+    };
+    const epChain = (ep: EndpointInfo) => epNames(ep).chain;
+    const epAffinity = (ep: EndpointInfo) => epNames(ep).affinity;
 
     const usesClusterPolicyChain = cat.clusterEndpoints.length > 0 && usesClusterEndpoints(svc);
     const usesLocalPolicyChain = cat.localEndpoints.length > 0 && usesLocalEndpoints(svc);
@@ -367,7 +384,7 @@ export class NftablesProxier implements Proxier {
           rules.push(rule([{ t: "ip-lookup", field: "saddr", set: epAffinity(ep) }, goto(epChain(ep))]));
         }
       }
-      rules.push(rule([{ t: "numgen-vmap", mod: eps.length, targets: eps.map((ep) => ({ kind: "goto", chain: epChain(ep) }) as Verdict) }]));
+      rules.push(rule([{ t: "numgen-vmap", mod: eps.length, targets: eps.map((ep) => epNames(ep).goto) }]));
       return rules;
     };
 
@@ -416,9 +433,10 @@ export class NftablesProxier implements Proxier {
       chains.push({ name: externalChain, rules });
     }
     for (const ep of reachable) {
-      const rules: Rule[] = [rule([{ t: "ip", field: "saddr", neg: false, value: canonicalIP(ep.ip) }, MARK_MASQ_JUMP])];
+      const ip = canonicalIP(ep.ip);
+      const rules: Rule[] = [rule([{ t: "ip", field: "saddr", neg: false, value: ip }, MARK_MASQ_JUMP])];
       if (affinity) rules.push(rule([{ t: "update-set", set: epAffinity(ep), field: "saddr" }]));
-      rules.push(rule([{ t: "l4proto", proto }, { t: "dnat", addr: canonicalIP(ep.ip), port: ep.port }]));
+      rules.push(rule([L4PROTO[proto], { t: "dnat", addr: ip, port: ep.port }]));
       chains.push({ name: epChain(ep), rules });
       if (affinity) affinitySets.push(epAffinity(ep));
     }
