@@ -38,26 +38,28 @@ export const SEP_PREFIX = "KUBE-SEP-";
 /** Above this many endpoints in total, per-endpoint comments are omitted ("large cluster mode"). */
 export const LARGE_CLUSTER_ENDPOINTS_THRESHOLD = 1000;
 
-// The hashes are memoized: a full sync at 10k services x 10 endpoints hashes ~110k strings, and
-// most syncs recompute the same names. The cache is bounded so a long-lived proxier cannot grow it
-// without limit (it is cleared, not evicted one by one: a refill costs one sync).
-const CACHE_LIMIT = 1 << 18;
-const cache = new Map<string, string>();
-
+// base32 of the first 10 bytes is exactly the first 16 characters of the full encoding.
 function hash16(input: string): string {
-  let h = cache.get(input);
-  if (h === undefined) {
-    // base32 of the first 10 bytes is exactly the first 16 characters of the full encoding.
-    h = base32(sha256(input).subarray(0, 10));
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(input, h);
-  }
-  return h;
+  return base32(sha256(input).subarray(0, 10));
 }
+
+// Service-port hashes are memoized here (one per service port, shared by every node's proxier of
+// an isolate). Endpoint hashes are ~10x as many: the proxier keeps those in its own records and
+// reuses them on the next build of the same service, which costs no extra memory. The cache is
+// bounded; when full it is cleared (a refill costs one sync).
+const CACHE_LIMIT = 1 << 16;
+const cache = new Map<string, string>();
 
 /** portProtoHash: base32(sha256(spn + proto))[:16], proto lower-case, no separator. */
 export function portProtoHash(servicePortName: string, protocol: string): string {
-  return hash16(servicePortName + protocol);
+  const key = servicePortName + protocol;
+  let h = cache.get(key);
+  if (h === undefined) {
+    h = hash16(key);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(key, h);
+  }
+  return h;
 }
 
 export function servicePortPolicyClusterChain(spn: string, protocol: string): string {

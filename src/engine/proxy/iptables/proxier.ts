@@ -25,6 +25,7 @@ import {
   type Target,
 } from "./model.js";
 import * as N from "./names.js";
+import { EndpointChain, EndpointJumpRule, ServiceContext } from "./compact.js";
 import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "./topology.js";
 
 /** Facts about the node's iptables/kernel that KubeProxyConfiguration does not carry. */
@@ -87,25 +88,9 @@ const T_DROP: Target = { t: "DROP" };
 const T_RETURN: Target = { t: "RETURN" };
 const T_REJECT: Target = { t: "REJECT" };
 const T_MARK_MASQ = jump(N.KUBE_MARK_MASQ);
-const BARE_L4: Record<L4, Match> = {
-  tcp: { m: "tcp", dport: undefined },
-  udp: { m: "udp", dport: undefined },
-  sctp: { m: "sctp", dport: undefined },
-};
 const ADDRTYPE_DST_LOCAL: Match = { m: "addrtype", srcType: undefined, dstType: "LOCAL" };
 const ADDRTYPE_SRC_LOCAL: Match = { m: "addrtype", srcType: "LOCAL", dstType: undefined };
 const CT_NEW: Match = { m: "conntrack", ctstate: ["NEW"], invert: false };
-
-/** computeProbability: fmt.Sprintf("%0.10f", 1.0/float64(n)), kept as the number that string denotes. */
-const statisticCache: Match[] = [];
-function statistic(n: number): Match {
-  let s = statisticCache[n];
-  if (s === undefined) {
-    s = { m: "statistic", probability: Number((1 / n).toFixed(10)) };
-    statisticCache[n] = s;
-  }
-  return s;
-}
 
 function comment(text: string): Match {
   return { m: "comment", text };
@@ -120,6 +105,8 @@ interface ServiceRecord {
   filterNodePorts: Rule[] | undefined;
   filterFirewall: Rule[] | undefined;
   chains: Chain[];
+  /** The KUBE-SEP chains (also in `chains`), kept to reuse their hashed names on the next build. */
+  endpoints: EndpointChain[];
   /** len(endpointsMap[svc]): counted for large-cluster mode whether usable or not. */
   endpointCount: number;
 }
@@ -130,14 +117,14 @@ function push(list: Rule[] | undefined, r: Rule): Rule[] {
   return list;
 }
 
-function byEndpointString(eps: readonly EndpointInfo[]): readonly EndpointInfo[] {
+function byEndpointString(eps: readonly EndpointInfo[], strs: Map<EndpointInfo, string>): readonly EndpointInfo[] {
   // The endpoints cache hands kube-proxy endpoints sorted by "IP:port" string; keep that order
   // even if our change tracker did not.
   for (let i = 1; i < eps.length; i++) {
-    if (endpointString(eps[i - 1]) > endpointString(eps[i])) {
+    if (strs.get(eps[i - 1])! > strs.get(eps[i])!) {
       return eps.slice().sort((a, b) => {
-        const x = endpointString(a);
-        const y = endpointString(b);
+        const x = strs.get(a)!;
+        const y = strs.get(b)!;
         return x < y ? -1 : x > y ? 1 : 0;
       });
     }
@@ -265,7 +252,7 @@ export class IptablesProxier implements Proxier {
         this.records.delete(key);
       }
       if (this.proxied(svc)) {
-        const rec = this.buildService(svc, state.endpoints.get(key) ?? []);
+        const rec = this.buildService(svc, state.endpoints.get(key) ?? [], old);
         this.records.set(key, rec);
         for (const c of rec.chains) this.nat.chains.set(c.name, c);
         if (!old) this.keys.splice(lowerBound(this.keys, key), 0, key);
@@ -286,6 +273,7 @@ export class IptablesProxier implements Proxier {
 
   private fullSync(state: ProxyState): SyncResult {
     for (const rec of this.records.values()) for (const c of rec.chains) this.nat.chains.delete(c.name);
+    const previous = new Map(this.records);
     this.records.clear();
     const keys: string[] = [];
     let total = 0;
@@ -299,7 +287,7 @@ export class IptablesProxier implements Proxier {
     this.totalEndpoints = total;
     this.largeCluster = total > N.LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
     for (const key of keys) {
-      const rec = this.buildService(state.services.get(key)!, state.endpoints.get(key) ?? []);
+      const rec = this.buildService(state.services.get(key)!, state.endpoints.get(key) ?? [], previous.get(key));
       this.records.set(key, rec);
       for (const c of rec.chains) this.nat.chains.set(c.name, c);
     }
@@ -439,7 +427,7 @@ export class IptablesProxier implements Proxier {
   }
 
   /** The per-service-port body of syncProxyRules. */
-  private buildService(svc: ServicePortInfo, rawEndpoints: readonly EndpointInfo[]): ServiceRecord {
+  private buildService(svc: ServicePortInfo, rawEndpoints: readonly EndpointInfo[], old: ServiceRecord | undefined): ServiceRecord {
     const rec: ServiceRecord = {
       natServices: undefined,
       natNodePorts: undefined,
@@ -448,11 +436,14 @@ export class IptablesProxier implements Proxier {
       filterNodePorts: undefined,
       filterFirewall: undefined,
       chains: [],
+      endpoints: [],
       endpointCount: rawEndpoints.length,
     };
     const spn = servicePortNameString(svc.name);
     const proto = svc.protocol.toLowerCase() as L4;
-    const endpoints = byEndpointString(rawEndpoints);
+    const strs = new Map<EndpointInfo, string>();
+    for (const e of rawEndpoints) strs.set(e, endpointString(e));
+    const endpoints = byEndpointString(rawEndpoints, strs);
     const cat = categorizeEndpoints(endpoints, svc, {
       nodeName: this.node.name,
       zone: this.node.zone,
@@ -695,26 +686,28 @@ export class IptablesProxier implements Proxier {
       write(fwChain, rule({ matches: [comment(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`)], target: null }));
     }
 
-    const sepName = (ep: EndpointInfo) => N.servicePortEndpointChainName(spn, proto, endpointString(ep));
-    const sticky = svc.stickyMaxAgeSeconds !== STICKY_NONE;
-    const writeEndpointRules = (chain: string, eps: readonly EndpointInfo[]) => {
-      if (sticky) {
-        for (const ep of eps) {
-          const sep = sepName(ep);
-          const m: Match[] = [];
-          if (!large) m.push(comment(`${spn} -> ${endpointString(ep)}`));
-          m.push({ m: "recent", op: "rcheck", name: sep, seconds: svc.stickyMaxAgeSeconds, reap: true });
-          write(chain, rule({ matches: m, target: jump(sep) }));
+    // One EndpointChain per reachable endpoint: it is the KUBE-SEP chain and what the SVC/SVL
+    // rules point at. Names are reused from the previous build of this service when possible.
+    const ctx = new ServiceContext(spn, proto, svc.stickyMaxAgeSeconds, large);
+    const byInfo = new Map<EndpointInfo, EndpointChain>();
+    const oldEps = old?.endpoints;
+    for (const info of cat.allReachable) {
+      const str = strs.get(info)!;
+      let name: string | undefined;
+      if (oldEps) {
+        for (let i = 0; i < oldEps.length; i++) {
+          if (oldEps[i].str === str) {
+            name = oldEps[i].name;
+            break;
+          }
         }
       }
+      byInfo.set(info, new EndpointChain(ctx, info, str, name ?? N.servicePortEndpointChainName(spn, proto, str)));
+    }
+    const writeEndpointRules = (chain: string, eps: readonly EndpointInfo[]) => {
+      if (ctx.sticky !== STICKY_NONE) for (const info of eps) write(chain, new EndpointJumpRule(byInfo.get(info)!, 0));
       const n = eps.length;
-      for (let i = 0; i < n; i++) {
-        const ep = eps[i];
-        const m: Match[] = [];
-        if (!large) m.push(comment(`${spn} -> ${endpointString(ep)}`));
-        if (i < n - 1) m.push(statistic(n - i));
-        write(chain, rule({ matches: m, target: jump(sepName(ep)) }));
-      }
+      for (let i = 0; i < n; i++) write(chain, new EndpointJumpRule(byInfo.get(eps[i])!, n - i));
     };
 
     if (usesClusterPolicyChain) {
@@ -726,20 +719,9 @@ export class IptablesProxier implements Proxier {
       writeEndpointRules(localPolicyChain, cat.local);
     }
 
-    const bare = BARE_L4[proto];
-    const spnComment = large ? undefined : comment(spn);
-    for (const ep of cat.allReachable) {
-      const sep = sepName(ep);
-      declare(sep);
-      const head: Match[] = spnComment ? [spnComment] : [];
-      // Hairpin: an endpoint reaching itself through the service must be masqueraded.
-      write(sep, rule({ matches: head, src: ep.ip, target: T_MARK_MASQ }));
-      const m = head.slice();
-      if (sticky) m.push({ m: "recent", op: "set", name: sep, seconds: undefined, reap: false });
-      m.push(bare);
-      write(sep, rule({ matches: m, proto, target: { t: "DNAT", to: endpointString(ep) } }));
-    }
-
+    const endpointChains = [...byInfo.values()];
+    for (const c of endpointChains) chains.push(c);
+    rec.endpoints = endpointChains;
     rec.chains = chains;
     return rec;
   }

@@ -1,0 +1,142 @@
+// Compact forms of the per-endpoint rules (shapes V2, V3, D1, D2 in model.ts). A 10k-service
+// cluster has ~100k endpoints and ~300k such rules, so these store one reference (and a count)
+// each and derive their matches and targets on access; to a reader they are ordinary `Rule`s and
+// the endpoint record is an ordinary `Chain` (the KUBE-SEP-* chain itself).
+import type { EndpointInfo } from "../types.js";
+import type { Chain, L4, Match, Rule, Target } from "./model.js";
+import { KUBE_MARK_MASQ } from "./names.js";
+
+const NO_MATCHES: readonly Match[] = Object.freeze([]);
+const T_MARK_MASQ: Target = Object.freeze({ t: "jump", chain: KUBE_MARK_MASQ });
+
+const statisticCache: Match[] = [];
+/** -m statistic for the i-th of n remaining endpoints: computeProbability(n) = %0.10f of 1/n. */
+export function statisticMatch(n: number): Match {
+  let s = statisticCache[n];
+  if (s === undefined) {
+    s = Object.freeze({ m: "statistic", probability: Number((1 / n).toFixed(10)) });
+    statisticCache[n] = s;
+  }
+  return s;
+}
+
+/** What the endpoint rules of one service port share. */
+export class ServiceContext {
+  /** `-m comment --comment <spn>` of the SEP rules; absent in large cluster mode. */
+  readonly hairpinMatches: readonly Match[];
+  /** SEP DNAT matches without affinity: [comment], -m <proto>. */
+  readonly dnatMatches: readonly Match[];
+  readonly protoMatch: Match;
+  constructor(
+    readonly spn: string,
+    readonly proto: L4,
+    /** ClientIP affinity timeout; 0 = none. */
+    readonly sticky: number,
+    /** Large cluster mode: no per-endpoint comments. */
+    readonly large: boolean,
+  ) {
+    this.protoMatch = Object.freeze({ m: proto, dport: undefined });
+    const c: Match | undefined = large ? undefined : Object.freeze({ m: "comment", text: spn });
+    this.hairpinMatches = c ? Object.freeze([c]) : NO_MATCHES;
+    this.dnatMatches = Object.freeze(c ? [c, this.protoMatch] : [this.protoMatch]);
+  }
+}
+
+/** One endpoint of one service port that this node can reach: also its KUBE-SEP-* chain. */
+export class EndpointChain implements Chain {
+  rules: Rule[];
+  constructor(
+    readonly svc: ServiceContext,
+    readonly info: EndpointInfo,
+    /** "IP:port" (net.JoinHostPort). */
+    readonly str: string,
+    /** KUBE-SEP-<hash>. */
+    readonly name: string,
+  ) {
+    this.rules = [new HairpinRule(this), new DnatRule(this)];
+  }
+  get origin(): "restore" {
+    return "restore";
+  }
+  get policy(): undefined {
+    return undefined;
+  }
+}
+
+abstract class EndpointRule implements Rule {
+  constructor(readonly ep: EndpointChain) {}
+  get src(): string | undefined {
+    return undefined;
+  }
+  get srcNeg(): boolean {
+    return false;
+  }
+  get dst(): string | undefined {
+    return undefined;
+  }
+  get dstNeg(): boolean {
+    return false;
+  }
+  get proto(): L4 | undefined {
+    return undefined;
+  }
+  abstract readonly matches: readonly Match[];
+  abstract readonly target: Target | null;
+}
+
+/** D1: [-m comment --comment <spn>] -s EPIP -j KUBE-MARK-MASQ (hairpin traffic is masqueraded). */
+class HairpinRule extends EndpointRule {
+  override get src(): string {
+    return this.ep.info.ip;
+  }
+  get matches(): readonly Match[] {
+    return this.ep.svc.hairpinMatches;
+  }
+  get target(): Target {
+    return T_MARK_MASQ;
+  }
+}
+
+/** D2: [-m comment --comment <spn>] [-m recent --name SEP --set] -m P -p P -j DNAT --to-destination IP:port. */
+class DnatRule extends EndpointRule {
+  override get proto(): L4 {
+    return this.ep.svc.proto;
+  }
+  get matches(): readonly Match[] {
+    const svc = this.ep.svc;
+    if (svc.sticky === 0) return svc.dnatMatches;
+    const m: Match[] = svc.large ? [] : [svc.hairpinMatches[0]];
+    m.push({ m: "recent", op: "set", name: this.ep.name, seconds: undefined, reap: false }, svc.protoMatch);
+    return m;
+  }
+  get target(): Target {
+    return { t: "DNAT", to: this.ep.str };
+  }
+}
+
+/**
+ * V2 (affinity, remaining = 0): [-m comment --comment "<spn> -> IP:port"] -m recent --name SEP --rcheck --seconds T --reap -j SEP
+ * V3: [-m comment --comment "<spn> -> IP:port"] [-m statistic ... 1/remaining] -j SEP (remaining 1: no statistic)
+ */
+export class EndpointJumpRule extends EndpointRule {
+  constructor(
+    ep: EndpointChain,
+    /** Endpoints left including this one (probability 1/remaining); 0 marks the affinity check. */
+    readonly remaining: number,
+  ) {
+    super(ep);
+  }
+  get matches(): readonly Match[] {
+    const svc = this.ep.svc;
+    const m: Match[] = svc.large ? [] : [{ m: "comment", text: `${svc.spn} -> ${this.ep.str}` }];
+    if (this.remaining === 0) {
+      m.push({ m: "recent", op: "rcheck", name: this.ep.name, seconds: svc.sticky, reap: true });
+    } else if (this.remaining > 1) {
+      m.push(statisticMatch(this.remaining));
+    }
+    return m;
+  }
+  get target(): Target {
+    return { t: "jump", chain: this.ep.name };
+  }
+}
