@@ -1,0 +1,601 @@
+// The Endpoints controller of kube-controller-manager v1.33 (K/pkg/controller/endpoint/
+// endpoints_controller.go): one v1 Endpoints per Service with a selector, subsets repacked as
+// RepackSubsets leaves them (K/pkg/api/v1/endpoints/util.go), at most 1000 addresses.
+//
+// Also home of what both endpoint controllers share, as k8s.io/endpointslice/util is shared
+// upstream: the Service -> Pod membership index, the trigger-time tracker, ShouldPodBeInEndpoints,
+// FindPort, and the spew "%#v" printer plus hashes that decide Go's orderings.
+
+import { selectorFromSet, type Selector } from "../api/labels.js";
+import { R } from "../api/resources.js";
+import type { EndpointAddress, EndpointPort, EndpointSubset, Endpoints, KObject, Pod, Service, ServicePort } from "../api/types.js";
+import { deepEqual, key as resKey } from "../apiserver/apiserver.js";
+import { isIPv4 } from "../net/ip.js";
+import type { Store, StoreEvent } from "../store/store.js";
+import type { Controller, ControllerContext } from "./manager.js";
+import { isPodReady, podCondition, splitKey } from "./util.js";
+
+const PODS = resKey(R.pods);
+const SERVICES = resKey(R.services);
+const ENDPOINTS = resKey(R.endpoints);
+
+/** v1.EndpointsLastChangeTriggerTime */
+export const TRIGGER_TIME_ANNOTATION = "endpoints.kubernetes.io/last-change-trigger-time";
+/** v1.EndpointsOverCapacity */
+export const OVER_CAPACITY_ANNOTATION = "endpoints.kubernetes.io/over-capacity";
+/** v1.IsHeadlessService */
+export const HEADLESS_LABEL = "service.kubernetes.io/headless";
+/** maxCapacity: addresses an Endpoints object keeps at most. */
+export const MAX_ENDPOINTS_CAPACITY = 1000;
+
+// ---------------------------------------------------------------------------------------------
+// Shared pod/service helpers (k8s.io/endpointslice/util/controller_utils.go, utils.go)
+
+/**
+ * The Service's selector, or undefined when it selects nothing for these controllers: a nil
+ * selector, and also `{}`, which etcd's protobuf round trip stores as nil.
+ */
+export function serviceSelector(svc: Service): Record<string, string> | undefined {
+  const sel = svc.spec?.selector;
+  return sel && Object.keys(sel).length ? sel : undefined;
+}
+
+export function isHeadless(svc: Service): boolean {
+  const ip = svc.spec?.clusterIP;
+  return ip === "None" || !ip;
+}
+
+/** ShouldPodBeInEndpoints: not terminal, has an IP, and terminating only if asked. */
+export function shouldPodBeInEndpoints(pod: Pod, includeTerminating: boolean): boolean {
+  const phase = pod.status?.phase;
+  if (phase === "Succeeded" || phase === "Failed") return false;
+  if (!pod.status?.podIP && !(pod.status?.podIPs?.length)) return false;
+  if (!includeTerminating && pod.metadata.deletionTimestamp) return false;
+  return true;
+}
+
+/** ShouldSetHostname: spec.hostname set and spec.subdomain names the Service. */
+export function shouldSetHostname(pod: Pod, svc: Service): boolean {
+  return !!pod.spec.hostname && pod.spec.subdomain === svc.metadata.name && svc.metadata.namespace === pod.metadata.namespace;
+}
+
+/** The pod's IPs (status.podIPs, or podIP where podIPs was not filled in). */
+export function podIPs(pod: Pod): string[] {
+  const ips = pod.status?.podIPs;
+  if (ips?.length) return ips.map((p) => p.ip);
+  return pod.status?.podIP ? [pod.status.podIP] : [];
+}
+
+/**
+ * podutil.FindPort: a numeric targetPort as is; a named one looked up (name and protocol) in the
+ * containers' ports, then in restartable init containers (sidecars). undefined if not found.
+ */
+export function findPort(pod: Pod, sp: ServicePort): number | undefined {
+  const tp = sp.targetPort ?? sp.port;
+  if (typeof tp === "number") return tp;
+  const proto = sp.protocol ?? "TCP";
+  for (const c of pod.spec.containers ?? []) {
+    for (const p of c.ports ?? []) if (p.name === tp && (p.protocol ?? "TCP") === proto) return p.containerPort;
+  }
+  for (const c of pod.spec.initContainers ?? []) {
+    if ((c as { restartPolicy?: string }).restartPolicy !== "Always") continue;
+    for (const p of c.ports ?? []) if (p.name === tp && (p.protocol ?? "TCP") === proto) return p.containerPort;
+  }
+  return undefined;
+}
+
+function sameIPs(a: Pod, b: Pod): boolean {
+  const x = podIPs(a);
+  const y = podIPs(b);
+  return x.length === y.length && x.every((ip, i) => ip === y[i]);
+}
+
+/**
+ * podEndpointsChanged: [pod changed in a way that moves its endpoint, labels (or
+ * hostname/subdomain) changed so its Service memberships may have].
+ */
+function podEndpointsChanged(old: Pod, cur: Pod): [boolean, boolean] {
+  const labelsChanged =
+    !deepEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {}) ||
+    old.spec.hostname !== cur.spec.hostname ||
+    old.spec.subdomain !== cur.spec.subdomain;
+  if ((old.metadata.deletionTimestamp ?? null) !== (cur.metadata.deletionTimestamp ?? null)) return [true, labelsChanged];
+  if (isPodReady(old) !== isPodReady(cur)) return [true, labelsChanged];
+  if (!sameIPs(old, cur)) return [true, labelsChanged];
+  // Not upstream: a pod turning Succeeded/Failed leaves the endpoints at once here (upstream
+  // catches it through the Ready flip the kubelet writes in the same status update).
+  if ((old.status?.phase === "Succeeded" || old.status?.phase === "Failed") !== (cur.status?.phase === "Succeeded" || cur.status?.phase === "Failed")) {
+    return [true, labelsChanged];
+  }
+  return [false, labelsChanged];
+}
+
+interface IndexedService {
+  svc: Service;
+  selector?: Selector;
+  selectorSet?: Record<string, string>;
+  members: Set<string>;
+}
+
+/**
+ * Which pods each Service selects, kept up to date from store events so that a pod event costs
+ * the number of Services in its namespace and a reconcile the number of selected pods.
+ * Pods and Services are indexed by namespace.
+ */
+export class ServiceMembership {
+  private readonly services = new Map<string, Map<string, IndexedService>>();
+  private readonly pods = new Map<string, Map<string, Pod>>();
+
+  constructor(private readonly store: Store) {
+    this.rebuild();
+  }
+
+  /** Rebuilds everything from the store (after a restore, which emits no events). */
+  rebuild(): void {
+    this.services.clear();
+    this.pods.clear();
+    for (const p of this.store.iterate(PODS)) this.nsPods(p.metadata.namespace!).set(p.metadata.name!, p as Pod);
+    for (const s of this.store.iterate(SERVICES)) this.putService(s as Service);
+  }
+
+  private nsPods(ns: string): Map<string, Pod> {
+    let m = this.pods.get(ns);
+    if (!m) this.pods.set(ns, (m = new Map()));
+    return m;
+  }
+
+  private nsServices(ns: string): Map<string, IndexedService> {
+    let m = this.services.get(ns);
+    if (!m) this.services.set(ns, (m = new Map()));
+    return m;
+  }
+
+  private putService(svc: Service): void {
+    const ns = svc.metadata.namespace!;
+    const set = serviceSelector(svc);
+    const m = this.nsServices(ns);
+    const prev = m.get(svc.metadata.name!);
+    if (prev && deepEqual(prev.selectorSet, set)) {
+      prev.svc = svc;
+      return;
+    }
+    const entry: IndexedService = { svc, selectorSet: set, members: new Set() };
+    if (set) {
+      entry.selector = selectorFromSet(set);
+      for (const p of this.nsPods(ns).values()) if (entry.selector.matches(p.metadata.labels)) entry.members.add(p.metadata.name!);
+    }
+    m.set(svc.metadata.name!, entry);
+  }
+
+  /** The pods a Service selects, by name. */
+  podsOf(namespace: string, name: string): Pod[] {
+    const e = this.services.get(namespace)?.get(name);
+    if (!e) return [];
+    const pods = this.nsPods(namespace);
+    const out: Pod[] = [];
+    for (const n of [...e.members].sort()) {
+      const p = pods.get(n);
+      if (p) out.push(p);
+    }
+    return out;
+  }
+
+  /** Service keys (ns/name) in a namespace whose selector matches `labels`. */
+  private matching(ns: string, labels: Record<string, string> | null | undefined): Set<string> {
+    const out = new Set<string>();
+    const m = this.services.get(ns);
+    if (!m) return out;
+    for (const [name, e] of m) if (e.selector?.matches(labels)) out.add(`${ns}/${name}`);
+    return out;
+  }
+
+  /**
+   * Applies a store event and reports the Service keys to sync, as the upstream handlers do
+   * (addPod/updatePod/deletePod with GetServicesToUpdateOnPodChange, onServiceUpdate/Delete).
+   */
+  observe(ev: StoreEvent, enqueue: (key: string) => void): void {
+    if (ev.resource === SERVICES) {
+      const svc = ev.object as Service;
+      const ns = svc.metadata.namespace!;
+      if (ev.type === "DELETED") this.services.get(ns)?.delete(svc.metadata.name!);
+      else this.putService(svc);
+      enqueue(`${ns}/${svc.metadata.name}`);
+      return;
+    }
+    if (ev.resource !== PODS) return;
+    const pod = ev.object as Pod;
+    const ns = pod.metadata.namespace!;
+    const name = pod.metadata.name!;
+    const old = ev.old as Pod | undefined;
+    if (ev.type === "DELETED") this.nsPods(ns).delete(name);
+    else this.nsPods(ns).set(name, pod);
+
+    const cur = this.matching(ns, pod.metadata.labels);
+    const prev = old ? this.matching(ns, old.metadata.labels) : new Set<string>();
+    // Keep membership sets in step with the labels.
+    const member = (k: string) => this.services.get(ns)?.get(splitKey(k)[1])?.members;
+    if (ev.type === "DELETED") {
+      for (const k of cur) member(k)?.delete(name);
+      for (const k of cur) enqueue(k);
+      return;
+    }
+    for (const k of prev) if (!cur.has(k)) member(k)?.delete(name);
+    for (const k of cur) member(k)?.add(name);
+    if (ev.type === "ADDED" || !old) {
+      for (const k of cur) enqueue(k);
+      return;
+    }
+    const [podChanged, labelsChanged] = podEndpointsChanged(old, pod);
+    if (!podChanged && !labelsChanged) return;
+    if (!labelsChanged) {
+      for (const k of cur) enqueue(k);
+      return;
+    }
+    // determineNeededServiceUpdates: the union if the pod changed too, else the symmetric difference.
+    for (const k of cur) if (podChanged || !prev.has(k)) enqueue(k);
+    for (const k of prev) if (podChanged || !cur.has(k)) enqueue(k);
+  }
+
+  /** Every Service key, for a first pass. */
+  *serviceKeys(): IterableIterator<string> {
+    for (const [ns, m] of this.services) for (const name of m.keys()) yield `${ns}/${name}`;
+  }
+}
+
+/**
+ * TriggerTimeTracker (k8s.io/endpointslice/util/trigger_time_tracker.go): the time to export as
+ * last-change-trigger-time. A Service seen for the first time gives its creationTimestamp;
+ * after that, the earliest pod Ready-condition transition (or Service creation) that is newer
+ * than what the previous sync saw, or undefined (the annotation is then removed).
+ */
+export class TriggerTimeTracker {
+  private readonly states = new Map<string, { svc: number; pods: Map<string, number> }>();
+
+  compute(svc: Service, pods: Pod[]): number | undefined {
+    const key = `${svc.metadata.namespace}/${svc.metadata.name}`;
+    const state = this.states.get(key);
+    let min: number | undefined;
+    const podTimes = new Map<string, number>();
+    for (const p of pods) {
+      const t = Date.parse(podCondition(p, "Ready")?.lastTransitionTime ?? "");
+      if (Number.isNaN(t)) continue;
+      podTimes.set(p.metadata.name!, t);
+      const last = state?.pods.get(p.metadata.name!);
+      if (last === undefined || t > last) min = min === undefined ? t : Math.min(min, t);
+    }
+    const svcTime = Date.parse(svc.metadata.creationTimestamp ?? "");
+    const svcT = Number.isNaN(svcTime) ? 0 : svcTime;
+    if (state && svcT > state.svc) min = min === undefined ? svcT : Math.min(min, svcT);
+    this.states.set(key, { svc: svcT, pods: podTimes });
+    if (!state) return svcT || undefined;
+    return min;
+  }
+
+  delete(namespace: string, name: string): void {
+    this.states.delete(`${namespace}/${name}`);
+  }
+}
+
+/** time.Time.UTC().Format(time.RFC3339Nano) of a metav1.Time (whole seconds). */
+export function rfc3339Nano(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.?0+Z$/, "Z").replace(/\.Z$/, "Z");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Go's orderings: spew "%#v" (dump.ForHash) of the API structs, then a hash.
+
+/** A value spew prints: strings and numbers as is, pointers as (*T)v or (*T)<nil>. */
+export function spewString(v: string | undefined | null, type = "string"): string {
+  return `(${type})${v ?? ""}`;
+}
+export function spewPtr(v: string | number | undefined | null, type: string): string {
+  return v === undefined || v === null ? `(*${type})<nil>` : `(*${type})${v}`;
+}
+
+/** core/v1 EndpointPort as spew prints it inside a slice (no type prefix). */
+function spewCorePortBody(p: EndpointPort): string {
+  return `{Name:(string)${p.name ?? ""} Port:(int32)${p.port ?? 0} Protocol:(v1.Protocol)${p.protocol ?? ""} AppProtocol:${spewPtr(p.appProtocol, "string")}}`;
+}
+
+function spewAddressBody(a: EndpointAddress): string {
+  const t = a.targetRef;
+  const ref = t
+    ? `(*v1.ObjectReference){Kind:(string)${t.kind ?? ""} Namespace:(string)${t.namespace ?? ""} Name:(string)${t.name ?? ""} UID:(types.UID)${t.uid ?? ""} APIVersion:(string)${t.apiVersion ?? ""} ResourceVersion:(string)${t.resourceVersion ?? ""} FieldPath:(string)${t.fieldPath ?? ""}}`
+    : "(*v1.ObjectReference)<nil>";
+  return `{IP:(string)${a.ip} Hostname:(string)${a.hostname ?? ""} NodeName:${spewPtr(a.nodeName, "string")} TargetRef:${ref}}`;
+}
+
+function spewList<T>(items: T[] | undefined | null, type: string, body: (x: T) => string): string {
+  if (!items) return `([]${type})<nil>`;
+  return `([]${type})[${items.map(body).join(" ")}]`;
+}
+
+function spewSubset(s: EndpointSubset): string {
+  return (
+    `(v1.EndpointSubset){Addresses:${spewList(s.addresses, "v1.EndpointAddress", spewAddressBody)}` +
+    ` NotReadyAddresses:${spewList(s.notReadyAddresses, "v1.EndpointAddress", spewAddressBody)}` +
+    ` Ports:${spewList(s.ports, "v1.EndpointPort", spewCorePortBody)}}`
+  );
+}
+
+const utf8 = new TextEncoder();
+
+/** MD5 (RFC 1321) as lowercase hex, for RepackSubsets' orderings. */
+export function md5Hex(input: string): string {
+  const msg = utf8.encode(input);
+  const n = ((msg.length + 8) >> 6) + 1;
+  const words = new Uint32Array(n * 16);
+  for (let i = 0; i < msg.length; i++) words[i >> 2] |= msg[i] << ((i % 4) * 8);
+  words[msg.length >> 2] |= 0x80 << ((msg.length % 4) * 8);
+  words[n * 16 - 2] = (msg.length * 8) >>> 0;
+  words[n * 16 - 1] = Math.floor(msg.length / 0x20000000);
+  let a0 = 0x67452301, b0 = 0xefcdab89, c0 = 0x98badcfe, d0 = 0x10325476;
+  for (let off = 0; off < words.length; off += 16) {
+    let a = a0, b = b0, c = c0, d = d0;
+    for (let i = 0; i < 64; i++) {
+      let f: number, g: number;
+      if (i < 16) { f = (b & c) | (~b & d); g = i; }
+      else if (i < 32) { f = (d & b) | (~d & c); g = (5 * i + 1) % 16; }
+      else if (i < 48) { f = b ^ c ^ d; g = (3 * i + 5) % 16; }
+      else { f = c ^ (b | ~d); g = (7 * i) % 16; }
+      const tmp = d;
+      d = c;
+      c = b;
+      const x = (a + f + MD5_K[i] + words[off + g]) | 0;
+      b = (b + ((x << MD5_S[i]) | (x >>> (32 - MD5_S[i])))) | 0;
+      a = tmp;
+    }
+    a0 = (a0 + a) | 0; b0 = (b0 + b) | 0; c0 = (c0 + c) | 0; d0 = (d0 + d) | 0;
+  }
+  let out = "";
+  for (const w of [a0, b0, c0, d0]) for (let i = 0; i < 4; i++) out += ((w >>> (i * 8)) & 0xff).toString(16).padStart(2, "0");
+  return out;
+}
+const MD5_S = [7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
+  4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21];
+const MD5_K = Array.from({ length: 64 }, (_, i) => Math.floor(Math.abs(Math.sin(i + 1)) * 0x100000000) | 0);
+
+function byHash<T>(items: T[], spew: (x: T) => string): T[] {
+  const keyed = items.map((x) => [md5Hex(spew(x)), x] as const);
+  keyed.sort((p, q) => (p[0] < q[0] ? -1 : p[0] > q[0] ? 1 : 0));
+  return keyed.map((k) => k[1]);
+}
+
+/** LessEndpointAddress: by IP bytes, then targetRef UID. */
+function lessAddr(a: EndpointAddress, b: EndpointAddress): number {
+  if (a.ip !== b.ip) return a.ip < b.ip ? -1 : 1;
+  const ua = a.targetRef?.uid ?? "";
+  const ub = b.targetRef?.uid ?? "";
+  return ua < ub ? -1 : ua > ub ? 1 : 0;
+}
+
+/**
+ * RepackSubsets: expand to (address, port, ready) and regroup addresses that offer the same
+ * ports; "not ready" wins over "ready" for one address; subsets without ports keep their
+ * addresses (a sentinel port -1). Then SortSubsets: addresses by IP/UID, ports and subsets by
+ * the md5 of their spew dump, as Go sorts them.
+ */
+export function repackSubsets(subsets: EndpointSubset[]): EndpointSubset[] {
+  const allAddrs = new Map<string, EndpointAddress>();
+  // port key -> (addrKey -> ready); insertion-ordered maps keep this deterministic.
+  const portToAddrs = new Map<string, { port: EndpointPort | undefined; addrs: Map<string, boolean> }>();
+  const portKey = (p: EndpointPort | undefined) => (p ? `${p.name ?? ""}\u0000${p.port}\u0000${p.protocol ?? ""}\u0000${p.appProtocol ?? "\u0001"}` : "-1");
+  const map = (a: EndpointAddress, port: EndpointPort | undefined, ready: boolean) => {
+    const ak = `${a.ip}\u0000${a.targetRef?.uid ?? ""}`;
+    if (!allAddrs.has(ak)) allAddrs.set(ak, a);
+    const pk = portKey(port);
+    let e = portToAddrs.get(pk);
+    if (!e) portToAddrs.set(pk, (e = { port, addrs: new Map() }));
+    const was = e.addrs.get(ak);
+    if (was === undefined || was) e.addrs.set(ak, ready);
+  };
+  for (const s of subsets) {
+    const ports = s.ports?.length ? s.ports : [undefined];
+    for (const p of ports) {
+      for (const a of s.addresses ?? []) map(a, p, true);
+      for (const a of s.notReadyAddresses ?? []) map(a, p, false);
+    }
+  }
+  const groups = new Map<string, { addrs: Map<string, boolean>; ports: EndpointPort[] | undefined }>();
+  for (const { port, addrs } of portToAddrs.values()) {
+    const gk = [...addrs].map(([k, r]) => `${k}\u0000${r}`).sort().join("\u0002");
+    let g = groups.get(gk);
+    if (!g) groups.set(gk, (g = { addrs, ports: undefined }));
+    if (port) (g.ports ??= []).push(port);
+  }
+  const final: EndpointSubset[] = [];
+  for (const g of groups.values()) {
+    const ready: EndpointAddress[] = [];
+    const notReady: EndpointAddress[] = [];
+    for (const [ak, r] of g.addrs) (r ? ready : notReady).push(allAddrs.get(ak)!);
+    ready.sort(lessAddr);
+    notReady.sort(lessAddr);
+    const s: EndpointSubset = {};
+    if (ready.length) s.addresses = ready;
+    if (notReady.length) s.notReadyAddresses = notReady;
+    if (g.ports) s.ports = g.ports.length > 1 ? byHash(g.ports, (p) => `(v1.EndpointPort)${spewCorePortBody(p)}`) : g.ports;
+    final.push(s);
+  }
+  return final.length > 1 ? byHash(final, spewSubset) : final;
+}
+
+/** truncateEndpoints: keep 1000 addresses, ready first, each subset its proportion (rounded up). */
+export function truncateSubsets(subsets: EndpointSubset[]): boolean {
+  let totalReady = 0;
+  let totalNotReady = 0;
+  for (const s of subsets) {
+    totalReady += s.addresses?.length ?? 0;
+    totalNotReady += s.notReadyAddresses?.length ?? 0;
+  }
+  if (totalReady + totalNotReady <= MAX_ENDPOINTS_CAPACITY) return false;
+  let truncateReady = false;
+  let max = MAX_ENDPOINTS_CAPACITY - totalReady;
+  let numTotal = totalNotReady;
+  if (totalReady > MAX_ENDPOINTS_CAPACITY) {
+    truncateReady = true;
+    max = MAX_ENDPOINTS_CAPACITY;
+    numTotal = totalReady;
+  }
+  let canBeAdded = max;
+  for (const s of subsets) {
+    const inSubset = truncateReady ? (s.addresses?.length ?? 0) : (s.notReadyAddresses?.length ?? 0);
+    let toBeAdded = Math.ceil((inSubset / numTotal) * max);
+    if (toBeAdded > canBeAdded) toBeAdded = canBeAdded;
+    if (truncateReady) {
+      if (s.addresses && s.addresses.length > toBeAdded) s.addresses = s.addresses.slice(0, toBeAdded);
+      delete s.notReadyAddresses;
+      canBeAdded -= s.addresses?.length ?? 0;
+    } else {
+      if (s.notReadyAddresses && s.notReadyAddresses.length > toBeAdded) s.notReadyAddresses = s.notReadyAddresses.slice(0, toBeAdded);
+      canBeAdded -= s.notReadyAddresses?.length ?? 0;
+    }
+    if (s.addresses && !s.addresses.length) delete s.addresses;
+    if (s.notReadyAddresses && !s.notReadyAddresses.length) delete s.notReadyAddresses;
+  }
+  return true;
+}
+
+/** Compare subsets as the controller does: targetRef.resourceVersion ignored, nil == []. */
+function subsetsEqual(a: EndpointSubset[] | null | undefined, b: EndpointSubset[]): boolean {
+  return deepEqual(normSubsets(a ?? []), normSubsets(b));
+}
+function normSubsets(ss: EndpointSubset[]): unknown {
+  const addr = (l: EndpointAddress[] | null | undefined) =>
+    (l ?? []).map((x) => ({ ...x, targetRef: x.targetRef ? { ...x.targetRef, resourceVersion: undefined } : undefined }));
+  return ss.map((s) => ({ a: addr(s.addresses), n: addr(s.notReadyAddresses), p: s.ports ?? [] }));
+}
+
+/** The address family the Service's Endpoints carry (its first ipFamily). */
+function serviceFamily(svc: Service, pod: Pod): "IPv4" | "IPv6" {
+  const fam = svc.spec?.ipFamilies?.[0];
+  if (fam === "IPv4" || fam === "IPv6") return fam;
+  const cip = svc.spec?.clusterIP;
+  if (cip && cip !== "None") return isIPv4(cip) ? "IPv4" : "IPv6";
+  return !pod.status?.podIP || isIPv4(pod.status.podIP) ? "IPv4" : "IPv6";
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export class EndpointsController implements Controller {
+  readonly name = "endpoints";
+  private readonly index: ServiceMembership;
+  private readonly triggers = new TriggerTimeTracker();
+
+  constructor(private readonly ctx: ControllerContext) {
+    this.index = new ServiceMembership(ctx.store);
+  }
+
+  watch(ev: StoreEvent, enqueue: (key: string) => void): void {
+    if (ev.resource === PODS || ev.resource === SERVICES) {
+      this.index.observe(ev, enqueue);
+    } else if (ev.resource === ENDPOINTS && ev.type === "DELETED") {
+      // onEndpointsDelete: an Endpoints deleted under a Service comes back.
+      enqueue(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`);
+    }
+  }
+
+  initialKeys(): Iterable<string> {
+    this.index.rebuild();
+    const keys = new Set(this.index.serviceKeys());
+    // checkLeftoverEndpoints: Endpoints whose Service is gone get deleted.
+    for (const ep of this.ctx.store.iterate(ENDPOINTS)) {
+      if (ep.metadata.annotations?.["control-plane.alpha.kubernetes.io/leader"]) continue;
+      keys.add(`${ep.metadata.namespace}/${ep.metadata.name}`);
+    }
+    return keys;
+  }
+
+  reconcile(key: string): void {
+    const [ns, name] = splitKey(key) as [string, string];
+    const { api, store } = this.ctx;
+    const svc = store.get(SERVICES, ns, name) as Service | undefined;
+    if (!svc) {
+      if (store.get(ENDPOINTS, ns, name)) api.delete(R.endpoints, ns, name);
+      this.triggers.delete(ns, name);
+      return;
+    }
+    if (svc.spec?.type === "ExternalName") return;
+    if (!serviceSelector(svc)) return;
+
+    const pods = this.index.podsOf(ns, name);
+    const triggerTime = this.triggers.compute(svc, pods);
+    const subsets = repackSubsets(this.buildSubsets(svc, pods));
+
+    const current = store.get(ENDPOINTS, ns, name) as Endpoints | undefined;
+    const svcLabels = svc.metadata.labels ?? {};
+    if (current) {
+      const cmpLabels = { ...(current.metadata.labels ?? {}) };
+      delete cmpLabels[HEADLESS_LABEL];
+      const count = (current.subsets ?? []).reduce((n, s) => n + (s.addresses?.length ?? 0) + (s.notReadyAddresses?.length ?? 0), 0);
+      const capacityOK = count > MAX_ENDPOINTS_CAPACITY ? false : !(current.metadata.annotations ?? {})[OVER_CAPACITY_ANNOTATION];
+      if (subsetsEqual(current.subsets, subsets) && deepEqual(cmpLabels, svcLabels) && capacityOK) return;
+    }
+
+    const annotations: Record<string, string> = { ...(current?.metadata.annotations ?? {}) };
+    if (triggerTime !== undefined) annotations[TRIGGER_TIME_ANNOTATION] = rfc3339Nano(triggerTime);
+    else delete annotations[TRIGGER_TIME_ANNOTATION];
+    if (truncateSubsets(subsets)) annotations[OVER_CAPACITY_ANNOTATION] = "truncated";
+    else delete annotations[OVER_CAPACITY_ANNOTATION];
+    const labels: Record<string, string> = { ...svcLabels };
+    if (isHeadless(svc)) labels[HEADLESS_LABEL] = "";
+    else delete labels[HEADLESS_LABEL];
+
+    const meta: KObject["metadata"] = current ? { ...current.metadata } : { name, namespace: ns };
+    if (Object.keys(labels).length) meta.labels = labels;
+    else delete meta.labels;
+    if (Object.keys(annotations).length) meta.annotations = annotations;
+    else delete meta.annotations;
+    const next: Endpoints = { metadata: meta };
+    if (subsets.length) next.subsets = subsets;
+
+    if (current) {
+      // The truncated object may equal what is stored (the over-capacity case compares the
+      // untruncated subsets): the apiserver would answer a no-op, so do not send it.
+      if (deepEqual(next, { ...current, metadata: { ...current.metadata } })) return;
+      api.update(R.endpoints, ns, name, next);
+    } else {
+      try {
+        api.create(R.endpoints, ns, next);
+      } catch (e) {
+        // The namespace is terminating: creates keep failing, drop the key (as upstream).
+        if ((e as { status?: { reason?: string } }).status?.reason === "Forbidden") return;
+        throw e;
+      }
+    }
+  }
+
+  private buildSubsets(svc: Service, pods: Pod[]): EndpointSubset[] {
+    const publish = !!svc.spec?.publishNotReadyAddresses;
+    const ports = svc.spec?.ports ?? [];
+    const subsets: EndpointSubset[] = [];
+    for (const pod of pods) {
+      if (!shouldPodBeInEndpoints(pod, publish)) continue;
+      const fam = serviceFamily(svc, pod);
+      const ip = podIPs(pod).find((x) => isIPv4(x) === (fam === "IPv4"));
+      if (!ip) continue;
+      const epa: EndpointAddress = { ip };
+      if (shouldSetHostname(pod, svc)) epa.hostname = pod.spec.hostname;
+      epa.nodeName = pod.spec.nodeName ?? "";
+      epa.targetRef = { kind: "Pod", namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid };
+      const ready = publish || isPodReady(pod);
+      const add = (epp: EndpointPort | undefined) => {
+        const s: EndpointSubset = ready ? { addresses: [epa] } : { notReadyAddresses: [epa] };
+        if (epp) s.ports = [epp];
+        subsets.push(s);
+      };
+      if (!ports.length) {
+        if (svc.spec?.clusterIP === "None") add(undefined);
+        continue;
+      }
+      for (const sp of ports) {
+        const num = findPort(pod, sp);
+        if (num === undefined) continue;
+        // core/v1 EndpointPort: name is omitempty.
+        const epp: EndpointPort = sp.name ? { name: sp.name, port: num, protocol: sp.protocol ?? "TCP" } : { port: num, protocol: sp.protocol ?? "TCP" };
+        if (sp.appProtocol !== undefined) epp.appProtocol = sp.appProtocol;
+        add(epp);
+      }
+    }
+    return subsets;
+  }
+}
