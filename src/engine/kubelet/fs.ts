@@ -42,6 +42,8 @@ export class ContainerFs {
     private readonly image: Readonly<Record<string, string>>,
     private readonly mounts: Mounts,
     readonly workingDir: string,
+    /** Called after every change (the kubelet re-runs probes that read files). */
+    private readonly onChange: () => void = () => {},
   ) {}
 
   /** Mount points (configMap volumes are read-only). */
@@ -92,6 +94,7 @@ export class ContainerFs {
     if (!this.isDir(parent)) throw new FsError("ENOENT", p);
     if (this.isDir(p)) throw new FsError("EISDIR", p);
     this.overlay.set(p, content);
+    this.onChange();
   }
 
   remove(path: string): void {
@@ -99,6 +102,7 @@ export class ContainerFs {
     if (this.mountFor(p) !== undefined) throw new FsError("EROFS", p);
     if (!this.isFile(p)) throw new FsError("ENOENT", p);
     this.overlay.set(p, null);
+    this.onChange();
   }
 
   mkdir(path: string): void {

@@ -14,6 +14,7 @@ import type { StoreEvent } from "../store/store.js";
 import { sha256 } from "../util/hash.js";
 import { containerEnv, resolvConf, type ServiceEnvSource, serviceEnvSource } from "./env.js";
 import { ContainerFs } from "./fs.js";
+import { httpGet, listenerApp } from "./apps.js";
 import { type ImageProfile, imageDigestInput, imageProfile, parseImage } from "./images.js";
 
 const PODS = rkey(R.pods);
@@ -54,6 +55,10 @@ interface ContainerRuntime {
   fs: ContainerFs;
   /** stdin is attached (kubectl run -it): a shell keeps running. */
   stdin: boolean;
+  /** The readiness probe's current verdict (true without a probe, once running). */
+  ready: boolean;
+  /** When the readiness probe next decides, if a change is pending. */
+  probeAt?: number;
 }
 
 interface PodRuntime {
@@ -201,8 +206,9 @@ export class Kubelet implements Controller {
         pulled: !present,
         pullMs,
         logs: [],
-        fs: new ContainerFs(profile.files, () => this.mounts(pod, c, rt), c.workingDir || profile.workingDir),
+        fs: new ContainerFs(profile.files, () => this.mounts(pod, c, rt), c.workingDir || profile.workingDir, () => this.filesChanged(pod, c.name)),
         stdin: !!(c.stdin || c.tty),
+        ready: false,
       };
       rt.containers.push(container);
       const ref = this.containerRef(c.name);
@@ -222,7 +228,13 @@ export class Kubelet implements Controller {
 
   /** Advances one container to `now`; returns when it next needs attention. */
   private step(pod: Pod, rt: PodRuntime, c: ContainerRuntime, now: number): number {
-    if (c.state === "running") return this.readyAt(pod, c) > now ? this.readyAt(pod, c) : Infinity;
+    if (c.state === "running") {
+      if (c.probeAt !== undefined && c.probeAt <= now) {
+        c.probeAt = undefined;
+        c.ready = this.probe(pod, c);
+      }
+      return c.probeAt ?? Infinity;
+    }
     if (now < c.startAt) return c.startAt;
     if (c.state === "terminated") {
       // The back-off ran out: start again.
@@ -248,8 +260,20 @@ export class Kubelet implements Controller {
     if (!exit) {
       c.state = "running";
       this.log(c, now, c.profile.startLogs ?? [], rt.ip);
-      const ready = this.readyAt(pod, c);
-      return ready > now ? ready : Infinity;
+      const probe = spec.readinessProbe;
+      if (!probe) {
+        c.ready = true;
+        return Infinity;
+      }
+      // The first probe runs after initialDelaySeconds.
+      c.ready = false;
+      c.probeAt = now + (probe.initialDelaySeconds ?? 0) * 1000;
+      if (c.probeAt <= now) {
+        c.probeAt = undefined;
+        c.ready = this.probe(pod, c);
+        return Infinity;
+      }
+      return c.probeAt;
     }
     // The process exits at once.
     this.log(c, now, exit.logs, rt.ip);
@@ -282,14 +306,30 @@ export class Kubelet implements Controller {
     return undefined;
   }
 
-  /** When the container becomes ready: at start without a readiness probe, else after its delay. */
-  private readyAt(pod: Pod, c: ContainerRuntime): number {
-    if (c.state !== "running" || c.startedAt === undefined) return Infinity;
+  /** The readiness probe's verdict now, from what the container's app would answer. */
+  private probe(pod: Pod, c: ContainerRuntime): boolean {
     const spec = pod.spec.containers.find((x) => x.name === c.name);
     const probe = spec?.readinessProbe;
-    if (!probe) return c.startedAt;
-    const delay = (probe.initialDelaySeconds ?? 0) * 1000;
-    return c.startedAt + delay;
+    if (!probe) return true;
+    return probeSucceeds(probe, spec!, c.profile, c.fs);
+  }
+
+  /**
+   * A container's files changed (kubectl exec): a readiness probe that reads them decides
+   * again after `threshold` periods, as consecutive probe results would.
+   */
+  private filesChanged(pod: Pod, container: string): void {
+    const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    const rt = this.pods.get(key);
+    const c = rt?.containers.find((x) => x.name === container);
+    const cur = this.ctx.store.get(PODS, pod.metadata.namespace, pod.metadata.name!) as Pod | undefined;
+    const probe = cur?.spec.containers.find((x) => x.name === container)?.readinessProbe;
+    if (!c || !probe || c.state !== "running" || c.probeAt !== undefined) return;
+    if (this.probe(cur!, c) === c.ready) return;
+    const period = (probe.periodSeconds ?? 10) * 1000;
+    const threshold = c.ready ? (probe.failureThreshold ?? 3) : (probe.successThreshold ?? 1);
+    c.probeAt = this.ctx.clock.now() + period * threshold;
+    this.ctx.requeueAt(this, key, c.probeAt);
   }
 
   private terminate(pod: Pod, rt: PodRuntime, now: number): void {
@@ -357,7 +397,7 @@ export class Kubelet implements Controller {
     let allTerminated = true;
     let anyFailed = false;
     for (const c of rt.containers) {
-      const ready = c.state === "running" && this.readyAt(pod, c) <= now && rt.killStartedAt === undefined;
+      const ready = c.state === "running" && c.ready && rt.killStartedAt === undefined;
       if (!ready) unready.push(c.name);
       if (c.state === "running") anyRunning = true;
       if (c.startedAt === undefined) allStarted = false;
@@ -636,6 +676,36 @@ export class Kubelet implements Controller {
       nodes: [...this.nodes.entries()].map(([n, s]) => [n, { images: [...s.images], last: s.last, used: [...s.used] }]),
     };
   }
+}
+
+/** Runs a readiness probe against the container's app and files. */
+export function probeSucceeds(probe: NonNullable<Container["readinessProbe"]>, spec: Container, profile: ImageProfile, fs: ContainerFs): boolean {
+  const portOf = (p: unknown): number => {
+    if (typeof p === "number") return p;
+    const named = (spec.ports ?? []).find((cp) => cp.name === p);
+    return named?.containerPort ?? Number(p);
+  };
+  if (probe.httpGet) {
+    const h = probe.httpGet as { path?: string; port?: number | string };
+    const app = listenerApp(profile, portOf(h.port));
+    if (app !== "http" && app !== "wordpress") return false;
+    const res = httpGet(profile, fs, h.path ?? "/");
+    return res.status >= 200 && res.status < 400;
+  }
+  if (probe.tcpSocket) {
+    const t = probe.tcpSocket as { port?: number | string };
+    return listenerApp(profile, portOf(t.port)) !== undefined;
+  }
+  if (probe.exec) {
+    const cmd = ((probe.exec as { command?: string[] }).command ?? []).filter((x) => x !== "--");
+    const file = (i: number) => (cmd[i] ? fs.isFile(cmd[i].startsWith("/") ? cmd[i] : `${fs.workingDir}/${cmd[i]}`) : false);
+    const bin = cmd[0]?.slice(cmd[0].lastIndexOf("/") + 1);
+    if (bin === "cat" || bin === "ls" || bin === "stat") return file(1);
+    if (bin === "test" && (cmd[1] === "-e" || cmd[1] === "-f")) return file(2);
+    if (bin === "false") return false;
+    return true;
+  }
+  return true;
 }
 
 function nodeIPOf(node: Node | undefined): string {
