@@ -92,7 +92,10 @@ export interface Chain {
   readonly name: string;
   readonly base?: BaseHook;
   readonly comment?: string;
-  /** Replaced wholesale when the chain is flushed and rewritten. */
+  /**
+   * The chain's rules. Read-only for everyone but the proxier, and possibly computed on read
+   * (endpoint chains are stored compactly), so do not keep or mutate the returned array.
+   */
   rules: Rule[];
 }
 

@@ -158,6 +158,36 @@ function rule(exprs: Expr[], comment?: string): Rule {
   return comment === undefined ? { exprs } : { exprs, comment };
 }
 
+/**
+ * An endpoint chain, stored compactly: its rules are a pure function of (IP, port, protocol,
+ * affinity set), so they are built when read. A large cluster has ~10 of these per service;
+ * materialised rule objects would be most of the heap.
+ *
+ *   ip saddr <ip> jump mark-for-masquerade       (hairpin: the pod talking to itself)
+ *   update @affinity-<...> { ip saddr }          (ClientIP affinity only)
+ *   meta l4proto <proto> dnat to <ip>:<port>
+ */
+export class EndpointChain implements Chain {
+  constructor(
+    readonly name: string,
+    readonly ip: string,
+    readonly port: number,
+    readonly proto: "tcp" | "udp" | "sctp",
+    readonly affinitySet: string | undefined,
+  ) {}
+
+  get rules(): Rule[] {
+    const rules: Rule[] = [rule([{ t: "ip", field: "saddr", neg: false, value: this.ip }, MARK_MASQ_JUMP])];
+    if (this.affinitySet !== undefined) rules.push(rule([{ t: "update-set", set: this.affinitySet, field: "saddr" }]));
+    rules.push(rule([L4PROTO[this.proto], { t: "dnat", addr: this.ip, port: this.port }]));
+    return rules;
+  }
+
+  set rules(_: Rule[]) {
+    throw new Error(`endpoint chain ${this.name} is rewritten by replacing it in the table`);
+  }
+}
+
 export class NftablesProxier implements Proxier {
   readonly mode = "nftables" as const;
   /** The live ruleset; read it, never write it from outside. */
@@ -307,9 +337,8 @@ export class NftablesProxier implements Proxier {
     for (const ref of [...old.elements, ...old.noEndpointElements]) this.table.sets.get(ref.set)?.elements.delete(ref.key);
     for (const name of old.chains) {
       if (keep?.has(name)) continue;
-      const c = this.table.chains.get(name);
-      if (c) {
-        c.rules = [];
+      if (this.table.chains.has(name)) {
+        this.table.chains.set(name, { name, rules: [] });
         this.staleChains.add(name);
       }
     }
@@ -321,10 +350,10 @@ export class NftablesProxier implements Proxier {
     const proto = svc.protocol.toLowerCase() as "tcp" | "udp" | "sctp";
     const spnString = servicePortNameString(svc.name);
     const base = N.servicePortChainNameBase(svc.name);
-    const clusterPolicyChain = N.SERVICE_CHAIN_PREFIX + base;
-    const localPolicyChain = N.LOCAL_CHAIN_PREFIX + base;
-    const externalChain = N.EXTERNAL_CHAIN_PREFIX + base;
-    const fwChain = N.FIREWALL_CHAIN_PREFIX + base;
+    const clusterPolicyChain = N.prefixed(N.SERVICE_CHAIN_PREFIX, base);
+    const localPolicyChain = N.prefixed(N.LOCAL_CHAIN_PREFIX, base);
+    const externalChain = N.prefixed(N.EXTERNAL_CHAIN_PREFIX, base);
+    const fwChain = N.prefixed(N.FIREWALL_CHAIN_PREFIX, base);
     const affinity = svc.stickyMaxAgeSeconds > 0;
 
     const cat = categorizeEndpoints(endpoints, svc, this.node.zone);
@@ -336,8 +365,8 @@ export class NftablesProxier implements Proxier {
       let n = names.get(ep);
       if (!n) {
         const b = N.servicePortEndpointChainNameBase(svc.name, ep.ip, ep.port);
-        const chain = N.ENDPOINT_CHAIN_PREFIX + b;
-        n = { chain, affinity: affinity ? N.AFFINITY_SET_PREFIX + b : "", goto: { kind: "goto", chain } };
+        const chain = N.prefixed(N.ENDPOINT_CHAIN_PREFIX, b);
+        n = { chain, affinity: affinity ? N.prefixed(N.AFFINITY_SET_PREFIX, b) : "", goto: { kind: "goto", chain } };
         names.set(ep, n);
       }
       return n;
@@ -369,7 +398,7 @@ export class NftablesProxier implements Proxier {
     }
 
     // ---- chains and their rules, in the order this service creates them
-    const chains: { name: string; rules: Rule[] }[] = [];
+    const chains: Chain[] = [];
     const affinitySets: string[] = [];
     const reachable = [...cat.allReachable].sort((a, b) => {
       const x = epChain(a);
@@ -433,11 +462,7 @@ export class NftablesProxier implements Proxier {
       chains.push({ name: externalChain, rules });
     }
     for (const ep of reachable) {
-      const ip = canonicalIP(ep.ip);
-      const rules: Rule[] = [rule([{ t: "ip", field: "saddr", neg: false, value: ip }, MARK_MASQ_JUMP])];
-      if (affinity) rules.push(rule([{ t: "update-set", set: epAffinity(ep), field: "saddr" }]));
-      rules.push(rule([L4PROTO[proto], { t: "dnat", addr: ip, port: ep.port }]));
-      chains.push({ name: epChain(ep), rules });
+      chains.push(new EndpointChain(epChain(ep), canonicalIP(ep.ip), ep.port, proto, affinity ? epAffinity(ep) : undefined));
       if (affinity) affinitySets.push(epAffinity(ep));
     }
     const lbVIPs = svc.loadBalancerVIPs.map(canonicalIP);
@@ -499,9 +524,8 @@ export class NftablesProxier implements Proxier {
       }
     }
     for (const c of chains) {
-      const existing = this.table.chains.get(c.name);
-      if (existing) existing.rules = c.rules;
-      else this.table.chains.set(c.name, { name: c.name, rules: c.rules });
+      // Map.set on an existing name keeps the chain's position: nft flushes and refills it.
+      this.table.chains.set(c.name, c);
       this.staleChains.delete(c.name);
     }
     const refs = (list: typeof elements): ElementRef[] =>
