@@ -71,7 +71,8 @@ export class ApiServer {
   readonly services: ServiceAllocations;
   /** CustomResourceDefinitions installed (their names), deciding which CRD kinds are served. */
   readonly crds = new Set<string>();
-  private eventSeq = 0;
+  /** Disambiguates event names created within the same instant (persisted with the cluster). */
+  eventSeq = 0;
 
   constructor(
     readonly store: Store,

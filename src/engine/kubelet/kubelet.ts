@@ -669,13 +669,81 @@ export class Kubelet implements Controller {
   }
 
   /** Runtime state that lives outside the store, for snapshots. */
-  save(): unknown {
+  save(): KubeletState {
     return {
       serviceCreated: [...this.serviceCreated.entries()],
-      tombstones: this.tombstones,
-      nodes: [...this.nodes.entries()].map(([n, s]) => [n, { images: [...s.images], last: s.last, used: [...s.used] }]),
+      tombstones: structuredClone(this.tombstones),
+      nodes: [...this.nodes.entries()].map(([n, st]) => [n, { images: [...st.images], last: st.last, used: [...st.used] }]),
+      pods: [...this.pods.entries()].map(([k, rt]) => [
+        k,
+        {
+          uid: rt.uid,
+          ip: rt.ip,
+          node: rt.node,
+          sandboxAt: rt.sandboxAt,
+          killStartedAt: rt.killStartedAt,
+          transitions: [...rt.transitions.entries()],
+          containers: rt.containers.map(({ profile: _p, fs, ...c }) => ({ ...structuredClone(c), fs: fs.save() })),
+        },
+      ]),
     };
   }
+
+  /** Restores what save() returned (the store must already hold the pods). */
+  load(data: unknown): void {
+    const st = data as KubeletState;
+    this.serviceCreated.clear();
+    for (const [k, v] of st.serviceCreated) this.serviceCreated.set(k, v);
+    this.tombstones.length = 0;
+    this.tombstones.push(...structuredClone(st.tombstones));
+    for (const [n, v] of st.nodes) this.nodes.set(n, { images: new Set(v.images), last: v.last, used: new Set(v.used) });
+    this.pods.clear();
+    for (const [key, p] of st.pods) {
+      const [ns, name] = splitKey(key);
+      const pod = this.ctx.store.get(PODS, ns, name) as Pod | undefined;
+      if (!pod || pod.metadata.uid !== p.uid) continue;
+      const rt: PodRuntime = {
+        uid: p.uid,
+        ip: p.ip,
+        node: p.node,
+        sandboxAt: p.sandboxAt,
+        killStartedAt: p.killStartedAt,
+        transitions: new Map(p.transitions),
+        containers: [],
+      };
+      for (const c of p.containers) {
+        const spec = pod.spec.containers.find((x) => x.name === c.name) ?? pod.spec.containers[0];
+        const profile = imageProfile(c.image);
+        const { fs: saved, ...rest } = c;
+        const fs = new ContainerFs(profile.files, () => this.mounts(pod, spec, rt), spec.workingDir || profile.workingDir, () => this.filesChanged(pod, c.name));
+        fs.restore(saved);
+        rt.containers.push({ ...(structuredClone(rest) as Omit<ContainerRuntime, "profile" | "fs">), profile, fs });
+      }
+      this.pods.set(key, rt);
+    }
+  }
+}
+
+interface SavedContainer extends Omit<ContainerRuntime, "profile" | "fs"> {
+  fs: ReturnType<ContainerFs["save"]>;
+}
+
+export interface KubeletState {
+  serviceCreated: [string, number][];
+  tombstones: ServiceTombstone[];
+  nodes: [string, { images: string[]; last: number; used: number[] }][];
+  pods: [
+    string,
+    {
+      uid: string;
+      ip: string;
+      node: string;
+      sandboxAt: number;
+      killStartedAt?: number;
+      transitions: [string, { status: string; at: number }][];
+      containers: SavedContainer[];
+    },
+  ][];
 }
 
 /** Runs a readiness probe against the container's app and files. */

@@ -1,0 +1,209 @@
+// A virtual cluster: storage, the apiserver, the controllers and kubelets, driven by one clock
+// and one Rng. Pure and deterministic: the same config and the same calls give the same state.
+
+import {
+  ApiServer,
+  type DeleteOptions,
+  type ListOptions,
+  type ListResult,
+  type PatchType,
+  type WriteOptions,
+} from "./apiserver/apiserver.js";
+import type { ResourceInfo } from "./api/resources.js";
+import type { KObject } from "./api/types.js";
+import { bootstrap } from "./bootstrap.js";
+import { ManualClock } from "./clock.js";
+import { type ClusterConfig, clusterConfig } from "./config.js";
+import { DaemonSetController } from "./controllers/daemonset.js";
+import { DeploymentController } from "./controllers/deployment.js";
+import { EndpointsController } from "./controllers/endpoints.js";
+import { EndpointSliceController } from "./controllers/endpointslice.js";
+import { GarbageCollector } from "./controllers/gc.js";
+import { type Controller, type ControllerContext, ControllerManager } from "./controllers/manager.js";
+import { MetalLBController } from "./controllers/metallb.js";
+import { NamespaceController } from "./controllers/namespace.js";
+import { ReplicaSetController } from "./controllers/replicaset.js";
+import { StatefulSetController } from "./controllers/statefulset.js";
+import { Kubelet } from "./kubelet/kubelet.js";
+import { Scheduler } from "./kubelet/scheduler.js";
+import { Rng, type RngState } from "./rng.js";
+import { Store } from "./store/store.js";
+
+/** Everything a cluster is, as JSON: what a host persists and a share link forks. */
+export interface ClusterSnapshot {
+  version: 1;
+  config: ClusterConfig;
+  clock: number;
+  rng: RngState;
+  revision: number;
+  objects: Record<string, KObject[]>;
+  crds: string[];
+  kubelet: unknown;
+  eventSeq: number;
+}
+
+/**
+ * The apiserver as a client sees it: every write is followed by the controllers running to
+ * quiescence, as if the client had waited for the cluster to react.
+ */
+export class Client {
+  constructor(private readonly cluster: Cluster) {}
+  private get api(): ApiServer {
+    return this.cluster.api;
+  }
+  get(info: ResourceInfo, ns: string | undefined, name: string): KObject {
+    return this.api.get(info, ns, name);
+  }
+  list(info: ResourceInfo, ns: string | undefined, opts?: ListOptions): ListResult {
+    return this.api.list(info, ns, opts);
+  }
+  create(info: ResourceInfo, ns: string | undefined, body: unknown, opts?: WriteOptions): KObject {
+    return this.cluster.settleAfter(() => this.api.create(info, ns, body, opts));
+  }
+  update(info: ResourceInfo, ns: string | undefined, name: string, body: unknown, opts?: WriteOptions): KObject {
+    return this.cluster.settleAfter(() => this.api.update(info, ns, name, body, opts));
+  }
+  patch(info: ResourceInfo, ns: string | undefined, name: string, type: PatchType, body: unknown, opts?: WriteOptions): KObject {
+    return this.cluster.settleAfter(() => this.api.patch(info, ns, name, type, body, opts));
+  }
+  delete(info: ResourceInfo, ns: string | undefined, name: string, opts?: DeleteOptions): KObject {
+    return this.cluster.settleAfter(() => this.api.delete(info, ns, name, opts));
+  }
+}
+
+export class Cluster {
+  readonly config: ClusterConfig;
+  readonly clock: ManualClock;
+  readonly rng: Rng;
+  readonly store: Store;
+  readonly api: ApiServer;
+  readonly manager: ControllerManager;
+  readonly client: Client;
+  readonly kubelet: Kubelet;
+  readonly scheduler: Scheduler;
+  readonly controllers: Controller[];
+
+  constructor(partial: Partial<ClusterConfig> = {}, snapshot?: ClusterSnapshot) {
+    this.config = clusterConfig(snapshot?.config ?? partial);
+    this.clock = new ManualClock(snapshot?.clock ?? this.config.startTime);
+    this.rng = new Rng(snapshot?.rng ?? this.config.seed);
+    this.store = new Store({ freeze: this.config.freeze });
+    this.api = new ApiServer(this.store, this.clock, this.rng, {
+      serviceCIDR: this.config.serviceCIDR,
+      nodePortRange: this.config.nodePortRange,
+    });
+    if (snapshot) {
+      // Storage first: controllers index what exists when they are built.
+      this.store.load(structuredClone(snapshot.objects), snapshot.revision);
+      for (const c of snapshot.crds) this.api.crds.add(c);
+      this.api.restoreAllocations();
+      this.api.eventSeq = snapshot.eventSeq;
+    }
+    this.manager = new ControllerManager(this.store, this.clock);
+    const ctx: ControllerContext = {
+      api: this.api,
+      store: this.store,
+      clock: this.clock,
+      rng: this.rng,
+      config: this.config,
+      requeueAt: (c, k, at) => this.manager.requeueAt(c, k, at),
+    };
+    this.scheduler = new Scheduler(ctx);
+    this.kubelet = new Kubelet(ctx);
+    this.controllers = [
+      new NamespaceController(ctx),
+      new GarbageCollector(ctx),
+      new DeploymentController(ctx),
+      new ReplicaSetController(ctx),
+      new DaemonSetController(ctx),
+      new StatefulSetController(ctx),
+      this.scheduler,
+      this.kubelet,
+      new EndpointsController(ctx),
+      new EndpointSliceController(ctx),
+      new MetalLBController(ctx),
+    ];
+    for (const c of this.controllers) this.manager.add(c);
+    this.client = new Client(this);
+    if (snapshot) {
+      this.kubelet.load(snapshot.kubelet);
+      // Timers are derived from object state: every controller looks at everything once.
+      this.manager.resyncAll();
+      this.manager.settle();
+    }
+  }
+
+  /** The whole cluster as JSON-serializable data. */
+  snapshot(): ClusterSnapshot {
+    return {
+      version: 1,
+      config: this.config,
+      clock: this.clock.now(),
+      rng: this.rng.state(),
+      revision: this.store.revision(),
+      objects: this.store.dump(),
+      crds: [...this.api.crds].sort(),
+      kubelet: this.kubelet.save(),
+      eventSeq: this.api.eventSeq,
+    };
+  }
+
+  /** A cluster continuing exactly where `snapshot` left off. */
+  static restore(snapshot: ClusterSnapshot): Cluster {
+    if (snapshot.version !== 1) throw new Error(`unsupported cluster snapshot version ${String(snapshot.version)}`);
+    return new Cluster({}, snapshot);
+  }
+
+  /** A fresh cluster as kubeadm leaves it, settled, with every system pod running. */
+  static create(partial: Partial<ClusterConfig> = {}): Cluster {
+    const c = new Cluster(partial);
+    bootstrap(c);
+    c.settle();
+    // kubeadm's cluster has been up for a while when a student logs in: let system pods start.
+    c.advance(0);
+    c.runUntilIdle(60_000);
+    return c;
+  }
+
+  settle(): void {
+    this.manager.settle();
+  }
+
+  settleAfter<T>(fn: () => T): T {
+    try {
+      return fn();
+    } finally {
+      this.manager.settle();
+    }
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** Moves the cluster's clock forward by `ms`, firing what falls due. */
+  advance(ms: number): void {
+    this.manager.advanceTo(this.clock.now() + Math.max(0, ms));
+  }
+
+  /** Moves the clock to `ms` if that is later (the host calls this with the wall clock). */
+  advanceTo(ms: number): void {
+    if (ms > this.clock.now()) this.manager.advanceTo(ms);
+    else this.manager.settle();
+  }
+
+  /**
+   * Advances the clock timer by timer until nothing is scheduled within `maxMs` from now,
+   * e.g. until every pod has started. Returns the time advanced.
+   */
+  runUntilIdle(maxMs: number): number {
+    const start = this.clock.now();
+    const limit = start + maxMs;
+    for (;;) {
+      const next = this.manager.nextTimer();
+      if (next === undefined || next > limit) break;
+      this.manager.advanceTo(next);
+    }
+    return this.clock.now() - start;
+  }
+}
