@@ -149,6 +149,22 @@ describe("syncProxyRules shapes", () => {
     expect(all).toContain("add rule ip kube-proxy nodeport-endpoints-check ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @no-endpoint-nodeports");
   });
 
+  it("is the IPv4 proxier: IPv6 addresses and IPv6-only services are left out", () => {
+    const tx = txOf(
+      makeState([
+        [
+          svcPort("ns1", "svc1", { clusterIP: "172.30.0.41", externalIPs: ["2001:db8::5", "192.168.99.11"] }),
+          [ep("10.180.0.1", 80), ep("fd00:10:180::1", 80)],
+        ],
+        [svcPort("ns2", "v6only", { clusterIP: "fd00:172:30::41" }), [ep("fd00:10:180::2", 80)]],
+      ]),
+    );
+    expect(tx).not.toContain("2001:db8");
+    expect(tx).not.toContain("fd00");
+    expect(tx).toContain("numgen random mod 1 vmap");
+    expect(tx).toContain("192.168.99.11 . tcp . 80");
+  });
+
   it("topology: zone hints narrow cluster endpoints when every ready endpoint has one", () => {
     const node = { ...TEST_NODE, zone: "zone-a" };
     const p = new NftablesProxier(node, TEST_CONFIG, { serviceCIDRs: TEST_SERVICE_CIDRS });

@@ -248,13 +248,15 @@ export class NftablesProxier implements Proxier {
     const sorted = [...keys].sort();
     let synced = 0;
     for (const key of sorted) {
-      const svc = state.services.get(key);
+      const got = state.services.get(key);
+      // This is the IPv4 proxier (table ip): a service without an IPv4 ClusterIP is not its own.
+      const svc = got && parseIPv4(got.clusterIP) !== undefined ? got : undefined;
       const old = this.records.get(key);
       if (!svc) {
         if (old) this.removeRecord(old, undefined);
         continue;
       }
-      const eps = [...(state.endpoints.get(key) ?? [])].sort(byEndpointString);
+      const eps = (state.endpoints.get(key) ?? []).filter((e) => parseIPv4(e.ip) !== undefined).sort(byEndpointString);
       this.writeServicePort(key, svc, eps, old);
       synced++;
     }
@@ -465,7 +467,7 @@ export class NftablesProxier implements Proxier {
       chains.push(new EndpointChain(epChain(ep), canonicalIP(ep.ip), ep.port, proto, affinity ? epAffinity(ep) : undefined));
       if (affinity) affinitySets.push(epAffinity(ep));
     }
-    const lbVIPs = svc.loadBalancerVIPs.map(canonicalIP);
+    const lbVIPs = ipv4Only(svc.loadBalancerVIPs);
     const sourceRanges = svc.loadBalancerSourceRanges.map((c) => canonicalCIDR(c)).filter((c): c is string => c !== undefined);
     const usesFWChain = lbVIPs.length > 0 && sourceRanges.length > 0;
     if (usesFWChain) {
@@ -489,7 +491,7 @@ export class NftablesProxier implements Proxier {
     add(N.CLUSTER_IPS_SET, [cip]);
     if (hasInternalEndpoints) add(N.SERVICE_IPS_MAP, [cip, proto, port], { kind: "goto", chain: internalTrafficChain });
     else add(N.NO_ENDPOINT_SERVICES_MAP, [cip, proto, port], internalFilter, spnString);
-    for (const ext of svc.externalIPs.map(canonicalIP)) {
+    for (const ext of ipv4Only(svc.externalIPs)) {
       if (hasEndpoints) add(N.SERVICE_IPS_MAP, [ext, proto, port], { kind: "goto", chain: externalChain });
       if (!hasExternalEndpoints) add(N.NO_ENDPOINT_SERVICES_MAP, [ext, proto, port], externalFilter, spnString);
     }
@@ -545,6 +547,10 @@ export class NftablesProxier implements Proxier {
       hasExternalChain: usesExternalTrafficChain,
     });
   }
+}
+
+function ipv4Only(ips: readonly string[]): string[] {
+  return ips.filter((ip) => parseIPv4(ip) !== undefined).map(canonicalIP);
 }
 
 /**
