@@ -115,6 +115,8 @@ interface IndexedService {
   selector?: Selector;
   selectorSet?: Record<string, string>;
   members: Set<string>;
+  /** members sorted, until they change. */
+  sorted?: string[];
 }
 
 /**
@@ -173,7 +175,8 @@ export class ServiceMembership {
     if (!e) return [];
     const pods = this.nsPods(namespace);
     const out: Pod[] = [];
-    for (const n of [...e.members].sort()) {
+    e.sorted ??= [...e.members].sort();
+    for (const n of e.sorted) {
       const p = pods.get(n);
       if (p) out.push(p);
     }
@@ -213,14 +216,24 @@ export class ServiceMembership {
     const cur = this.matching(ns, pod.metadata.labels);
     const prev = old ? this.matching(ns, old.metadata.labels) : new Set<string>();
     // Keep membership sets in step with the labels.
-    const member = (k: string) => this.services.get(ns)?.get(splitKey(k)[1])?.members;
+    const entry = (k: string) => this.services.get(ns)?.get(splitKey(k)[1]);
+    const drop = (k: string) => {
+      const e = entry(k);
+      if (e?.members.delete(name)) e.sorted = undefined;
+    };
     if (ev.type === "DELETED") {
-      for (const k of cur) member(k)?.delete(name);
+      for (const k of cur) drop(k);
       for (const k of cur) enqueue(k);
       return;
     }
-    for (const k of prev) if (!cur.has(k)) member(k)?.delete(name);
-    for (const k of cur) member(k)?.add(name);
+    for (const k of prev) if (!cur.has(k)) drop(k);
+    for (const k of cur) {
+      const e = entry(k);
+      if (e && !e.members.has(name)) {
+        e.members.add(name);
+        e.sorted = undefined;
+      }
+    }
     if (ev.type === "ADDED" || !old) {
       for (const k of cur) enqueue(k);
       return;
@@ -250,6 +263,17 @@ export class ServiceMembership {
  */
 export class TriggerTimeTracker {
   private readonly states = new Map<string, { svc: number; pods: Map<string, number> }>();
+  private readonly parsed = new Map<string, number>();
+
+  private parse(s: string | null | undefined): number {
+    if (!s) return NaN;
+    let t = this.parsed.get(s);
+    if (t === undefined) {
+      if (this.parsed.size > 10_000) this.parsed.clear();
+      this.parsed.set(s, (t = Date.parse(s)));
+    }
+    return t;
+  }
 
   compute(svc: Service, pods: Pod[]): number | undefined {
     const key = `${svc.metadata.namespace}/${svc.metadata.name}`;
@@ -257,7 +281,7 @@ export class TriggerTimeTracker {
     let min: number | undefined;
     const podTimes = new Map<string, number>();
     for (const p of pods) {
-      const t = Date.parse(podCondition(p, "Ready")?.lastTransitionTime ?? "");
+      const t = this.parse(podCondition(p, "Ready")?.lastTransitionTime);
       if (Number.isNaN(t)) continue;
       podTimes.set(p.metadata.name!, t);
       const last = state?.pods.get(p.metadata.name!);
