@@ -290,8 +290,8 @@ export class ApiServer {
       if (old.status === undefined) delete obj.status;
       else obj.status = structuredClone(old.status);
     }
-    applyDefaults(info.kind, obj);
     if (info === R.services) this.services.prepareUpdate(obj as Service, old as Service);
+    applyDefaults(info.kind, obj, old);
     if (info.tracksGeneration && !deepEqual(obj.spec, old.spec)) meta.generation = (old.metadata.generation ?? 0) + 1;
     else meta.generation = old.metadata.generation;
     if (meta.generation === undefined) delete meta.generation;

@@ -86,12 +86,17 @@ function typeMessage(kind: string, body: unknown, issue: Issue): string {
   return `json: cannot unmarshal ${actual} into Go struct field ${goStructOf(kind, path)}.${dotted(path)} of type ${goTypeOf(expected, key)}`;
 }
 
-function firstTypeIssue(issues: readonly Issue[]): Issue | undefined {
+/** A field the body leaves out: Go's decoder accepts it and validation decides (Required value). */
+function isMissing(body: unknown, i: Issue): boolean {
+  return i.code === "invalid_type" && valueAt(body, i.path as PropertyKey[]) === undefined;
+}
+
+function firstTypeIssue(body: unknown, issues: readonly Issue[]): Issue | undefined {
   for (const i of issues) {
-    if (i.code === "unrecognized_keys") continue;
+    if (i.code === "unrecognized_keys" || isMissing(body, i)) continue;
     if (i.code === "invalid_union") {
       const inner = (i as unknown as { errors: Issue[][] }).errors.flat();
-      const hit = firstTypeIssue(inner.map((x) => ({ ...x, path: [...i.path, ...x.path] }) as Issue));
+      const hit = firstTypeIssue(body, inner.map((x) => ({ ...x, path: [...i.path, ...x.path] }) as Issue));
       if (hit) return hit;
       continue;
     }
@@ -124,21 +129,20 @@ export function decode(info: ResourceInfo, body: unknown, validation: FieldValid
   const res = info.schema.safeParse(body);
   if (res.success) return { object: res.data as KObject, warnings: [] };
   const issues = res.error.issues;
-  const typeIssue = firstTypeIssue(issues);
+  const typeIssue = firstTypeIssue(body, issues);
   const prefix = `${kind} in version "${version}" cannot be handled as a ${kind}`;
   if (typeIssue) throw badRequest(`${prefix}: ${typeMessage(kind, body, typeIssue)}`);
   const unknown = unknownFields(issues);
   if (validation === "Strict") {
     throw badRequest(`${prefix}: strict decoding error: ${unknown.map((u) => `unknown field "${unknownName(u)}"`).join(", ")}`);
   }
-  // Warn / Ignore: drop the unknown fields and decode again.
+  // Unknown fields are dropped (Warn/Ignore); fields left out are left for validation to name.
   const copy = structuredClone(body) as Record<string, unknown>;
   for (const u of unknown) {
     const holder = valueAt(copy, u.path);
     if (holder && typeof holder === "object") delete (holder as Record<string, unknown>)[u.key];
   }
-  const again = info.schema.safeParse(copy);
-  if (!again.success) throw badRequest(`${prefix}: ${again.error.issues[0]?.message ?? "invalid object"}`);
   const warnings = validation === "Warn" ? unknown.map((u) => `unknown field "${unknownName(u)}"`) : [];
-  return { object: again.data as KObject, warnings };
+  if (!copy.metadata || typeof copy.metadata !== "object") copy.metadata = {};
+  return { object: copy as KObject, warnings };
 }

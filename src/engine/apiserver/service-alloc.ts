@@ -23,6 +23,12 @@ function needsHealthCheckNodePort(svc: Service): boolean {
   return svc.spec?.type === "LoadBalancer" && svc.spec?.externalTrafficPolicy === "Local";
 }
 
+/** Types that take traffic from outside (externalTrafficPolicy applies). */
+function isExternal(svc: Service): boolean {
+  const t = svc.spec?.type;
+  return t === "NodePort" || t === "LoadBalancer" || (t === "ClusterIP" && (svc.spec?.externalIPs?.length ?? 0) > 0);
+}
+
 function isHeadless(svc: Service): boolean {
   return svc.spec?.clusterIP === "None";
 }
@@ -83,6 +89,13 @@ export class ServiceAllocations {
     }
     if (needsHealthCheckNodePort(old) && !needsHealthCheckNodePort(svc) && spec.healthCheckNodePort === oldSpec.healthCheckNodePort) {
       delete spec.healthCheckNodePort;
+    }
+    if (isExternal(old) && !isExternal(svc) && spec.externalTrafficPolicy === oldSpec.externalTrafficPolicy) {
+      delete spec.externalTrafficPolicy;
+    }
+    if (oldSpec.type === "LoadBalancer" && spec.type !== "LoadBalancer") {
+      if (spec.allocateLoadBalancerNodePorts === oldSpec.allocateLoadBalancerNodePorts) delete spec.allocateLoadBalancerNodePorts;
+      if (spec.loadBalancerClass === oldSpec.loadBalancerClass) delete spec.loadBalancerClass;
     }
     // patchAllocatedValues
     if (needsClusterIP(old) && needsClusterIP(svc)) {
