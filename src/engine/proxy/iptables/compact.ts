@@ -2,7 +2,7 @@
 // cluster has ~100k endpoints and ~300k such rules, so these store one reference (and a count)
 // each and derive their matches and targets on access; to a reader they are ordinary `Rule`s and
 // the endpoint record is an ordinary `Chain` (the KUBE-SEP-* chain itself).
-import type { EndpointInfo } from "../types.js";
+import { endpointString, type EndpointInfo } from "../types.js";
 import type { Chain, L4, Match, Rule, Target } from "./model.js";
 import { KUBE_MARK_MASQ } from "./names.js";
 
@@ -48,12 +48,14 @@ export class EndpointChain implements Chain {
   constructor(
     readonly svc: ServiceContext,
     readonly info: EndpointInfo,
-    /** "IP:port" (net.JoinHostPort). */
-    readonly str: string,
     /** KUBE-SEP-<hash>. */
     readonly name: string,
   ) {
     this.rules = [new HairpinRule(this), new DnatRule(this)];
+  }
+  /** "IP:port" (net.JoinHostPort); derived, not stored (100k endpoints). */
+  get str(): string {
+    return endpointString(this.info);
   }
   get origin(): "restore" {
     return "restore";

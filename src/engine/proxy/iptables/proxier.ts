@@ -107,6 +107,8 @@ interface ServiceRecord {
   chains: Chain[];
   /** The KUBE-SEP chains (also in `chains`), kept to reuse their hashed names on the next build. */
   endpoints: EndpointChain[];
+  /** Hashed chain names of the service port, reused on the next build. */
+  names: { svc: string; svl: string; ext: string; fw: string } | undefined;
   /** len(endpointsMap[svc]): counted for large-cluster mode whether usable or not. */
   endpointCount: number;
 }
@@ -117,16 +119,17 @@ function push(list: Rule[] | undefined, r: Rule): Rule[] {
   return list;
 }
 
-function byEndpointString(eps: readonly EndpointInfo[], strs: Map<EndpointInfo, string>): readonly EndpointInfo[] {
+function byEndpointString(eps: readonly EndpointInfo[]): readonly EndpointInfo[] {
   // The endpoints cache hands kube-proxy endpoints sorted by "IP:port" string; keep that order
-  // even if our change tracker did not.
+  // even if our change tracker did not. (Comparing IPs first is cheap and usually decides.)
   for (let i = 1; i < eps.length; i++) {
-    if (strs.get(eps[i - 1])! > strs.get(eps[i])!) {
-      return eps.slice().sort((a, b) => {
-        const x = strs.get(a)!;
-        const y = strs.get(b)!;
-        return x < y ? -1 : x > y ? 1 : 0;
-      });
+    const a = eps[i - 1];
+    const b = eps[i];
+    if (a.ip > b.ip || ((a.ip === b.ip || a.ip.startsWith(b.ip) || b.ip.startsWith(a.ip)) && endpointString(a) > endpointString(b))) {
+      return eps
+        .map((e) => [endpointString(e), e] as const)
+        .sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
+        .map((x) => x[1]);
     }
   }
   return eps;
@@ -148,7 +151,7 @@ export class IptablesProxier implements Proxier {
 
   private readonly filter: Table;
   private readonly nat: Table;
-  private readonly records = new Map<string, ServiceRecord>();
+  private records = new Map<string, ServiceRecord>();
   /** Service-port keys in sorted order: the order services are written in. */
   private keys: string[] = [];
   private totalEndpoints = 0;
@@ -268,13 +271,12 @@ export class IptablesProxier implements Proxier {
   }
 
   private proxied(svc: ServicePortInfo | undefined): svc is ServicePortInfo {
-    return svc !== undefined && parseIPv4(svc.clusterIP) !== undefined;
+    return svc !== undefined && svc.clusterIP !== "" && isV4(svc.clusterIP);
   }
 
   private fullSync(state: ProxyState): SyncResult {
-    for (const rec of this.records.values()) for (const c of rec.chains) this.nat.chains.delete(c.name);
-    const previous = new Map(this.records);
-    this.records.clear();
+    const previous = this.records;
+    this.records = new Map();
     const keys: string[] = [];
     let total = 0;
     for (const [key, svc] of state.services) {
@@ -286,12 +288,27 @@ export class IptablesProxier implements Proxier {
     this.keys = keys;
     this.totalEndpoints = total;
     this.largeCluster = total > N.LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
+    // Chains whose names survive are replaced in place (cheap for a Map); only names that
+    // appear or vanish change the chain set.
+    const chains = this.nat.chains;
+    let setChanged = false;
     for (const key of keys) {
       const rec = this.buildService(state.services.get(key)!, state.endpoints.get(key) ?? [], previous.get(key));
       this.records.set(key, rec);
-      for (const c of rec.chains) this.nat.chains.set(c.name, c);
+      for (const c of rec.chains) {
+        if (!chains.has(c.name)) setChanged = true;
+        chains.set(c.name, c);
+      }
     }
-    this.nat.chainSetVersion++;
+    for (const rec of previous.values()) {
+      for (const c of rec.chains) {
+        if (chains.get(c.name) === c) {
+          chains.delete(c.name);
+          setChanged = true;
+        }
+      }
+    }
+    if (setChanged) this.nat.chainSetVersion++;
     this.assembleShared();
     this.synced = true;
     return { full: true, servicesSynced: keys.length };
@@ -437,13 +454,12 @@ export class IptablesProxier implements Proxier {
       filterFirewall: undefined,
       chains: [],
       endpoints: [],
+      names: undefined,
       endpointCount: rawEndpoints.length,
     };
     const spn = servicePortNameString(svc.name);
     const proto = svc.protocol.toLowerCase() as L4;
-    const strs = new Map<EndpointInfo, string>();
-    for (const e of rawEndpoints) strs.set(e, endpointString(e));
-    const endpoints = byEndpointString(rawEndpoints, strs);
+    const endpoints = byEndpointString(rawEndpoints);
     const cat = categorizeEndpoints(endpoints, svc, {
       nodeName: this.node.name,
       zone: this.node.zone,
@@ -452,9 +468,16 @@ export class IptablesProxier implements Proxier {
     const hasEndpoints = cat.hasAny;
     const large = this.largeCluster;
 
-    const clusterPolicyChain = N.servicePortPolicyClusterChain(spn, proto);
+    const names = old?.names ?? {
+      svc: N.servicePortPolicyClusterChain(spn, proto),
+      svl: N.servicePortPolicyLocalChainName(spn, proto),
+      ext: N.serviceExternalChainName(spn, proto),
+      fw: N.serviceFirewallChainName(spn, proto),
+    };
+    rec.names = names;
+    const clusterPolicyChain = names.svc;
     const usesClusterPolicyChain = cat.cluster.length > 0 && usesClusterEndpoints(svc);
-    const localPolicyChain = N.servicePortPolicyLocalChainName(spn, proto);
+    const localPolicyChain = names.svl;
     const usesLocalPolicyChain = cat.local.length > 0 && usesLocalEndpoints(svc);
 
     let internalPolicyChain = clusterPolicyChain;
@@ -472,18 +495,19 @@ export class IptablesProxier implements Proxier {
       externalPolicyChain = localPolicyChain;
       if (cat.local.length === 0) hasExternalEndpoints = false;
     }
-    const externalTrafficChain = N.serviceExternalChainName(spn, proto);
+    const externalTrafficChain = names.ext;
     // The local-traffic short-circuit rules are needed even without externally usable endpoints.
     const usesExternalTrafficChain = hasEndpoints && externallyAccessible(svc);
 
-    const lbVIPs = svc.loadBalancerVIPs.filter((ip) => parseIPv4(ip) !== undefined);
-    const extIPs = svc.externalIPs.filter((ip) => parseIPv4(ip) !== undefined);
+    // The change tracker already validated the addresses; this proxier takes the IPv4 ones.
+    const lbVIPs = svc.loadBalancerVIPs.length ? svc.loadBalancerVIPs.filter(isV4) : svc.loadBalancerVIPs;
+    const extIPs = svc.externalIPs.length ? svc.externalIPs.filter(isV4) : svc.externalIPs;
     const sourceRanges: Cidr[] = [];
     for (const s of svc.loadBalancerSourceRanges) {
       const c = parseCidr(s);
       if (c) sourceRanges.push(c);
     }
-    const fwChain = N.serviceFirewallChainName(spn, proto);
+    const fwChain = names.fw;
     const usesFWChain = hasEndpoints && lbVIPs.length > 0 && sourceRanges.length > 0;
     const loadBalancerTrafficChain = usesFWChain ? fwChain : externalTrafficChain;
 
@@ -689,25 +713,26 @@ export class IptablesProxier implements Proxier {
     // One EndpointChain per reachable endpoint: it is the KUBE-SEP chain and what the SVC/SVL
     // rules point at. Names are reused from the previous build of this service when possible.
     const ctx = new ServiceContext(spn, proto, svc.stickyMaxAgeSeconds, large);
-    const byInfo = new Map<EndpointInfo, EndpointChain>();
+    const epChains: EndpointChain[] = [];
+    const chainOf = (info: EndpointInfo) => epChains[cat.allReachable.indexOf(info)];
     const oldEps = old?.endpoints;
     for (const info of cat.allReachable) {
-      const str = strs.get(info)!;
       let name: string | undefined;
       if (oldEps) {
         for (let i = 0; i < oldEps.length; i++) {
-          if (oldEps[i].str === str) {
+          const o = oldEps[i].info;
+          if (o === info || (o.port === info.port && o.ip === info.ip)) {
             name = oldEps[i].name;
             break;
           }
         }
       }
-      byInfo.set(info, new EndpointChain(ctx, info, str, name ?? N.servicePortEndpointChainName(spn, proto, str)));
+      epChains.push(new EndpointChain(ctx, info, name ?? N.servicePortEndpointChainName(spn, proto, endpointString(info))));
     }
     const writeEndpointRules = (chain: string, eps: readonly EndpointInfo[]) => {
-      if (ctx.sticky !== STICKY_NONE) for (const info of eps) write(chain, new EndpointJumpRule(byInfo.get(info)!, 0));
+      if (ctx.sticky !== STICKY_NONE) for (const info of eps) write(chain, new EndpointJumpRule(chainOf(info), 0));
       const n = eps.length;
-      for (let i = 0; i < n; i++) write(chain, new EndpointJumpRule(byInfo.get(eps[i])!, n - i));
+      for (let i = 0; i < n; i++) write(chain, new EndpointJumpRule(chainOf(eps[i]), n - i));
     };
 
     if (usesClusterPolicyChain) {
@@ -719,12 +744,15 @@ export class IptablesProxier implements Proxier {
       writeEndpointRules(localPolicyChain, cat.local);
     }
 
-    const endpointChains = [...byInfo.values()];
-    for (const c of endpointChains) chains.push(c);
-    rec.endpoints = endpointChains;
+    for (const c of epChains) chains.push(c);
+    rec.endpoints = epChains;
     rec.chains = chains;
     return rec;
   }
+}
+
+function isV4(ip: string): boolean {
+  return ip.indexOf(":") < 0;
 }
 
 function lowerBound(a: readonly string[], x: string): number {
