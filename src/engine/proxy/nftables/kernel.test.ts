@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { servicePortKey } from "../types.js";
 import { TEST_CONFIG, TEST_NODE, TEST_SERVICE_CIDRS, makeState, overallState, prng, randomServicePort } from "./fixtures.test-helpers.js";
 import { NftablesProxier } from "./proxier.js";
-import { joinLines, listTableLines, transactionLines } from "./render.js";
+import { joinLines, listTableLines, nftList, transactionLines } from "./render.js";
 
 function which(cmd: string): boolean {
   try {
@@ -33,10 +33,10 @@ afterAll(() => {
 });
 
 /** nft -f <text> in a fresh network namespace, then `nft list table ip kube-proxy`. */
-function loadAndList(name: string, text: string): string {
+function loadAndList(name: string, text: string, list = "nft list table ip kube-proxy"): string {
   const file = join(dir, name);
   writeFileSync(file, text);
-  return execFileSync("unshare", ["-n", "sh", "-c", `nft -f '${file}' && nft list table ip kube-proxy`], {
+  return execFileSync("unshare", ["-n", "sh", "-c", `nft -f '${file}' && ${list}`], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -122,6 +122,23 @@ describe("real kernel (nft 1.0.6 in a network namespace)", () => {
     });
     return;
   }
+  it("list chains / sets / maps / tables / chain / map print what nft prints", () => {
+    const p = cases[0]![1]();
+    const cmds = [
+      ["list", "chains"],
+      ["list", "sets"],
+      ["list", "maps"],
+      ["list", "tables"],
+      ["list", "chain", "ip", "kube-proxy", "external-42NFTM6N-ns2/svc2/tcp/p80"],
+      ["list", "map", "kube-proxy", "no-endpoint-services"],
+      ["list", "set", "ip", "kube-proxy", "affinity-GTK6MW7G-ns5/svc5/tcp/p80__10.180.0.3/80"],
+    ];
+    const sep = "=====";
+    const script = `{ ${cmds.map((c) => `nft ${c.join(" ")}; echo ${sep};`).join(" ")} }`;
+    const kernel = loadAndList("cmds.nft", joinLines(listTableLines(p.table)), script).split(`${sep}\n`);
+    cmds.forEach((c, i) => expect(nftList(p.table, c).stdout, c.join(" ")).toBe(kernel[i]));
+  });
+
   for (const [name, make] of cases) {
     it(`${name}: the transaction loads and the kernel lists exactly what we list`, () => {
       const p = make();

@@ -65,6 +65,9 @@ describe("nftables golden (TestOverallNFTablesRules)", () => {
       "Error: syntax error, unexpected newline, expecting string\nlist chain ip kube-proxy\n                        ^\n",
     );
     expect(nftList(undefined, ["list", "ruleset"])).toEqual({ stdout: "", stderr: "", exitCode: 0 });
+    expect(nftList(undefined, ["list", "tables"]).stdout).toBe("");
+    expect(nftList(t, ["list", "tables"]).stdout).toBe("table ip kube-proxy\n");
+    expect(nftList(t, ["list", "ruleset", "ip6"]).stdout).toBe("");
   });
 });
 

@@ -442,9 +442,9 @@ export function nftList(table: NftTable | undefined, words: readonly string[]): 
 
   switch (what) {
     case "ruleset":
-      return ok(familyMatches || i === 2 ? listRulesetLines(table) : []);
+      return ok(table && (familyMatches || i === 2) ? listRulesetLines(table) : []);
     case "tables":
-      return ok(familyMatches || i === 2 ? [`table ${table!.family} ${table!.name}`].slice(0, table ? 1 : 0) : []);
+      return ok(table && (familyMatches || i === 2) ? [`table ${T(table)}`] : []);
     case "table": {
       if (i >= words.length) return nftError("syntax error, unexpected newline, expecting string", words, words.length);
       if (!familyMatches || words[i] !== table!.name) return nftError(ENOENT, words, i);
