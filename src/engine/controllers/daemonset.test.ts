@@ -10,7 +10,7 @@ import { computeDaemonSetHash, DaemonSetController, daemonPodTolerations, nodeSh
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** Compares with testdata/<name>.json; writes it when missing or when UPDATE_GOLDEN is set. */
-export function golden(name: string, value: unknown): void {
+function golden(name: string, value: unknown): void {
   const file = join(here, "testdata", `${name}.json`);
   const text = `${JSON.stringify(value, null, 2)}\n`;
   if (process.env.UPDATE_GOLDEN || !existsSync(file)) {

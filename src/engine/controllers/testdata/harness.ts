@@ -25,6 +25,8 @@ export interface Harness {
   advance(ms: number): void;
   pods(ns?: string): Pod[];
   events(ns?: string): KObject[];
+  /** Pod IPs handed out by runPods so far. */
+  podSeq: number;
 }
 
 export function newHarness(make: (ctx: ControllerContext) => Controller[], partial: Partial<ClusterConfig> = {}): Harness {
@@ -53,6 +55,7 @@ export function newHarness(make: (ctx: ControllerContext) => Controller[], parti
     advance: (ms) => manager.advanceTo(clock.now() + ms),
     pods: (ns) => api.list(R.pods, ns).items as Pod[],
     events: (ns) => api.list(R.events, ns).items,
+    podSeq: 0,
   };
 }
 
@@ -92,7 +95,6 @@ export function addNode(api: ApiServer, clock: ManualClock, name: string, ip: st
   );
 }
 
-let podIP = 10;
 
 /**
  * The scheduler and kubelets in one step: binds pending pods (DaemonSet pods to their pinned
@@ -101,6 +103,7 @@ let podIP = 10;
  */
 export function runPods(h: Harness, opts: { ready?: (p: Pod) => boolean; defaultNode?: string; finishDeletes?: boolean } = {}): void {
   for (let round = 0; round < 1000; round++) {
+    h.settle();
     let wrote = false;
     for (const p of h.pods()) {
       const ns = p.metadata.namespace!;
@@ -124,7 +127,7 @@ export function runPods(h: Harness, opts: { ready?: (p: Pod) => boolean; default
             status: {
               ...p.status,
               phase: "Running",
-              podIP: `10.244.1.${podIP++}`,
+              podIP: `10.244.1.${10 + h.podSeq++}`,
               startTime: now,
               conditions: [
                 { type: "Initialized", status: "True", lastProbeTime: null, lastTransitionTime: now },
@@ -140,7 +143,6 @@ export function runPods(h: Harness, opts: { ready?: (p: Pod) => boolean; default
       }
       if (wrote) break;
     }
-    h.settle();
     if (!wrote) return;
   }
 }
