@@ -291,8 +291,9 @@ describe("incremental sync", () => {
           }
         }
         const st = { services: new Map(services), endpoints: new Map(endpoints) };
-        const r = inc.sync(st, changed);
-        expect(r.full).toBe(false);
+        // Every 10th step a full sync, which keeps the records of unchanged services.
+        const r = inc.sync(st, step % 10 === 9 ? undefined : changed);
+        expect(r.full).toBe(step % 10 === 9);
         const full = new IptablesProxier(T.TEST_NODE, T.testConfig(), { nfacct: true });
         full.sync(st);
         expect(save(inc)).toBe(save(full));
@@ -300,6 +301,18 @@ describe("incremental sync", () => {
         expect(danglingJumps(inc.ruleset)).toEqual([]);
       }
     }
+  });
+
+  it("rebuilds chains changed from outside after invalidate()", () => {
+    const st = T.threeEndpointsState();
+    const p = proxier(st);
+    const want = restore(p);
+    getChain(p.ruleset, "nat", "KUBE-SVC-AQI2S6QIMU7PVVRP")!.rules.length = 0; // iptables -t nat -F KUBE-SVC-...
+    p.sync(st);
+    expect(restore(p)).not.toBe(want); // unchanged inputs: the record was kept
+    p.invalidate();
+    p.sync(st);
+    expect(restore(p)).toBe(want);
   });
 
   it("switches to a full sync when large cluster mode flips", () => {

@@ -107,6 +107,10 @@ interface ServiceRecord {
   chains: Chain[];
   /** The KUBE-SEP chains (also in `chains`), kept to reuse their hashed names on the next build. */
   endpoints: EndpointChain[];
+  /** The inputs it was built from, and in which mode. */
+  svc: ServicePortInfo;
+  eps: readonly EndpointInfo[];
+  large: boolean;
   /** Hashed chain names of the service port, reused on the next build. */
   names: { svc: string; svl: string; ext: string; fw: string } | undefined;
   /** len(endpointsMap[svc]): counted for large-cluster mode whether usable or not. */
@@ -157,6 +161,7 @@ export class IptablesProxier implements Proxier {
   private totalEndpoints = 0;
   private largeCluster = false;
   private synced = false;
+  private tainted = false;
 
   constructor(node: ProxyNode, config: ProxyConfig, options: IptablesProxierOptions = {}) {
     this.node = node;
@@ -212,6 +217,14 @@ export class IptablesProxier implements Proxier {
     this.filter = tables.find((t) => t.name === "filter")!;
     this.nat = tables.find((t) => t.name === "nat")!;
     this.installStatic();
+  }
+
+  /**
+   * Something outside the proxier changed the ruleset (say `iptables -F` in the node's shell):
+   * the next full sync rebuilds every chain instead of keeping those whose inputs are unchanged.
+   */
+  invalidate(): void {
+    this.tainted = true;
   }
 
   /** True when the last sync ran in large cluster mode (more than 1000 endpoints). */
@@ -292,15 +305,26 @@ export class IptablesProxier implements Proxier {
     // appear or vanish change the chain set.
     const chains = this.nat.chains;
     let setChanged = false;
+    const rebuild = this.tainted;
+    this.tainted = false;
     for (const key of keys) {
-      const rec = this.buildService(state.services.get(key)!, state.endpoints.get(key) ?? [], previous.get(key));
+      const svc = state.services.get(key)!;
+      const eps = state.endpoints.get(key) ?? [];
+      const prev = previous.get(key);
+      // Same inputs, same mode, untouched ruleset: syncProxyRules would write the same chains.
+      if (!rebuild && prev && prev.large === this.largeCluster && sameService(prev.svc, svc) && sameEndpoints(prev.eps, eps)) {
+        this.records.set(key, prev);
+        continue;
+      }
+      const rec = this.buildService(svc, eps, prev);
       this.records.set(key, rec);
       for (const c of rec.chains) {
         if (!chains.has(c.name)) setChanged = true;
         chains.set(c.name, c);
       }
     }
-    for (const rec of previous.values()) {
+    for (const [key, rec] of previous) {
+      if (this.records.get(key) === rec) continue;
       for (const c of rec.chains) {
         if (chains.get(c.name) === c) {
           chains.delete(c.name);
@@ -454,6 +478,9 @@ export class IptablesProxier implements Proxier {
       filterFirewall: undefined,
       chains: [],
       endpoints: [],
+      svc,
+      eps: rawEndpoints,
+      large: this.largeCluster,
       names: undefined,
       endpointCount: rawEndpoints.length,
     };
@@ -749,6 +776,60 @@ export class IptablesProxier implements Proxier {
     rec.chains = chains;
     return rec;
   }
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sameService(a: ServicePortInfo, b: ServicePortInfo): boolean {
+  return (
+    a === b ||
+    (a.clusterIP === b.clusterIP &&
+      a.port === b.port &&
+      a.protocol === b.protocol &&
+      a.nodePort === b.nodePort &&
+      a.healthCheckNodePort === b.healthCheckNodePort &&
+      a.externalPolicyLocal === b.externalPolicyLocal &&
+      a.internalPolicyLocal === b.internalPolicyLocal &&
+      a.stickyMaxAgeSeconds === b.stickyMaxAgeSeconds &&
+      a.hintsEnabled === b.hintsEnabled &&
+      a.name.namespace === b.name.namespace &&
+      a.name.name === b.name.name &&
+      a.name.port === b.name.port &&
+      a.name.protocol === b.name.protocol &&
+      sameStrings(a.externalIPs, b.externalIPs) &&
+      sameStrings(a.loadBalancerVIPs, b.loadBalancerVIPs) &&
+      sameStrings(a.loadBalancerSourceRanges, b.loadBalancerSourceRanges))
+  );
+}
+
+function sameEndpoints(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    if (
+      x.ip !== y.ip ||
+      x.port !== y.port ||
+      x.ready !== y.ready ||
+      x.serving !== y.serving ||
+      x.terminating !== y.terminating ||
+      x.isLocal !== y.isLocal ||
+      x.nodeName !== y.nodeName ||
+      x.zone !== y.zone ||
+      !sameStrings(x.zoneHints, y.zoneHints) ||
+      !sameStrings(x.nodeHints, y.nodeHints)
+    ) {
+      return false;
+    }
+  }
+  return true;
 }
 
 function isV4(ip: string): boolean {
