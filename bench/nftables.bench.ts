@@ -84,6 +84,6 @@ export default async (report: Report) => {
   lines = 0;
   for (const _ of transactionLines(p)) lines++;
   report("render transaction form (streamed)", `${(performance.now() - t).toFixed(0)} ms`);
-  report("heap after renders", `${(heapMB() - heap0).toFixed(1)} MB`);
+  report("heap after renders (bench inputs no longer referenced)", `${(heapMB() - heap0).toFixed(1)} MB`);
   if (p.table.chains.size === 0) throw new Error("unreachable: keeps the proxier alive for the heap figure");
 };
