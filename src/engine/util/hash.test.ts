@@ -37,3 +37,13 @@ describe("fnv32a and safeEncodeString", () => {
     expect(safeEncodeString("0123")).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]+$/);
   });
 });
+
+describe("sha256Base32Prefix", () => {
+  it("equals the prefix of the full encoding, for ASCII and non-ASCII input", async () => {
+    const { sha256Base32Prefix } = await import("./hash.js");
+    for (const s of ["", "a", "ns1/svc1:p80tcp", "x".repeat(55), "x".repeat(56), "x".repeat(64), "é漢字/svc"]) {
+      expect(sha256Base32Prefix(s, 16)).toBe(base32(sha256(s)).slice(0, 16));
+      expect(sha256Base32Prefix(s, 8)).toBe(base32(sha256(s)).slice(0, 8));
+    }
+  });
+});

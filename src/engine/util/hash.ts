@@ -13,48 +13,137 @@ const K = new Uint32Array([
 ]);
 
 const W = new Uint32Array(64);
+/** Message words, reused across calls (grown on demand). */
+let M = new Uint32Array(64);
+const H = new Uint32Array(8);
 const encoder = new TextEncoder();
 
-/** SHA-256 of the UTF-8 bytes of `input`. */
-export function sha256(input: string | Uint8Array): Uint8Array {
-  const msg = typeof input === "string" ? encoder.encode(input) : input;
-  const bitLen = msg.length * 8;
-  const padded = new Uint8Array(((msg.length + 9 + 63) >> 6) << 6);
-  padded.set(msg);
-  padded[msg.length] = 0x80;
-  const dv = new DataView(padded.buffer);
-  dv.setUint32(padded.length - 8, Math.floor(bitLen / 0x100000000));
-  dv.setUint32(padded.length - 4, bitLen >>> 0);
+function compress(words: Uint32Array, blocks: number): void {
   let h0 = 0x6a09e667, h1 = 0xbb67ae85, h2 = 0x3c6ef372, h3 = 0xa54ff53a;
   let h4 = 0x510e527f, h5 = 0x9b05688c, h6 = 0x1f83d9ab, h7 = 0x5be0cd19;
-  for (let off = 0; off < padded.length; off += 64) {
-    for (let i = 0; i < 16; i++) W[i] = dv.getUint32(off + i * 4);
+  for (let b = 0; b < blocks; b++) {
+    const off = b * 16;
+    for (let i = 0; i < 16; i++) W[i] = words[off + i];
     for (let i = 16; i < 64; i++) {
       const w15 = W[i - 15], w2 = W[i - 2];
       const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
       const s1 = ((w2 >>> 17) | (w2 << 15)) ^ ((w2 >>> 19) | (w2 << 13)) ^ (w2 >>> 10);
       W[i] = (W[i - 16] + s0 + W[i - 7] + s1) | 0;
     }
-    let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
+    let a = h0, b2 = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
     for (let i = 0; i < 64; i++) {
       const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
       const ch = (e & f) ^ (~e & g);
       const t1 = (h + S1 + ch + K[i] + W[i]) | 0;
       const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
-      const maj = (a & b) ^ (a & c) ^ (b & c);
+      const maj = (a & b2) ^ (a & c) ^ (b2 & c);
       const t2 = (S0 + maj) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b2; b2 = a; a = (t1 + t2) | 0;
     }
-    h0 = (h0 + a) | 0; h1 = (h1 + b) | 0; h2 = (h2 + c) | 0; h3 = (h3 + d) | 0;
+    h0 = (h0 + a) | 0; h1 = (h1 + b2) | 0; h2 = (h2 + c) | 0; h3 = (h3 + d) | 0;
     h4 = (h4 + e) | 0; h5 = (h5 + f) | 0; h6 = (h6 + g) | 0; h7 = (h7 + h) | 0;
   }
+  H[0] = h0; H[1] = h1; H[2] = h2; H[3] = h3; H[4] = h4; H[5] = h5; H[6] = h6; H[7] = h7;
+}
+
+/** Pads `len` bytes already packed big-endian into M and returns the number of blocks. */
+function pad(len: number): number {
+  const blocks = (len + 9 + 63) >> 6;
+  const total = blocks * 16;
+  const wi = len >> 2;
+  M[wi] |= 0x80 << (24 - (len & 3) * 8);
+  for (let i = wi + 1; i < total; i++) M[i] = 0;
+  const bits = len * 8;
+  M[total - 2] = Math.floor(bits / 0x100000000);
+  M[total - 1] = bits >>> 0;
+  return blocks;
+}
+
+function ensure(len: number): void {
+  const need = (((len + 9 + 63) >> 6) * 16) | 0;
+  if (M.length < need) M = new Uint32Array(need * 2);
+}
+
+/** Hashes the message in M (already padded) into H. */
+function hashString(input: string): void {
+  const n = input.length;
+  let ascii = true;
+  for (let i = 0; i < n; i++) {
+    if (input.charCodeAt(i) > 0x7f) {
+      ascii = false;
+      break;
+    }
+  }
+  if (!ascii) {
+    hashBytes(encoder.encode(input));
+    return;
+  }
+  ensure(n);
+  const words = (n + 3) >> 2;
+  for (let w = 0; w < words; w++) {
+    const i = w * 4;
+    M[w] =
+      ((input.charCodeAt(i) << 24) |
+        ((i + 1 < n ? input.charCodeAt(i + 1) : 0) << 16) |
+        ((i + 2 < n ? input.charCodeAt(i + 2) : 0) << 8) |
+        (i + 3 < n ? input.charCodeAt(i + 3) : 0)) >>> 0;
+  }
+  if (words === 0) M[0] = 0;
+  else if ((n & 3) === 0) M[words] = 0;
+  compress(M, pad(n));
+}
+
+function hashBytes(msg: Uint8Array): void {
+  const n = msg.length;
+  ensure(n);
+  const words = (n + 3) >> 2;
+  for (let w = 0; w < words; w++) {
+    const i = w * 4;
+    M[w] = ((msg[i] << 24) | ((msg[i + 1] ?? 0) << 16) | ((msg[i + 2] ?? 0) << 8) | (msg[i + 3] ?? 0)) >>> 0;
+  }
+  if (words === 0) M[0] = 0;
+  else if ((n & 3) === 0) M[words] = 0;
+  compress(M, pad(n));
+}
+
+/** SHA-256 of the UTF-8 bytes of `input`. */
+export function sha256(input: string | Uint8Array): Uint8Array {
+  if (typeof input === "string") hashString(input);
+  else hashBytes(input);
   const out = new Uint8Array(32);
-  const ov = new DataView(out.buffer);
-  [h0, h1, h2, h3, h4, h5, h6, h7].forEach((v, i) => ov.setUint32(i * 4, v >>> 0));
+  for (let i = 0; i < 8; i++) {
+    const v = H[i];
+    out[i * 4] = v >>> 24;
+    out[i * 4 + 1] = (v >>> 16) & 255;
+    out[i * 4 + 2] = (v >>> 8) & 255;
+    out[i * 4 + 3] = v & 255;
+  }
+  return out;
+}
+
+/**
+ * The first `n` characters of base32(sha256(input)): kube-proxy's chain-name hashes
+ * (`n` = 16) and nftables' hashAndTruncate (`n` = 8), without building the whole encoding.
+ */
+export function sha256Base32Prefix(input: string, n: number): string {
+  hashString(input);
+  let out = "";
+  let bits = 0;
+  let value = 0;
+  for (let i = 0; i < 32 && out.length < n; i++) {
+    const byte = (H[i >> 2] >>> (24 - (i & 3) * 8)) & 255;
+    value = ((value << 8) | byte) & 0xffff;
+    bits += 8;
+    while (bits >= 5 && out.length < n) {
+      out += B32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
   return out;
 }
 
 const B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
 
 /** base32.StdEncoding.EncodeToString (RFC 4648, with padding). */
 export function base32(bytes: Uint8Array): string {

@@ -1,7 +1,7 @@
 // Chain names of the iptables proxier, as K/pkg/proxy/iptables/proxier.go names them.
 // Every chain kube-proxy (and the kubelet duplicate it maintains) touches is a constant here;
 // per-service chain names come from portProtoHash / servicePortEndpointChainName below.
-import { base32, sha256 } from "../../util/hash.js";
+import { sha256Base32Prefix } from "../../util/hash.js";
 
 /** Built-in chains (utiliptables.Chain*). */
 export const CHAIN_PREROUTING = "PREROUTING";
@@ -38,9 +38,9 @@ export const SEP_PREFIX = "KUBE-SEP-";
 /** Above this many endpoints in total, per-endpoint comments are omitted ("large cluster mode"). */
 export const LARGE_CLUSTER_ENDPOINTS_THRESHOLD = 1000;
 
-// base32 of the first 10 bytes is exactly the first 16 characters of the full encoding.
+// The first 16 characters of base32(sha256(input)), computed without encoding the rest.
 function hash16(input: string): string {
-  return base32(sha256(input).subarray(0, 10));
+  return sha256Base32Prefix(input, 16);
 }
 
 // Service-port hashes are memoized here (one per service port, shared by every node's proxier of

@@ -1,6 +1,6 @@
 // Object names of the nftables proxier (K/pkg/proxy/nftables/proxier.go). Every fixed name is a
 // constant here; per-service names come from hashAndTruncate so they stay unique and readable.
-import { base32, sha256 } from "../../util/hash.js";
+import { sha256Base32Prefix } from "../../util/hash.js";
 import type { ServicePortName } from "../types.js";
 
 export const KUBE_PROXY_TABLE = "kube-proxy";
@@ -54,7 +54,7 @@ const CHAIN_NAME_BASE_LENGTH_MAX = 256 - 16;
  * past 240 characters so that the hash still keeps long names unique.
  */
 export function hashAndTruncate(name: string): string {
-  let out = `${base32(sha256(name)).slice(0, 8)}-${name}`;
+  let out = `${sha256Base32Prefix(name, 8)}-${name}`;
   if (out.length > CHAIN_NAME_BASE_LENGTH_MAX) out = `${out.slice(0, CHAIN_NAME_BASE_LENGTH_MAX - 3)}...`;
   return out;
 }
