@@ -5,7 +5,7 @@
 // and `kubectl describe` read them.
 
 import { R } from "../api/resources.js";
-import type { Deployment, KObject, PodTemplateSpec, ReplicaSet } from "../api/types.js";
+import type { Deployment, KObject, Pod, PodTemplateSpec, ReplicaSet } from "../api/types.js";
 import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
 import { labelSelectorAsSelector } from "../api/labels.js";
 import { rfc3339 } from "../clock.js";
@@ -16,6 +16,7 @@ import { controllerRef, getControllerOf, scaledValue, splitKey } from "./util.js
 
 const DEPLOYS = rkey(R.deployments);
 const RSS = rkey(R.replicasets);
+const PODS = rkey(R.pods);
 
 export const REVISION = "deployment.kubernetes.io/revision";
 export const REVISION_HISTORY = "deployment.kubernetes.io/revision-history";
@@ -77,6 +78,15 @@ export class DeploymentController implements Controller {
     } else if (ev.resource === RSS) {
       const ref = getControllerOf(ev.object);
       if (ref?.kind === "Deployment") enqueue(`${ev.object.metadata.namespace}/${ref.name}`);
+    } else if (ev.resource === PODS && ev.type === "DELETED") {
+      // A Recreate rollout waits for the old pods to be gone (deletePod in the real controller).
+      const rsRef = getControllerOf(ev.object);
+      if (rsRef?.kind !== "ReplicaSet") return;
+      const rs = this.ctx.store.get(RSS, ev.object.metadata.namespace, rsRef.name);
+      const dRef = rs && getControllerOf(rs);
+      if (dRef?.kind !== "Deployment") return;
+      const d = this.ctx.store.get(DEPLOYS, ev.object.metadata.namespace, dRef.name) as Deployment | undefined;
+      if (d?.spec.strategy?.type === "Recreate") enqueue(`${ev.object.metadata.namespace}/${dRef.name}`);
     }
   }
 
@@ -322,7 +332,13 @@ export class DeploymentController implements Controller {
   private rolloutRecreate(d: Deployment, rsList: ReplicaSet[]): void {
     let { newRS, old } = this.newAndOld(d, rsList, false);
     old = old.map((rs) => (replicasOf(rs) > 0 ? this.scaleRS(d, rs, 0) : rs));
-    const oldRunning = old.some((rs) => (rs.status?.replicas ?? 0) > 0);
+    // oldPodsRunning: any pod of an old ReplicaSet not yet Succeeded/Failed, terminating ones included.
+    const oldUIDs = new Set(old.map((rs) => rs.metadata.uid));
+    const oldRunning = this.ctx.store.list(PODS, d.metadata.namespace).some((p) => {
+      const ref = getControllerOf(p);
+      const phase = (p as Pod).status?.phase;
+      return !!ref && oldUIDs.has(ref.uid) && phase !== "Succeeded" && phase !== "Failed";
+    });
     if (oldRunning) {
       this.syncStatus(d, newRS, old);
       return;

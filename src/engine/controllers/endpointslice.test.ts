@@ -143,9 +143,7 @@ describe("EndpointSliceController", () => {
       h.api.create(R.pods, "default", { metadata: { name, labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "nginx" }], nodeName: "node1" } });
       h.setStatus(name, { ip: `10.244.${1 + (i >> 8)}.${i & 255}` });
     }
-    let t = performance.now();
     h.settle();
-    const scaleMs = performance.now() - t;
     expect(slices(h, "big")).toHaveLength(10);
     expect(slices(h, "big").every((s) => s.endpoints!.length === 100)).toBe(true);
     // 9 slices created, then the placeholder recycled (finalize creates before it updates).
@@ -154,17 +152,14 @@ describe("EndpointSliceController", () => {
     h.events = [];
     h.clock.advance(10_000);
     h.setStatus("p517", { ready: false });
-    t = performance.now();
     h.settle();
-    const flipMs = performance.now() - t;
     const w = sliceWrites(h);
     expect(w).toHaveLength(1);
     expect(w[0].type).toBe("MODIFIED");
     const flipped = (w[0].object as EndpointSlice).endpoints!.find((e) => e.targetRef!.name === "p517")!;
     expect(flipped.conditions).toEqual({ ready: false, serving: false, terminating: false });
     expect(w[0].object.metadata.annotations!["endpoints.kubernetes.io/last-change-trigger-time"]).toBe("2026-01-01T00:00:10Z");
-    console.log(`endpointslice: settle 1000 pods ${scaleMs.toFixed(1)} ms, readiness flip ${flipMs.toFixed(2)} ms`);
-    expect(flipMs).toBeLessThan(50);
+    // Timings are the benchmark's business (bench/engine.bench.ts), not a test's.
 
     // Scaling one pod at a time fills the fullest slice: 1000 -> 1001 creates one slice,
     // deleting pods empties nothing else.

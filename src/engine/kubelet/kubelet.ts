@@ -24,6 +24,8 @@ const CONFIGMAPS = rkey(R.configmaps);
 /** kubelet's container restart back-off: 10 s doubling to 5 min. */
 const BACKOFF_START_MS = 10_000;
 const BACKOFF_MAX_MS = 300_000;
+/** The shortest time from SIGTERM to the pod object's removal. */
+const KILL_LATENCY_MS = 1_000;
 
 export const NODE_RESOLV_CONF = "nameserver 10.1.8.2\n";
 
@@ -342,10 +344,11 @@ export class Kubelet implements Controller {
     }
     const grace = (pod.metadata.deletionGracePeriodSeconds ?? 30) * 1000;
     const deadline = rt.killStartedAt + grace;
-    let doneAt = rt.killStartedAt;
+    // Stopping takes the kubelet at least a sync round, even for a process that exits at once.
+    let doneAt = rt.killStartedAt + Math.min(KILL_LATENCY_MS, grace);
     for (const c of rt.containers) {
       if (c.state !== "running") continue;
-      const exitAt = Math.min(deadline, rt.killStartedAt + c.profile.stopSeconds * 1000);
+      const exitAt = Math.min(deadline, rt.killStartedAt + Math.max(KILL_LATENCY_MS, c.profile.stopSeconds * 1000));
       if (exitAt <= now) {
         c.state = "terminated";
         c.finishedAt = exitAt;

@@ -207,7 +207,8 @@ export class Scheduler implements Controller {
   }
 
   private unschedulable(pod: Pod, nodeCount: number, failures: Map<string, number>): void {
-    const parts = [...failures.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([m, n]) => `${n} ${m}`);
+    // FitError.Error: "<count> <reason>" strings, sort.Strings'd (so the count leads the order).
+    const parts = [...failures.entries()].map(([m, n]) => `${n} ${m}`).sort();
     const message = `0/${nodeCount} nodes are available: ${parts.join(", ")}. preemption: 0/${nodeCount} nodes are available: ${nodeCount} Preemption is not helpful for scheduling.`;
     const cond = (pod.status?.conditions ?? []).find((c) => c.type === "PodScheduled");
     if (cond?.status === "False" && cond.message === message) return;

@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import { R } from "../api/resources.js";
+import type { Pod } from "../api/types.js";
+import type { Cluster } from "../cluster.js";
+import { isPodReady } from "../controllers/util.js";
+import { testCluster } from "../testing.js";
+
+function pod(c: Cluster, name: string): Pod {
+  return c.client.get(R.pods, "default", name) as Pod;
+}
+
+function podEvents(c: Cluster, name: string): string[] {
+  return c.client
+    .list(R.events, "default")
+    .items.filter((e) => (e.involvedObject as { name: string }).name === name)
+    .sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion))
+    .map((e) => `${e.type} ${e.reason} ${e.message}`);
+}
+
+describe("kubelet", () => {
+  it("goes Pending/ContainerCreating -> Running with the kubelet's events", () => {
+    const c = testCluster();
+    c.client.create(R.pods, "default", { metadata: { name: "web" }, spec: { containers: [{ name: "nginx", image: "nginx:1.29" }] } });
+    let p = pod(c, "web");
+    expect(p.status!.phase).toBe("Pending");
+    expect(p.status!.containerStatuses![0].state).toEqual({ waiting: { reason: "ContainerCreating" } });
+    expect(p.status!.podIP).toMatch(/^10\.244\.[12]\.\d+$/);
+    c.advance(10_000);
+    p = pod(c, "web");
+    expect(p.status!.phase).toBe("Running");
+    expect(isPodReady(p)).toBe(true);
+    expect(p.status!.containerStatuses![0]).toMatchObject({ name: "nginx", ready: true, restartCount: 0, started: true, image: "docker.io/library/nginx:1.29" });
+    expect(podEvents(c, "web")).toEqual([
+      `Normal Scheduled Successfully assigned default/web to ${p.spec.nodeName}`,
+      'Normal Pulling Pulling image "nginx:1.29"',
+      'Normal Pulled Successfully pulled image "nginx:1.29" in 2.5s (2.5s including waiting). Image size: 72195292 bytes.',
+      "Normal Created Created container: nginx",
+      "Normal Started Started container nginx",
+    ]);
+    expect(c.kubelet.filesystem(p)!.read("/usr/share/nginx/html/index.html")).toContain("Welcome to nginx!");
+  });
+
+  it("restarts a busybox shell without stdin in CrashLoopBackOff with doubling back-off", () => {
+    const c = testCluster();
+    c.client.create(R.pods, "default", { metadata: { name: "bb" }, spec: { containers: [{ name: "bb", image: "busybox" }] } });
+    c.advance(5_000);
+    let st = pod(c, "bb").status!.containerStatuses![0];
+    expect(st.state!.waiting?.reason ?? st.state!.terminated?.reason).toMatch(/CrashLoopBackOff|Completed/);
+    c.advance(60_000);
+    st = pod(c, "bb").status!.containerStatuses![0];
+    expect(st.restartCount).toBeGreaterThanOrEqual(2);
+    expect(st.lastState!.terminated).toMatchObject({ exitCode: 0, reason: "Completed" });
+    expect(podEvents(c, "bb").some((e) => e.startsWith("Warning BackOff Back-off restarting failed container bb in pod bb_default("))).toBe(true);
+  });
+
+  it("keeps a busybox that sleeps running and mysql without a password crashing with its message", () => {
+    const c = testCluster();
+    c.client.create(R.pods, "default", { metadata: { name: "sleeper" }, spec: { containers: [{ name: "s", image: "busybox", command: ["sleep", "3600"] }] } });
+    c.client.create(R.pods, "default", { metadata: { name: "db" }, spec: { containers: [{ name: "mysql", image: "mysql" }] } });
+    c.advance(20_000);
+    expect(pod(c, "sleeper").status!.phase).toBe("Running");
+    expect(isPodReady(pod(c, "sleeper"))).toBe(true);
+    const db = pod(c, "db");
+    expect(db.status!.containerStatuses![0].restartCount).toBeGreaterThan(0);
+    expect(c.kubelet.logs(db, "mysql", true)!.map((l) => l.line).join("\n")).toContain("Database is uninitialized and password option is not specified");
+  });
+
+  it("decides readiness from the app: removing the probed file makes the pod unready", () => {
+    const c = testCluster();
+    c.client.create(R.pods, "default", {
+      metadata: { name: "web" },
+      spec: {
+        containers: [
+          { name: "nginx", image: "nginx", readinessProbe: { httpGet: { path: "/index.html", port: 80 }, initialDelaySeconds: 2, periodSeconds: 5, failureThreshold: 3 } },
+        ],
+      },
+    });
+    c.advance(4_500); // started at 4 s, first probe at 6 s
+    expect(isPodReady(pod(c, "web"))).toBe(false);
+    c.advance(2_000);
+    expect(isPodReady(pod(c, "web"))).toBe(true);
+    c.kubelet.filesystem(pod(c, "web"))!.remove("/usr/share/nginx/html/index.html");
+    c.advance(14_000); // 3 failures x 5 s
+    expect(isPodReady(pod(c, "web"))).toBe(true);
+    c.advance(1_000);
+    expect(isPodReady(pod(c, "web"))).toBe(false);
+    expect(pod(c, "web").status!.conditions!.find((x) => x.type === "Ready")).toMatchObject({ reason: "ContainersNotReady", message: "containers with unready status: [nginx]" });
+    c.kubelet.filesystem(pod(c, "web"))!.write("/usr/share/nginx/html/index.html", "back\n");
+    c.advance(5_000);
+    expect(isPodReady(pod(c, "web"))).toBe(true);
+  });
+
+  it("stops httpd at once but waits the grace period for a shell that ignores SIGTERM", () => {
+    const c = testCluster();
+    c.client.create(R.pods, "default", { metadata: { name: "web" }, spec: { containers: [{ name: "httpd", image: "httpd" }] } });
+    c.client.create(R.pods, "default", { metadata: { name: "bb" }, spec: { containers: [{ name: "bb", image: "busybox", command: ["sleep", "3600"] }] } });
+    c.advance(10_000);
+    c.client.delete(R.pods, "default", "web");
+    c.client.delete(R.pods, "default", "bb");
+    expect(pod(c, "web").metadata.deletionTimestamp).toBeTruthy();
+    c.advance(1_000);
+    expect(() => pod(c, "web")).toThrow('pods "web" not found');
+    c.advance(28_000);
+    expect(pod(c, "bb").metadata.deletionTimestamp).toBeTruthy();
+    c.advance(1_000);
+    expect(() => pod(c, "bb")).toThrow('pods "bb" not found');
+  });
+
+  it("mounts configMap volumes as files", () => {
+    const c = testCluster();
+    c.client.create(R.configmaps, "default", { metadata: { name: "web" }, data: { "index28.html": "hello nginx 1.28\n", "index29.html": "hello nginx 1.29\n" } });
+    c.client.create(R.pods, "default", {
+      metadata: { name: "web" },
+      spec: {
+        containers: [{ name: "nginx", image: "nginx:1.28", volumeMounts: [{ name: "webcontent", mountPath: "/usr/share/nginx/html" }] }],
+        volumes: [{ name: "webcontent", configMap: { name: "web", items: [{ key: "index28.html", path: "index.html" }] } }],
+      },
+    });
+    c.advance(10_000);
+    const fs = c.kubelet.filesystem(pod(c, "web"))!;
+    expect(fs.read("/usr/share/nginx/html/index.html")).toBe("hello nginx 1.28\n");
+    expect(() => fs.write("/usr/share/nginx/html/index.html", "x")).toThrow("EROFS");
+  });
+
+  it("reports FailedScheduling when no node fits", () => {
+    const c = testCluster();
+    c.client.create(R.pods, "default", { metadata: { name: "p" }, spec: { nodeSelector: { disk: "ssd" }, containers: [{ name: "c", image: "nginx" }] } });
+    const p = pod(c, "p");
+    expect(p.status!.conditions).toEqual([
+      {
+        type: "PodScheduled",
+        status: "False",
+        lastProbeTime: null,
+        lastTransitionTime: p.status!.conditions![0].lastTransitionTime,
+        reason: "Unschedulable",
+        message:
+          "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+      },
+    ]);
+  });
+});
