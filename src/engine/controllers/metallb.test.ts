@@ -203,6 +203,38 @@ describe("MetalLBController", () => {
     expect(evs(h, "web").at(-1)).toEqual(["Normal", "nodeAssigned", 'announcing from node "node2" with protocol "layer2"', "metallb-speaker"]);
   });
 
+  it("announces only from nodes with a ready speaker, and for externalTrafficPolicy Local only where an endpoint is", () => {
+    const h = setup();
+    pool(h, "first-pool", ["10.1.8.40-10.1.8.80"]);
+    l2(h);
+    for (const node of ["node1", "node2"]) {
+      h.api.create(R.pods, "metallb-system", {
+        metadata: { name: `speaker-${node}`, labels: { app: "metallb", component: "speaker" } },
+        spec: { nodeName: node, containers: [{ name: "speaker", image: "quay.io/metallb/speaker:v0.14.8" }] },
+      });
+    }
+    const p = h.api.get(R.pods, "metallb-system", "speaker-node1");
+    h.api.update(R.pods, "metallb-system", "speaker-node1", { ...p, status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } }, { subresource: "status" });
+    h.settle();
+    lb(h, "web");
+    endpoints(h, "web", ["node1", "node2"]);
+    expect(evs(h, "web").at(-1)?.[2]).toBe('announcing from node "node1" with protocol "layer2"');
+
+    lb(h, "local", { spec: { externalTrafficPolicy: "Local" } });
+    h.api.create(R.endpointslices, "default", {
+      metadata: { name: "local-xyz", labels: { "kubernetes.io/service-name": "local" } },
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["10.244.2.9"], conditions: { ready: true }, nodeName: "node2" }],
+    });
+    h.settle();
+    // node2's speaker is not ready and node1 has no local endpoint: nobody announces.
+    expect(evs(h, "local").map((e) => e[1])).toEqual(["IPAllocated"]);
+    const p2 = h.api.get(R.pods, "metallb-system", "speaker-node2");
+    h.api.update(R.pods, "metallb-system", "speaker-node2", { ...p2, status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } }, { subresource: "status" });
+    h.settle();
+    expect(evs(h, "local").at(-1)?.[2]).toBe('announcing from node "node2" with protocol "layer2"');
+  });
+
   it("rebuilds its allocations from Service status after a restart before handing out addresses", () => {
     const h = setup();
     pool(h, "first-pool", ["10.1.8.40-10.1.8.41"]);

@@ -274,7 +274,8 @@ export class MetalLBController implements Controller {
     this.ensureInit();
     if (key === "config") return this.reloadConfig();
     if (key === "announce-all") {
-      for (const k of [...this.allocated.keys()].sort()) this.announce(k);
+      const speakers = this.usableSpeakers();
+      for (const k of [...this.allocated.keys()].sort()) this.announce(k, speakers);
       return;
     }
     if (key.startsWith("pool:")) return this.writePoolStatus(key.slice(5));
@@ -309,8 +310,9 @@ export class MetalLBController implements Controller {
       const ips = (svc.status?.loadBalancer?.ingress ?? []).map((i) => i.ip).filter((ip): ip is string => !!ip);
       if (ips.length) this.assign(nsKey(svc), svc, ips);
     }
+    const speakers = this.usableSpeakers();
     for (const k of [...this.allocated.keys()].sort()) {
-      const node = this.electNode(k);
+      const node = this.electNode(k, speakers);
       if (node) this.announced.set(k, node);
     }
     for (const svc of this.services()) if (svc.spec?.type === "LoadBalancer" || this.hasPoolAnnotation(svc)) this.requeue(`svc:${nsKey(svc)}`);
@@ -704,7 +706,7 @@ export class MetalLBController implements Controller {
   // Speaker (layer 2)
 
   /** The node that wins the layer 2 election for Service `k`, or undefined if none may announce it. */
-  private electNode(k: string): string | undefined {
+  private electNode(k: string, speakers?: Set<string>): string | undefined {
     const [ns, name] = splitKey(k);
     const svc = this.ctx.store.get(SERVICES, ns, name) as Service | undefined;
     const alloc = this.allocated.get(k);
@@ -725,7 +727,7 @@ export class MetalLBController implements Controller {
       }
     }
     if (!active) return undefined;
-    const speakers = this.usableSpeakers();
+    speakers ??= this.usableSpeakers();
     let nodes = (this.ctx.store.list(NODES) as Node[])
       .filter((n) => speakers.has(n.metadata.name!) && !(EXCLUDE_LB_LABEL in (n.metadata.labels ?? {})))
       .filter((n) => advs.some((a) => nodeSelected(a, n)))
@@ -751,8 +753,8 @@ export class MetalLBController implements Controller {
     return out;
   }
 
-  private announce(k: string): void {
-    const node = this.electNode(k);
+  private announce(k: string, speakers?: Set<string>): void {
+    const node = this.electNode(k, speakers);
     if (!node) {
       this.announced.delete(k);
       return;
