@@ -1,0 +1,415 @@
+// The public HTTP API (see docs/platform.md): platform routes, auth, tenants, quotas, metering,
+// labs and share links. Runtime-neutral: the Node server and the Worker build it with their own
+// Platform, ClusterHost and live-channel handler.
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { secureHeaders } from "hono/secure-headers";
+import { isStatusError, type Status } from "../engine/api/status.js";
+import type { HistorySink } from "../db/history.js";
+import { day, randomId, type ClusterRow, type Platform, type Tenant } from "../db/platform.js";
+import { byteLength } from "../runtime/core.js";
+import type { ClusterHost } from "../runtime/host.js";
+import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.js";
+import { LABS, lab as findLab } from "../labs/index.js";
+import { bad, forbiddenMsg, internal, notFoundMsg, rateLimited, tooLarge, unauthorized } from "./errors.js";
+import { kubeconfig } from "./kubeconfig.js";
+import { mintToken, timingSafeEqual, verifyToken } from "./tokens.js";
+
+export interface AppDeps {
+  platform: Platform;
+  host: ClusterHost;
+  history: HistorySink;
+  /** Key that may create tenants (SERVICELAB_ADMIN_KEY); unset: tenant creation is off. */
+  adminKey?: string;
+  /** Local mode: clusters may be created without a tenant key. */
+  allowAnonymous: boolean;
+  /** Token bucket: 0 when allowed, else seconds to wait. */
+  limiter: (key: string, rate: number, burst: number) => number | Promise<number>;
+  /** Live channel (WebSocket upgrade) for an authorized cluster. */
+  live?: (c: Context, id: string, since: number | undefined) => Response | Promise<Response>;
+  /** Runs after every request (Workers: waitUntil(history flush)). */
+  afterRequest?: (c: Context) => void;
+  now?: () => number;
+  /** The thin index page (web/index.html); Workers serve it as a static asset instead. */
+  indexHtml?: string;
+  /** Hard cap on any body, before a tenant is known. */
+  maxBodyBytes?: number;
+}
+
+type Principal =
+  | { kind: "admin" }
+  | { kind: "tenant"; tenant: Tenant }
+  | { kind: "cluster"; clusterId: string }
+  | { kind: "anonymous" };
+
+type Env = { Variables: { tenantId: string | null; clusterId: string | null; principal: Principal } };
+
+interface Access {
+  row: ClusterRow;
+  limits: Limits;
+  principal: Principal;
+}
+
+const CACHE_MS = 10_000;
+
+export function createApp(deps: AppDeps): Hono<Env> {
+  const now = deps.now ?? Date.now;
+  const app = new Hono<Env>();
+  const rows = new Map<string, { row: ClusterRow; at: number }>();
+  const tenantsByKey = new Map<string, { tenant: Tenant | undefined; at: number }>();
+  const tenantsById = new Map<string, { tenant: Tenant | undefined; at: number }>();
+
+  const cachedRow = async (id: string): Promise<ClusterRow | undefined> => {
+    const hit = rows.get(id);
+    if (hit && now() - hit.at < CACHE_MS) return hit.row;
+    const row = await deps.platform.cluster(id);
+    if (row) rows.set(id, { row, at: now() });
+    if (rows.size > 50_000) rows.clear();
+    return row;
+  };
+  const cachedTenant = async (key: string): Promise<Tenant | undefined> => {
+    const hit = tenantsByKey.get(key);
+    if (hit && now() - hit.at < CACHE_MS) return hit.tenant;
+    const tenant = await deps.platform.tenantByKey(key);
+    if (tenantsByKey.size > 50_000) tenantsByKey.clear();
+    tenantsByKey.set(key, { tenant, at: now() });
+    return tenant;
+  };
+  const tenantById = async (id: string): Promise<Tenant | undefined> => {
+    const hit = tenantsById.get(id);
+    if (hit && now() - hit.at < CACHE_MS) return hit.tenant;
+    const tenant = await deps.platform.tenant(id);
+    if (tenantsById.size > 50_000) tenantsById.clear();
+    tenantsById.set(id, { tenant, at: now() });
+    return tenant;
+  };
+
+  // ---- errors: one mapping --------------------------------------------------------------
+  app.onError((err, c) => {
+    let st: Status;
+    if (isStatusError(err)) st = err.status;
+    else if (err instanceof Error && "getResponse" in err && typeof (err as { status?: unknown }).status === "number") {
+      // hono's HTTPException (body limit, malformed requests): keep its code.
+      const code = (err as unknown as { status: number }).status;
+      st = (code === 413 ? tooLarge(err.message) : code < 500 ? bad(err.message || "bad request") : internal(err.message)).status;
+    } else {
+      console.error("servicelab: unhandled error:", err);
+      st = internal("the server failed to handle this request").status;
+    }
+    if (st.code === 429 && st.details?.retryAfterSeconds) c.header("Retry-After", String(st.details.retryAfterSeconds));
+    return c.json(st, st.code as 400);
+  });
+  app.notFound((c) => c.json(notFoundMsg(`the server could not find the requested resource (${c.req.method} ${new URL(c.req.url).pathname})`).status, 404));
+
+  // ---- cross-cutting ------------------------------------------------------------------
+  app.use("*", secureHeaders({ crossOriginResourcePolicy: "cross-origin", contentSecurityPolicy: { defaultSrc: ["'self'"], connectSrc: ["'self'", "ws:", "wss:"], styleSrc: ["'self'", "'unsafe-inline'"], scriptSrc: ["'self'", "'unsafe-inline'"] } }));
+  app.use(
+    "*",
+    cors({ origin: "*", allowHeaders: ["Authorization", "Content-Type"], allowMethods: ["GET", "POST", "DELETE", "OPTIONS"], exposeHeaders: ["Retry-After"], maxAge: 600 }),
+  );
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: deps.maxBodyBytes ?? 1024 * 1024,
+      onError: () => {
+        throw tooLarge(`the request body is larger than ${deps.maxBodyBytes ?? 1024 * 1024} bytes`);
+      },
+    }),
+  );
+  // Metering: every call, after the response is known, pushed to the batched history.
+  app.use("*", async (c, next) => {
+    c.set("tenantId", null);
+    c.set("clusterId", null);
+    const t0 = performance.now();
+    await next();
+    const path = new URL(c.req.url).pathname;
+    if (path === "/healthz" || c.req.method === "OPTIONS") return;
+    const route = c.req.matchedRoutes.filter((r) => r.method !== "ALL").pop()?.path ?? "unmatched";
+    deps.history.apiCall({
+      ts: now(),
+      tenantId: c.get("tenantId"),
+      clusterId: c.get("clusterId"),
+      method: c.req.method,
+      route,
+      status: c.res.status,
+      latencyMs: Math.round(performance.now() - t0),
+    });
+    deps.afterRequest?.(c);
+  });
+
+  // ---- auth helpers -------------------------------------------------------------------
+  const bearer = (c: Context): string | undefined => {
+    const h = c.req.header("authorization");
+    if (h && /^bearer /i.test(h)) return h.slice(7).trim();
+    // Browsers cannot set headers on a WebSocket: the live channel also takes ?token=.
+    return c.req.query("token") || undefined;
+  };
+
+  const principal = async (c: Context<Env>): Promise<Principal> => {
+    const tok = bearer(c);
+    if (!tok) return { kind: "anonymous" };
+    if (deps.adminKey && timingSafeEqual(tok, deps.adminKey)) return { kind: "admin" };
+    if (tok.startsWith("slc_")) {
+      const id = await verifyToken(await deps.platform.secret(), "cluster", tok);
+      if (!id) throw unauthorized("the cluster token is not valid");
+      return { kind: "cluster", clusterId: id };
+    }
+    if (tok.startsWith("slk_")) {
+      const tenant = await cachedTenant(tok);
+      if (!tenant) throw unauthorized("the API key is not valid");
+      c.set("tenantId", tenant.id);
+      return { kind: "tenant", tenant };
+    }
+    throw unauthorized("the bearer token is not a ServiceLab API key or cluster token");
+  };
+
+  const rate = async (key: string, limits: Limits): Promise<void> => {
+    const wait = await deps.limiter(key, limits.requestsPerSecond, limits.burst);
+    if (wait > 0) throw rateLimited(`limit requestsPerSecond exceeded: at most ${limits.requestsPerSecond} requests per second (burst ${limits.burst}) for ${key.startsWith("t_") ? "this tenant" : "this client"}`, wait);
+  };
+
+  /** Who may touch cluster `id`: its token, its tenant's key or the admin key. */
+  const access = async (c: Context<Env>, id: string): Promise<Access> => {
+    const p = await principal(c);
+    const row = await cachedRow(id);
+    if (!row || row.deletedAt !== null) throw notFoundMsg(`cluster "${id}" not found`);
+    c.set("clusterId", id);
+    c.set("tenantId", row.tenantId);
+    if (p.kind === "anonymous") throw unauthorized("a cluster token or the owning tenant's API key is required");
+    if (p.kind === "cluster" && p.clusterId !== id) throw forbiddenMsg(`this cluster token is for another cluster, not "${id}"`);
+    if (p.kind === "tenant" && p.tenant.id !== row.tenantId) throw forbiddenMsg(`cluster "${id}" belongs to another tenant`);
+    const limits = row.tenantId ? ((await tenantById(row.tenantId))?.limits ?? DEFAULT_LIMITS) : DEFAULT_LIMITS;
+    await rate(row.tenantId ?? `cluster:${id}`, limits);
+    return { row, limits, principal: p };
+  };
+
+  const readJson = async (c: Context, max: number): Promise<Record<string, unknown>> => {
+    const text = await c.req.text();
+    const n = byteLength(text);
+    if (n > max) throw tooLarge(`limit requestBytes exceeded: the body has ${n} bytes, at most ${max} are allowed`);
+    if (!text.trim()) return {};
+    let v: unknown;
+    try {
+      v = JSON.parse(text);
+    } catch (e) {
+      throw bad(`malformed JSON body: ${(e as Error).message}`);
+    }
+    if (!v || typeof v !== "object" || Array.isArray(v)) throw bad("the request body must be a JSON object");
+    return v as Record<string, unknown>;
+  };
+
+  /** Who a new cluster belongs to (create and fork). */
+  const owner = async (c: Context<Env>): Promise<{ tenantId: string | null; limits: Limits }> => {
+    const p = await principal(c);
+    if (p.kind === "tenant") {
+      await rate(p.tenant.id, p.tenant.limits);
+      const n = await deps.platform.liveClusterCount(p.tenant.id);
+      if (n >= p.tenant.limits.clustersPerTenant) {
+        throw forbiddenMsg(`limit clustersPerTenant exceeded: this tenant already has ${n} clusters, at most ${p.tenant.limits.clustersPerTenant} are allowed`);
+      }
+      return { tenantId: p.tenant.id, limits: p.tenant.limits };
+    }
+    if (p.kind === "anonymous" && deps.allowAnonymous) {
+      const ip = c.req.header("cf-connecting-ip") ?? c.req.header("x-forwarded-for") ?? "local";
+      await rate(`anon:${ip}`, DEFAULT_LIMITS);
+      return { tenantId: null, limits: DEFAULT_LIMITS };
+    }
+    if (p.kind === "anonymous") throw unauthorized("creating a cluster needs a tenant API key (Authorization: Bearer slk_...)");
+    throw forbiddenMsg("only a tenant API key can create clusters");
+  };
+
+  const newCluster = async (c: Context<Env>, tenantId: string | null, labId: string, from?: { id: string }) => {
+    const id = `c${randomId(11)}`;
+    const ts = now();
+    const row: ClusterRow = { id, tenantId, lab: labId, forkedFrom: from?.id ?? null, createdAt: ts, deletedAt: null, endReason: null };
+    await deps.platform.addCluster(row);
+    let view;
+    try {
+      view = await deps.host.create(id, { tenantId, lab: labId, from: from ? await deps.host.state(from.id) : undefined });
+    } catch (e) {
+      await deps.platform.endCluster(id, "failed", now());
+      throw e;
+    }
+    rows.set(id, { row, at: ts });
+    c.set("clusterId", id);
+    deps.history.event({ ts, clusterId: id, tenantId, type: from ? "forked" : "created", detail: { lab: labId, ...(from ? { from: from.id } : {}) } });
+    const secret = await deps.platform.secret();
+    const token = await mintToken(secret, "cluster", id);
+    const origin = new URL(c.req.url).origin;
+    return c.json(
+      {
+        id,
+        token,
+        lab: labId,
+        tenant: tenantId,
+        createdAt: new Date(ts).toISOString(),
+        links: {
+          exec: `${origin}/v1/clusters/${id}/exec`,
+          kubeconfig: `${origin}/v1/clusters/${id}/kubeconfig`,
+          live: `${origin.replace(/^http/, "ws")}/v1/clusters/${id}/live`,
+          k8s: `${origin}/k8s/${id}`,
+        },
+        cluster: view,
+      },
+      201,
+    );
+  };
+
+  // ---- routes -------------------------------------------------------------------------
+  app.get("/", (c) => (deps.indexHtml ? c.html(deps.indexHtml) : c.redirect("/v1/labs")));
+  app.get("/healthz", (c) => c.json({ ok: true }));
+  app.get("/v1/labs", (c) => c.json({ items: Object.values(LABS).map(({ id, title, description }) => ({ id, title, description })) }));
+
+  app.post("/v1/tenants", async (c) => {
+    const p = await principal(c);
+    if (p.kind !== "admin") throw p.kind === "anonymous" ? unauthorized("creating a tenant needs the admin key") : forbiddenMsg("creating a tenant needs the admin key");
+    const body = await readJson(c, DEFAULT_LIMITS.requestBytes);
+    const name = body.name;
+    if (typeof name !== "string" || !name.trim() || name.length > 200) throw bad('"name" must be a non-empty string of at most 200 characters');
+    const limits = body.limits && typeof body.limits === "object" ? (body.limits as Partial<Limits>) : {};
+    const t = await deps.platform.createTenant(name.trim(), limits, now());
+    c.set("tenantId", t.id);
+    return c.json({ ...t, note: "the apiKey is shown only now: it is stored hashed" }, 201);
+  });
+
+  const tenantOnly = async (c: Context<Env>): Promise<Tenant> => {
+    const p = await principal(c);
+    if (p.kind !== "tenant") throw p.kind === "anonymous" ? unauthorized("a tenant API key is required") : forbiddenMsg("this route needs a tenant API key");
+    await rate(p.tenant.id, p.tenant.limits);
+    return p.tenant;
+  };
+
+  app.get("/v1/tenant", async (c) => {
+    const t = await tenantOnly(c);
+    return c.json({ id: t.id, name: t.name, limits: t.limits, createdAt: new Date(t.createdAt).toISOString() });
+  });
+
+  app.get("/v1/tenant/usage", async (c) => {
+    const t = await tenantOnly(c);
+    const days = Math.min(366, Math.max(1, Number(c.req.query("days") ?? 30) || 30));
+    return c.json(await deps.platform.usage(t.id, day(now() - (days - 1) * 86_400_000), now()));
+  });
+
+  app.get("/v1/clusters", async (c) => {
+    const t = await tenantOnly(c);
+    const list = await deps.platform.clusters(t.id);
+    return c.json({ items: list.map((r) => ({ id: r.id, lab: r.lab, forkedFrom: r.forkedFrom, createdAt: new Date(r.createdAt).toISOString() })) });
+  });
+
+  app.post("/v1/clusters", async (c) => {
+    const { tenantId, limits } = await owner(c);
+    const body = await readJson(c, limits.requestBytes);
+    const labId = body.lab ?? "empty";
+    if (typeof labId !== "string" || !findLab(labId)) throw bad(`unknown lab ${JSON.stringify(labId)}; GET /v1/labs lists them`);
+    return newCluster(c, tenantId, labId);
+  });
+
+  app.get("/v1/clusters/:id", async (c) => {
+    const id = c.req.param("id");
+    await access(c, id);
+    return c.json(await deps.host.view(id));
+  });
+
+  app.post("/v1/clusters/:id/exec", async (c) => {
+    const id = c.req.param("id");
+    const a = await access(c, id);
+    const body = await readJson(c, a.limits.requestBytes);
+    if (typeof body.command !== "string") throw bad('the body must be {"command": "<one bash command line>"}');
+    const t0 = performance.now();
+    const r = await deps.host.exec(id, body.command, a.limits);
+    deps.history.command({
+      ts: now(),
+      clusterId: id,
+      tenantId: a.row.tenantId,
+      command: body.command.slice(0, 4096),
+      exitCode: r.exitCode,
+      stdoutBytes: byteLength(r.stdout),
+      stderrBytes: byteLength(r.stderr),
+      durationMs: Math.round(performance.now() - t0),
+    });
+    return c.json({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode });
+  });
+
+  app.get("/v1/clusters/:id/kubeconfig", async (c) => {
+    const id = c.req.param("id");
+    await access(c, id);
+    const token = await mintToken(await deps.platform.secret(), "cluster", id);
+    c.header("Content-Type", "application/yaml; charset=utf-8");
+    return c.body(kubeconfig(new URL(c.req.url).origin, id, token));
+  });
+
+  app.get("/v1/clusters/:id/history", async (c) => {
+    const id = c.req.param("id");
+    await access(c, id);
+    const limit = Math.min(1000, Math.max(1, Number(c.req.query("limit") ?? 100) || 100));
+    return c.json(await deps.platform.history(id, limit));
+  });
+
+  app.post("/v1/clusters/:id/snapshots", async (c) => {
+    const id = c.req.param("id");
+    await access(c, id);
+    const st = await deps.host.state(id);
+    const body = JSON.stringify(st);
+    deps.history.snapshot({ ts: now(), clusterId: id, reason: "requested", body });
+    return c.json({ cluster: id, bytes: byteLength(body), objects: st.objects.length }, 201);
+  });
+
+  app.post("/v1/clusters/:id/share", async (c) => {
+    const id = c.req.param("id");
+    await access(c, id);
+    const token = await mintToken(await deps.platform.secret(), "share", id);
+    const origin = new URL(c.req.url).origin;
+    return c.json({ token, url: `${origin}/s/${token}`, fork: `${origin}/s/${token}/fork` }, 201);
+  });
+
+  app.get("/v1/clusters/:id/live", async (c) => {
+    const id = c.req.param("id");
+    await access(c, id);
+    if (!deps.live) throw notFoundMsg("this server has no live channel");
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw bad("the live channel is a WebSocket: send Upgrade: websocket");
+    const since = c.req.query("since");
+    return deps.live(c, id, since === undefined ? undefined : Number(since));
+  });
+
+  app.delete("/v1/clusters/:id", async (c) => {
+    const id = c.req.param("id");
+    const a = await access(c, id);
+    try {
+      const st = await deps.host.state(id);
+      deps.history.snapshot({ ts: now(), clusterId: id, reason: "deleted", body: JSON.stringify(st) });
+    } catch {
+      // the final snapshot is best effort: deletion proceeds
+    }
+    await deps.host.delete(id, "deleted");
+    await deps.platform.endCluster(id, "deleted", now());
+    rows.delete(id);
+    deps.history.event({ ts: now(), clusterId: id, tenantId: a.row.tenantId, type: "deleted", detail: {} });
+    return c.json({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name: id, kind: "clusters" } });
+  });
+
+  // ---- share links --------------------------------------------------------------------
+  const shared = async (c: Context<Env>): Promise<ClusterRow> => {
+    const id = await verifyToken(await deps.platform.secret(), "share", c.req.param("token") ?? "");
+    if (!id) throw notFoundMsg("this share link is not valid");
+    const row = await cachedRow(id);
+    if (!row || row.deletedAt !== null) throw notFoundMsg("the shared cluster no longer exists");
+    c.set("clusterId", id);
+    await rate(`share:${id}`, DEFAULT_LIMITS);
+    return row;
+  };
+
+  app.get("/s/:token", async (c) => {
+    const row = await shared(c);
+    const view = await deps.host.view(row.id);
+    return c.json({ readOnly: true, cluster: view, fork: `${new URL(c.req.url).origin}/s/${c.req.param("token")}/fork` });
+  });
+
+  app.post("/s/:token/fork", async (c) => {
+    const row = await shared(c);
+    const { tenantId } = await owner(c);
+    return newCluster(c, tenantId, row.lab, { id: row.id });
+  });
+
+  return app;
+}

@@ -1,0 +1,325 @@
+// One cluster as a host holds it: the engine's Cluster, its terminal, and what changed since it
+// was last persisted. Runtime-neutral (no node: imports): the Node host and the Durable Object
+// both drive a ClusterCore and only differ in where they write its rows and how they wake it.
+//
+// Persistence is per object: a store subscription records which keys changed, and a write
+// (`takeDelta`) upserts only those rows plus one small meta row (clock, rng, revision, kubelet
+// and shell state). The host must persist the delta before it acknowledges the request.
+import { Cluster, type ClusterSnapshot } from "../engine/cluster.js";
+import { lookupKind } from "../engine/api/resources.js";
+import type { KObject } from "../engine/api/types.js";
+import { forbidden, badRequest } from "../engine/api/status.js";
+import { objectKey, type StoreEvent } from "../engine/store/store.js";
+import { lab as findLab } from "../labs/index.js";
+import type { Limits } from "./limits.js";
+import type { ExecResult, ShellFactory, ShellRunner } from "./shell.js";
+
+/** Everything of a ClusterSnapshot but its objects, plus what the host keeps. */
+export interface Meta extends Omit<ClusterSnapshot, "objects"> {
+  shell: unknown;
+  lab: string;
+  tenantId: string | null;
+  createdAt: number;
+  lastActive: number;
+}
+
+/** A cluster's persisted form: the meta row and one row per object. */
+export interface ClusterState {
+  meta: string;
+  objects: Array<[key: string, body: string]>;
+}
+
+/** What one acknowledged operation changed: rows to write in one transaction. */
+export interface Delta {
+  meta: string;
+  upserts: Array<[key: string, body: string]>;
+  deletes: string[];
+  /** Replace every object row (new cluster, fork, restore drift). */
+  full: boolean;
+}
+
+/** A message of the live channel (JSON over a WebSocket). */
+export type LiveMessage =
+  | { type: "hello"; cluster: string; rv: number }
+  | { type: "change"; rv: number; verb: StoreEvent["type"]; resource: string; object: KObject }
+  | { type: "reset"; rv: number; objects: Record<string, KObject[]> }
+  | { type: "exec"; command: string; exitCode: number; stdout: string; stderr: string }
+  | { type: "gone"; reason: string };
+
+export interface K8sEventRecord {
+  ts: number;
+  reason: string;
+  message: string;
+  object: string;
+}
+
+export class LimitError extends Error {
+  constructor(readonly limit: keyof Limits, readonly detail: string) {
+    super(detail);
+  }
+  toStatus() {
+    return forbidden("clusters", "servicelab.dev", "", `limit ${this.limit} exceeded: ${this.detail}`);
+  }
+}
+
+const SEP = "|";
+export function rowKey(resource: string, obj: KObject): string {
+  return resource + SEP + objectKey(obj.metadata.namespace, obj.metadata.name!);
+}
+
+export class ClusterCore {
+  private readonly dirty = new Set<string>();
+  private readonly changes: LiveMessage[] = [];
+  private readonly k8sEvents: K8sEventRecord[] = [];
+  private full: boolean;
+  readonly shell: ShellRunner;
+
+  private constructor(
+    readonly id: string,
+    readonly cluster: Cluster,
+    private readonly meta: Pick<Meta, "lab" | "tenantId" | "createdAt" | "lastActive">,
+    shellFactory: ShellFactory,
+    shellState: unknown,
+    full: boolean,
+  ) {
+    this.full = full;
+    this.shell = shellFactory(cluster, shellState);
+    cluster.store.subscribe((ev) => this.onChange(ev));
+  }
+
+  /** A new cluster from a lab, or a fork of `from` (a share link). */
+  static create(
+    id: string,
+    init: { lab: string; tenantId: string | null; now: number; from?: ClusterState },
+    shellFactory: ShellFactory,
+  ): ClusterCore {
+    const info = { lab: init.lab, tenantId: init.tenantId, createdAt: init.now, lastActive: init.now };
+    if (init.from) {
+      const { snapshot, shell } = decodeState(init.from);
+      const core = new ClusterCore(id, Cluster.restore(snapshot), info, shellFactory, shell, true);
+      core.cluster.advanceTo(init.now);
+      return core;
+    }
+    const lab = findLab(init.lab);
+    if (!lab) throw badRequest(`unknown lab "${init.lab}"`);
+    // The cluster has been up for a minute when the student arrives (Cluster.create runs system
+    // pods to Running for 60 s): start it a minute ago so its clock meets the wall clock.
+    const cluster = Cluster.create({ seed: id, startTime: init.now - 60_000 });
+    for (const m of lab.objects) {
+      const obj = m as KObject;
+      const info = lookupKind(String(m.apiVersion), String(m.kind));
+      if (!info) throw new Error(`lab ${lab.id}: unknown kind ${String(m.apiVersion)} ${String(m.kind)}`);
+      cluster.client.create(info, info.namespaced ? (obj.metadata.namespace ?? "default") : undefined, structuredClone(m));
+    }
+    cluster.advanceTo(init.now);
+    return new ClusterCore(id, cluster, info, shellFactory, undefined, true);
+  }
+
+  /** The cluster as it was persisted. */
+  static restore(id: string, state: ClusterState, shellFactory: ShellFactory): ClusterCore {
+    const { snapshot, shell, meta } = decodeState(state);
+    const cluster = Cluster.restore(snapshot);
+    // Restoring resyncs every controller; if that wrote anything the rows are rewritten.
+    const drift = cluster.store.revision() !== snapshot.revision;
+    return new ClusterCore(id, cluster, meta, shellFactory, shell, drift);
+  }
+
+  get tenantId(): string | null {
+    return this.meta.tenantId;
+  }
+  get lab(): string {
+    return this.meta.lab;
+  }
+  get lastActive(): number {
+    return this.meta.lastActive;
+  }
+  get createdAt(): number {
+    return this.meta.createdAt;
+  }
+  revision(): number {
+    return this.cluster.store.revision();
+  }
+
+  private onChange(ev: StoreEvent): void {
+    this.dirty.add(rowKey(ev.resource, ev.object));
+    this.changes.push({ type: "change", rv: ev.rv, verb: ev.type, resource: ev.resource, object: ev.object });
+    if (ev.type === "ADDED" && ev.resource === "events") {
+      const o = ev.object as KObject & { reason?: string; message?: string; involvedObject?: { kind?: string; name?: string } };
+      this.k8sEvents.push({
+        ts: this.cluster.now(),
+        reason: String(o.reason ?? ""),
+        message: String(o.message ?? ""),
+        object: `${o.involvedObject?.kind ?? ""}/${o.involvedObject?.name ?? ""}`,
+      });
+    }
+  }
+
+  /** Brings the simulated clock up to the wall clock (fires due timers). */
+  tick(now: number): void {
+    this.cluster.advanceTo(now);
+  }
+
+  touch(now: number): void {
+    this.meta.lastActive = now;
+  }
+
+  /** Runs one command line; throws LimitError when the result breaks a limit (the host then discards this core). */
+  async exec(command: string, now: number, limits: Limits): Promise<ExecResult> {
+    this.tick(now);
+    this.touch(now);
+    const r = await this.shell.run(command);
+    const res: ExecResult = { stdout: String(r.stdout ?? ""), stderr: String(r.stderr ?? ""), exitCode: Number(r.exitCode ?? 0) };
+    this.checkLimits(limits);
+    const bytes = byteLength(res.stdout) + byteLength(res.stderr);
+    if (bytes > limits.outputBytes) {
+      throw new LimitError("outputBytes", `the command printed ${bytes} bytes, more than ${limits.outputBytes}; its effects were discarded`);
+    }
+    this.changes.push({ type: "exec", command, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr });
+    return res;
+  }
+
+  checkLimits(limits: Limits): void {
+    const pods = this.cluster.store.count("pods");
+    if (pods > limits.podsPerCluster) {
+      throw new LimitError("podsPerCluster", `the cluster would hold ${pods} pods, more than ${limits.podsPerCluster}; the command's effects were discarded`);
+    }
+    let objects = 0;
+    for (const r of this.cluster.store.resources()) objects += this.cluster.store.count(r);
+    if (objects > limits.objectsPerCluster) {
+      throw new LimitError("objectsPerCluster", `the cluster would hold ${objects} objects, more than ${limits.objectsPerCluster}; the command's effects were discarded`);
+    }
+  }
+
+  /** The meta row as JSON. */
+  metaJSON(): string {
+    const c = this.cluster;
+    const meta: Meta = {
+      version: 1,
+      config: c.config,
+      clock: c.now(),
+      rng: c.rng.state(),
+      revision: c.store.revision(),
+      crds: [...c.api.crds].sort(),
+      kubelet: c.kubelet.save(),
+      eventSeq: c.api.eventSeq,
+      shell: this.shell.save() ?? null,
+      ...this.meta,
+    };
+    return JSON.stringify(meta);
+  }
+
+  hasChanges(): boolean {
+    return this.full || this.dirty.size > 0;
+  }
+
+  /** The rows to persist now; clears the dirty set (call, persist, then `published()`). */
+  takeDelta(): Delta {
+    const upserts: Array<[string, string]> = [];
+    const deletes: string[] = [];
+    if (this.full) {
+      for (const [k, b] of this.state().objects) upserts.push([k, b]);
+    } else {
+      for (const k of this.dirty) {
+        const i = k.indexOf(SEP);
+        const resource = k.slice(0, i);
+        const rest = k.slice(i + 1);
+        const j = rest.indexOf("/");
+        const obj = j < 0 ? this.cluster.store.get(resource, undefined, rest) : this.cluster.store.get(resource, rest.slice(0, j), rest.slice(j + 1));
+        if (obj) upserts.push([k, JSON.stringify(obj)]);
+        else deletes.push(k);
+      }
+    }
+    const d: Delta = { meta: this.metaJSON(), upserts, deletes, full: this.full };
+    this.full = false;
+    this.dirty.clear();
+    return d;
+  }
+
+  /** Live messages since the last call (only after the delta they belong to was persisted). */
+  takeMessages(): LiveMessage[] {
+    return this.changes.splice(0);
+  }
+
+  takeK8sEvents(): K8sEventRecord[] {
+    return this.k8sEvents.splice(0);
+  }
+
+  /** Messages that bring a client at revision `since` up to date (or a reset). */
+  resume(since: number | undefined): LiveMessage[] {
+    const rv = this.revision();
+    const hello: LiveMessage = { type: "hello", cluster: this.id, rv };
+    if (since !== undefined && Number.isFinite(since) && since <= rv) {
+      const evs = this.cluster.store.changesSince(since);
+      if (evs) return [hello, ...evs.map((ev): LiveMessage => ({ type: "change", rv: ev.rv, verb: ev.type, resource: ev.resource, object: ev.object }))];
+    }
+    return [hello, { type: "reset", rv, objects: this.cluster.store.dump() }];
+  }
+
+  /** The whole cluster in its persisted form (forks, snapshots in history). */
+  state(): ClusterState {
+    const objects: Array<[string, string]> = [];
+    const store = this.cluster.store;
+    for (const r of store.resources()) for (const o of store.iterate(r)) objects.push([rowKey(r, o), JSON.stringify(o)]);
+    return { meta: this.metaJSON(), objects };
+  }
+
+  /** A read-only summary for share links and the cluster route. */
+  view(): ClusterView {
+    const store = this.cluster.store;
+    const counts: Record<string, number> = {};
+    for (const r of store.resources()) counts[r] = store.count(r);
+    const names = (r: string) => store.list(r).map((o) => objectKey(o.metadata.namespace, o.metadata.name!));
+    return {
+      id: this.id,
+      lab: this.meta.lab,
+      createdAt: new Date(this.meta.createdAt).toISOString(),
+      clock: new Date(this.cluster.now()).toISOString(),
+      revision: store.revision(),
+      counts,
+      services: names("services"),
+      deployments: names("deployments.apps"),
+      pods: store.list("pods").map((p) => ({
+        name: objectKey(p.metadata.namespace, p.metadata.name!),
+        phase: String((p as { status?: { phase?: string } }).status?.phase ?? ""),
+        ip: String((p as { status?: { podIP?: string } }).status?.podIP ?? ""),
+      })),
+    };
+  }
+
+  /** When the host must wake this cluster next: its next timer or its idle expiry. */
+  nextWake(idleMs: number): { at: number; reason: "timer" | "idle" } {
+    const idle = this.meta.lastActive + idleMs;
+    const t = this.cluster.manager.nextTimer();
+    return t !== undefined && t < idle ? { at: t, reason: "timer" } : { at: idle, reason: "idle" };
+  }
+}
+
+export interface ClusterView {
+  id: string;
+  lab: string;
+  createdAt: string;
+  clock: string;
+  revision: number;
+  counts: Record<string, number>;
+  services: string[];
+  deployments: string[];
+  pods: Array<{ name: string; phase: string; ip: string }>;
+}
+
+function decodeState(state: ClusterState): { snapshot: ClusterSnapshot; shell: unknown; meta: Meta } {
+  const meta = JSON.parse(state.meta) as Meta;
+  const objects: Record<string, KObject[]> = {};
+  for (const [k, body] of state.objects) {
+    const r = k.slice(0, k.indexOf(SEP));
+    (objects[r] ??= []).push(JSON.parse(body) as KObject);
+  }
+  const { shell, lab: _l, tenantId: _t, createdAt: _c, lastActive: _a, ...rest } = meta;
+  return { snapshot: { ...rest, objects }, shell, meta };
+}
+
+const enc = new TextEncoder();
+export function byteLength(s: string): number {
+  // ASCII fast path: most terminal output is ASCII.
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 127) return enc.encode(s).length;
+  return s.length;
+}

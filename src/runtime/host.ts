@@ -1,0 +1,25 @@
+// Where clusters live. The HTTP app makes one call per request into a ClusterHost; the Node
+// host keeps clusters in process and writes rows to libSQL, the Workers host forwards each call
+// to the cluster's Durable Object. Both persist a write before they acknowledge it.
+import type { ClusterState, ClusterView } from "./core.js";
+import type { Limits } from "./limits.js";
+import type { ExecResult } from "./shell.js";
+
+export interface CreateInit {
+  tenantId: string | null;
+  lab: string;
+  /** Fork: start from this state instead of the lab. */
+  from?: ClusterState;
+}
+
+export interface ClusterHost {
+  /** Creates and persists a cluster; throws StatusError 400 for an unknown lab. */
+  create(id: string, init: CreateInit): Promise<ClusterView>;
+  /** Runs one command line; 404 for an unknown cluster, 403 naming a limit it would break. */
+  exec(id: string, command: string, limits: Limits): Promise<ExecResult>;
+  view(id: string): Promise<ClusterView>;
+  /** The whole persisted state (forks and history snapshots). */
+  state(id: string): Promise<ClusterState>;
+  /** Removes every row of the cluster; idempotent. */
+  delete(id: string, reason: "deleted" | "expired"): Promise<void>;
+}

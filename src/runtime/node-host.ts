@@ -1,0 +1,216 @@
+// The in-process host: clusters live in this Node process, requests to one cluster run one at a
+// time (a promise chain per cluster), and every write is committed to libSQL (one transaction
+// per request: the changed object rows and the meta row) before the request is acknowledged.
+// Idle clusters leave memory after `evictMs` and are rebuilt from their rows on the next call.
+import type { Client, InStatement } from "@libsql/client";
+import { notFound } from "../engine/api/status.js";
+import type { HistorySink } from "../db/history.js";
+import { ClusterCore, type ClusterState, type ClusterView, LimitError, type LiveMessage } from "./core.js";
+import type { ClusterHost, CreateInit } from "./host.js";
+import type { Limits } from "./limits.js";
+import { DELETE_ALL_OBJECTS, DELETE_META, deltaStatements, SELECT_META, SELECT_OBJECTS } from "./rows.js";
+import { missingShell, type ExecResult, type ShellFactory } from "./shell.js";
+
+export interface NodeHostOptions {
+  shell?: ShellFactory;
+  history?: HistorySink;
+  /** Unused clusters leave memory after this long (they stay on disk). */
+  evictMs?: number;
+  now?: () => number;
+}
+
+type Send = (msg: LiveMessage) => void;
+
+interface Slot {
+  core?: ClusterCore;
+  queue: Promise<unknown>;
+  used: number;
+  subscribers: Set<Send>;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+export class NodeClusterHost implements ClusterHost {
+  private readonly slots = new Map<string, Slot>();
+  private readonly shell: ShellFactory;
+  private readonly now: () => number;
+  private readonly evictMs: number;
+  private evictTimer?: ReturnType<typeof setInterval>;
+
+  constructor(private readonly db: Client, private readonly opts: NodeHostOptions = {}) {
+    this.shell = opts.shell ?? missingShell;
+    this.now = opts.now ?? Date.now;
+    this.evictMs = opts.evictMs ?? 10 * 60_000;
+    this.evictTimer = setInterval(() => this.evict(), Math.min(this.evictMs, 60_000));
+    this.evictTimer.unref?.();
+  }
+
+  close(): void {
+    clearInterval(this.evictTimer);
+    for (const s of this.slots.values()) clearTimeout(s.timer);
+  }
+
+  private slot(id: string): Slot {
+    let s = this.slots.get(id);
+    if (!s) {
+      s = { queue: Promise.resolve(), used: this.now(), subscribers: new Set() };
+      this.slots.set(id, s);
+    }
+    return s;
+  }
+
+  /** Runs `fn` after every earlier call on this cluster has finished. */
+  private serial<T>(id: string, fn: (s: Slot) => Promise<T>): Promise<T> {
+    const s = this.slot(id);
+    const run = s.queue.then(() => fn(s));
+    s.queue = run.catch(() => undefined);
+    s.used = this.now();
+    return run;
+  }
+
+  private async load(id: string, s: Slot): Promise<ClusterCore> {
+    if (s.core) return s.core;
+    const state = await this.readState(id);
+    if (!state) throw notFound("clusters", "servicelab.dev", id);
+    s.core = ClusterCore.restore(id, state, this.shell);
+    return s.core;
+  }
+
+  private async readState(id: string): Promise<ClusterState | undefined> {
+    const m = await this.db.execute({ sql: SELECT_META, args: [id] });
+    if (!m.rows.length) return undefined;
+    const objs = await this.db.execute({ sql: SELECT_OBJECTS, args: [id] });
+    return { meta: String(m.rows[0].meta), objects: objs.rows.map((r) => [String(r.key), String(r.body)] as [string, string]) };
+  }
+
+  /** Commits what changed, then tells live subscribers (never before the commit). */
+  private async persist(id: string, s: Slot, core: ClusterCore): Promise<void> {
+    const d = core.takeDelta();
+    await this.db.batch(deltaStatements(id, d, this.now()) as InStatement[], "write");
+    const msgs = core.takeMessages();
+    for (const ev of core.takeK8sEvents()) {
+      this.opts.history?.event({ ts: ev.ts, clusterId: id, tenantId: core.tenantId, type: "k8s-event", detail: ev });
+    }
+    for (const send of s.subscribers) for (const m of msgs) send(m);
+    this.schedule(id, s, core);
+  }
+
+  async create(id: string, init: CreateInit): Promise<ClusterView> {
+    return this.serial(id, async (s) => {
+      const core = ClusterCore.create(id, { ...init, now: this.now() }, this.shell);
+      s.core = core;
+      try {
+        await this.persist(id, s, core);
+      } catch (e) {
+        s.core = undefined;
+        throw e;
+      }
+      return core.view();
+    });
+  }
+
+  exec(id: string, command: string, limits: Limits): Promise<ExecResult> {
+    return this.serial(id, async (s) => {
+      const core = await this.load(id, s);
+      try {
+        const r = await core.exec(command, this.now(), limits);
+        await this.persist(id, s, core);
+        return r;
+      } catch (e) {
+        // Whatever the command did in memory is not acknowledged: rebuild from the rows.
+        s.core = undefined;
+        if (e instanceof LimitError) {
+          this.opts.history?.event({ ts: this.now(), clusterId: id, tenantId: core.tenantId, type: "limit", detail: { limit: e.limit, message: e.message } });
+          throw e.toStatus();
+        }
+        throw e;
+      }
+    });
+  }
+
+  view(id: string): Promise<ClusterView> {
+    return this.serial(id, async (s) => {
+      const core = await this.load(id, s);
+      core.tick(this.now());
+      if (core.hasChanges()) await this.persist(id, s, core);
+      return core.view();
+    });
+  }
+
+  state(id: string): Promise<ClusterState> {
+    return this.serial(id, async (s) => {
+      const core = await this.load(id, s);
+      core.tick(this.now());
+      if (core.hasChanges()) await this.persist(id, s, core);
+      return core.state();
+    });
+  }
+
+  delete(id: string, reason: "deleted" | "expired"): Promise<void> {
+    return this.serial(id, async (s) => {
+      await this.db.batch(
+        [
+          { sql: DELETE_ALL_OBJECTS, args: [id] },
+          { sql: DELETE_META, args: [id] },
+        ],
+        "write",
+      );
+      clearTimeout(s.timer);
+      for (const send of s.subscribers) send({ type: "gone", reason });
+      s.subscribers.clear();
+      s.core = undefined;
+      this.slots.delete(id);
+    });
+  }
+
+  /** Live channel: sends the resume messages, then every acknowledged change. */
+  subscribe(id: string, since: number | undefined, send: Send): Promise<() => void> {
+    return this.serial(id, async (s) => {
+      const core = await this.load(id, s);
+      core.tick(this.now());
+      if (core.hasChanges()) await this.persist(id, s, core);
+      for (const m of core.resume(since)) send(m);
+      s.subscribers.add(send);
+      this.schedule(id, s, core);
+      return () => {
+        s.subscribers.delete(send);
+        if (!s.subscribers.size) clearTimeout(s.timer);
+      };
+    });
+  }
+
+  /** While someone watches, timed transitions (pods starting, readiness) run on time. */
+  private schedule(id: string, s: Slot, core: ClusterCore): void {
+    clearTimeout(s.timer);
+    s.timer = undefined;
+    if (!s.subscribers.size) return;
+    const next = core.cluster.manager.nextTimer();
+    if (next === undefined) return;
+    s.timer = setTimeout(
+      () =>
+        void this.serial(id, async (slot) => {
+          if (!slot.core) return;
+          slot.core.tick(this.now());
+          await this.persist(id, slot, slot.core);
+        }).catch(() => undefined),
+      Math.max(0, next - this.now()),
+    );
+  }
+
+  /** Clusters whose last write is older than `idleMs` (the caller deletes and records them). */
+  async idle(idleMs: number): Promise<string[]> {
+    const r = await this.db.execute({ sql: "SELECT cluster_id FROM cluster_state WHERE updated_at < ?", args: [this.now() - idleMs] });
+    return r.rows.map((x) => String(x.cluster_id)).filter((id) => !(this.slots.get(id)?.subscribers.size));
+  }
+
+  private evict(): void {
+    const t = this.now() - this.evictMs;
+    for (const [id, s] of this.slots) if (s.used < t && !s.subscribers.size) this.slots.delete(id);
+  }
+
+  /** Clusters held in memory (for the memory benchmark). */
+  loaded(): number {
+    let n = 0;
+    for (const s of this.slots.values()) if (s.core) n++;
+    return n;
+  }
+}

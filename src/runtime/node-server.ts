@@ -1,0 +1,143 @@
+// The embedded server: one Node process, one libSQL file (data dir/servicelab.db) holding
+// tenants, clusters' rows and history. Migrations are applied at start, so an empty directory
+// is a working installation.
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createClient, type Client } from "@libsql/client";
+import { serve, upgradeWebSocket, type ServerType } from "@hono/node-server";
+import { drizzle } from "drizzle-orm/libsql";
+import { migrate } from "drizzle-orm/libsql/migrator";
+import { WebSocketServer } from "ws";
+import { BatchingHistory } from "../db/history.js";
+import { SqlPlatform } from "../db/platform.js";
+import * as schema from "../db/schema.js";
+import { createApp } from "../http/app.js";
+import type { LiveMessage } from "./core.js";
+import { RateLimiter } from "./limits.js";
+import { NodeClusterHost } from "./node-host.js";
+import type { ShellFactory } from "./shell.js";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface NodeServerOptions {
+  port: number;
+  hostname?: string;
+  dataDir: string;
+  allowAnonymous: boolean;
+  adminKey?: string;
+  idleMs: number;
+  shell?: ShellFactory;
+  /** History flush: rows per batch and longest wait. */
+  historyMaxRows?: number;
+  historyDelayMs?: number;
+}
+
+export interface NodeServer {
+  server: ServerType;
+  port: number;
+  db: Client;
+  host: NodeClusterHost;
+  history: BatchingHistory;
+  platform: SqlPlatform;
+  sweep(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(dataDir: string): Promise<Client> {
+  mkdirSync(dataDir, { recursive: true });
+  const db = createClient({ url: `file:${join(dataDir, "servicelab.db")}` });
+  // WAL: readers do not wait for the writer. A commit is in the WAL before the request is
+  // acknowledged, which survives a killed process (synchronous=NORMAL risks only power loss).
+  await db.execute("PRAGMA journal_mode = WAL");
+  await db.execute("PRAGMA synchronous = NORMAL");
+  await db.execute("PRAGMA busy_timeout = 5000");
+  await migrate(drizzle(db, { schema }), { migrationsFolder: join(root, "migrations") });
+  return db;
+}
+
+export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer> {
+  const db = await openDatabase(o.dataDir);
+  const platform = new SqlPlatform(drizzle(db, { schema }));
+  const history = new BatchingHistory((b) => platform.record(b), { maxRows: o.historyMaxRows ?? 2000, maxDelayMs: o.historyDelayMs ?? 200 });
+  const host = new NodeClusterHost(db, { shell: o.shell, history });
+  const limiter = new RateLimiter();
+  let indexHtml: string | undefined;
+  try {
+    indexHtml = readFileSync(join(root, "web/index.html"), "utf8");
+  } catch {
+    indexHtml = undefined;
+  }
+
+  const app = createApp({
+    platform,
+    host,
+    history,
+    adminKey: o.adminKey,
+    allowAnonymous: o.allowAnonymous,
+    limiter: (key, rate, burst) => limiter.take(key, rate, burst, Date.now()),
+    indexHtml,
+    live: (c, id, since) => {
+      let unsubscribe: (() => void) | undefined;
+      let closed = false;
+      return upgradeWebSocket(c, {
+        onOpen: (_e, ws) => {
+          const send = (m: LiveMessage) => ws.send(JSON.stringify(m));
+          host.subscribe(id, since, send).then(
+            (u) => (closed ? u() : (unsubscribe = u)),
+            () => ws.close(1011, "cluster not available"),
+          );
+        },
+        onClose: () => {
+          closed = true;
+          unsubscribe?.();
+        },
+      });
+    },
+  });
+
+  const wss = new WebSocketServer({ noServer: true });
+  let port = o.port;
+  const server = await new Promise<ServerType>((res) => {
+    const s = serve({ fetch: app.fetch, port: o.port, hostname: o.hostname ?? "127.0.0.1", websocket: { server: wss } }, (info) => {
+      port = info.port;
+      res(s);
+    });
+  });
+
+  const sweep = async (): Promise<string[]> => {
+    const ids = await host.idle(o.idleMs);
+    for (const id of ids) {
+      const row = await platform.cluster(id);
+      try {
+        history.snapshot({ ts: Date.now(), clusterId: id, reason: "expired", body: JSON.stringify(await host.state(id)) });
+      } catch {
+        // best effort
+      }
+      await host.delete(id, "expired");
+      await platform.endCluster(id, "expired", Date.now());
+      history.event({ ts: Date.now(), clusterId: id, tenantId: row?.tenantId ?? null, type: "expired", detail: { idleMs: o.idleMs } });
+    }
+    return ids;
+  };
+  const sweeper = setInterval(() => void sweep().catch((e: unknown) => console.error("servicelab: idle sweep failed:", e)), Math.min(60_000, Math.max(1000, o.idleMs / 4)));
+  sweeper.unref();
+
+  return {
+    server,
+    port,
+    db,
+    host,
+    history,
+    platform,
+    sweep,
+    async close() {
+      clearInterval(sweeper);
+      host.close();
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise<void>((r) => server.close(() => r()));
+      await history.flush();
+      db.close();
+    },
+  };
+}

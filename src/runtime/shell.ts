@@ -1,0 +1,30 @@
+// The terminal as the host sees it: one ShellRunner per cluster, whose state (working
+// directory, files, history) is saved with the cluster. The terminal itself lives in src/shell;
+// the host only needs this interface, so it can run before and after the terminal lands.
+import type { Cluster } from "../engine/cluster.js";
+
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+export interface ShellRunner {
+  /** Runs one bash command line against the cluster (may write through cluster.client). */
+  run(commandLine: string): ExecResult | Promise<ExecResult>;
+  /** JSON-serializable state, handed back to the factory when the cluster is restored. */
+  save(): unknown;
+}
+
+/** Builds a cluster's runner; `saved` is what its save() returned last time (undefined when new). */
+export type ShellFactory = (cluster: Cluster, saved: unknown) => ShellRunner;
+
+/** Until src/shell is wired in: every command answers 127 and says why. */
+export const missingShell: ShellFactory = () => ({
+  run: (line) => ({
+    stdout: "",
+    stderr: `servicelab: the terminal is not installed in this build: ${line.split(/\s+/)[0] ?? ""}: command not found\n`,
+    exitCode: 127,
+  }),
+  save: () => null,
+});
