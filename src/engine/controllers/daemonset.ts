@@ -570,7 +570,8 @@ export class DaemonSetController implements Controller {
         ...(ds.metadata.annotations ? { annotations: { ...ds.metadata.annotations } } : {}),
         ownerReferences: [controllerRef(ds as KObject, R.daemonsets)],
       },
-      data: daemonSetPatch(ds),
+      // RawExtension bytes are served verbatim: Go's sorted-key JSON.
+      data: JSON.parse(goJSON(daemonSetPatch(ds))),
       revision,
     };
     const existing = this.ctx.store.get(REVISIONS, ns, name) as ControllerRevision | undefined;

@@ -186,7 +186,8 @@ export class StatefulSetController implements Controller {
   // Revisions (getStatefulSetRevisions, newRevision, history.CreateControllerRevision)
 
   private newRevision(set: StatefulSet, revision: number, collisionCount: number): KObject & { data: unknown; revision: number } {
-    const data = statefulSetPatch(set.spec.template);
+    // RawExtension bytes are served verbatim: Go's sorted-key JSON.
+    const data = JSON.parse(goJSON(statefulSetPatch(set.spec.template)));
     const hash = hashControllerRevision(data, collisionCount);
     const annotations = { ...(set.metadata.annotations ?? {}) };
     return {
