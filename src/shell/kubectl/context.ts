@@ -1,0 +1,40 @@
+// What kubectl needs from the terminal around it: the cluster, the session's kubeconfig
+// namespace, files relative to the working directory, stdin, the editor and pod shells.
+
+import type { Cluster } from "../../engine/cluster.js";
+import type { Pod } from "../../engine/api/types.js";
+
+export interface Output {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+/** `kubectl edit`'s $EDITOR: gets the text and a file name, returns the edited text (undefined = quit). */
+export type Editor = (text: string, file: string) => Promise<string | undefined> | string | undefined;
+
+export interface AttachRequest {
+  pod: Pod;
+  container: string;
+  /** The shell the session runs lines in ("sh" or "bash"). */
+  shell: string;
+  /** Delete the pod when the shell exits (kubectl run --rm). */
+  removeOnExit: boolean;
+}
+
+export interface KubectlContext {
+  cluster: Cluster;
+  namespace: string;
+  setNamespace(ns: string): void;
+  cwd: string;
+  stdin: string;
+  readFile(path: string): Promise<string>;
+  /** Files (not directories) directly in `path`, or undefined if it is not a directory. */
+  listDir(path: string): Promise<string[] | undefined>;
+  editor?: Editor;
+  attach(req: AttachRequest): void;
+  /** Runs argv in the pod's container (kubectl exec). */
+  execInPod(pod: Pod, container: string, argv: string[], stdin: string): Promise<Output>;
+  /** Extra log lines for a container (e.g. kube-proxy's start-up lines), from the network module. */
+  extraLogs?(pod: Pod, container: string): string[] | undefined;
+}

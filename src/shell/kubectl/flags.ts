@@ -1,0 +1,114 @@
+// pflag-style parsing for kubectl: --flag=value, --flag value, -n value, -nvalue, bool flags,
+// repeated flags for arrays, "--" ending flags, and pflag's error texts.
+
+export type FlagType = "bool" | "string" | "int" | "array";
+
+export interface FlagSpec {
+  name: string;
+  short?: string;
+  type: FlagType;
+}
+
+export interface Parsed {
+  flags: Map<string, string | boolean | string[]>;
+  args: string[];
+  /** Arguments after "--" (exec, run). */
+  rest?: string[];
+}
+
+export class UsageError extends Error {}
+
+export const GLOBAL_FLAGS: FlagSpec[] = [
+  { name: "namespace", short: "n", type: "string" },
+  { name: "kubeconfig", type: "string" },
+  { name: "context", type: "string" },
+  { name: "cluster", type: "string" },
+  { name: "user", type: "string" },
+  { name: "server", short: "s", type: "string" },
+  { name: "request-timeout", type: "string" },
+  { name: "v", short: "v", type: "string" },
+  { name: "insecure-skip-tls-verify", type: "bool" },
+  { name: "help", short: "h", type: "bool" },
+  { name: "warnings-as-errors", type: "bool" },
+];
+
+export function parseFlags(argv: string[], specs: FlagSpec[], command: string, interspersed = true): Parsed {
+  const all = [...specs, ...GLOBAL_FLAGS];
+  const byName = new Map(all.map((s) => [s.name, s]));
+  const byShort = new Map(all.filter((s) => s.short).map((s) => [s.short!, s]));
+  const flags = new Map<string, string | boolean | string[]>();
+  const args: string[] = [];
+  const set = (spec: FlagSpec, v: string | boolean, raw: string) => {
+    if (spec.type === "int" && typeof v === "string" && !/^-?\d+$/.test(v)) {
+      throw new UsageError(`invalid argument "${v}" for "${spec.short ? `-${spec.short}, ` : ""}--${spec.name}" flag: strconv.ParseInt: parsing "${v}": invalid syntax\nSee '${command} --help' for usage.`);
+    }
+    if (spec.type === "bool" && typeof v === "string") {
+      if (!/^(true|false|1|0|t|f|TRUE|FALSE|True|False)$/.test(v)) throw new UsageError(`invalid argument "${v}" for "--${spec.name}" flag: strconv.ParseBool: parsing "${v}": invalid syntax`);
+      v = /^(true|1|t|TRUE|True)$/.test(v);
+    }
+    if (spec.type === "array") {
+      const prev = (flags.get(spec.name) as string[] | undefined) ?? [];
+      flags.set(spec.name, [...prev, String(v)]);
+    } else flags.set(spec.name, v);
+    void raw;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--") return { flags, args, rest: argv.slice(i + 1) };
+    if (a.startsWith("--") && a.length > 2) {
+      const eq = a.indexOf("=");
+      const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
+      const spec = byName.get(name);
+      if (!spec) throw new UsageError(`unknown flag: --${name}\nSee '${command} --help' for usage.`);
+      if (eq >= 0) set(spec, a.slice(eq + 1), a);
+      else if (spec.type === "bool") set(spec, true, a);
+      else {
+        if (i + 1 >= argv.length) throw new UsageError(`flag needs an argument: --${name}\nSee '${command} --help' for usage.`);
+        set(spec, argv[++i], a);
+      }
+    } else if (a.startsWith("-") && a.length > 1 && a !== "-") {
+      // Shorthand cluster: -it, -n ns, -nns, -o=yaml
+      let j = 1;
+      while (j < a.length) {
+        const ch = a[j];
+        const spec = byShort.get(ch);
+        if (!spec) throw new UsageError(`unknown shorthand flag: '${ch}' in ${a}\nSee '${command} --help' for usage.`);
+        if (spec.type === "bool") {
+          if (a[j + 1] === "=") {
+            set(spec, a.slice(j + 2), a);
+            break;
+          }
+          set(spec, true, a);
+          j++;
+          continue;
+        }
+        let v = a.slice(j + 1);
+        if (v.startsWith("=")) v = v.slice(1);
+        if (v === "") {
+          if (i + 1 >= argv.length) throw new UsageError(`flag needs an argument: '${ch}' in -${ch}\nSee '${command} --help' for usage.`);
+          v = argv[++i];
+        }
+        set(spec, v, a);
+        break;
+      }
+    } else {
+      args.push(a);
+      if (!interspersed) return { flags, args: [...args, ...argv.slice(i + 1)] };
+    }
+  }
+  return { flags, args };
+}
+
+export function str(p: Parsed, name: string): string | undefined {
+  const v = p.flags.get(name);
+  return typeof v === "string" ? v : undefined;
+}
+
+export function bool(p: Parsed, name: string): boolean {
+  return p.flags.get(name) === true;
+}
+
+export function arr(p: Parsed, name: string): string[] {
+  const v = p.flags.get(name);
+  return Array.isArray(v) ? v : [];
+}

@@ -1,0 +1,1434 @@
+// kubectl 1.33 in the terminal: verbs, flags, outputs and error texts as the real client prints
+// them, talking to the cluster through the same apiserver the REST API uses.
+
+import { parseAllDocuments } from "yaml";
+import type { PatchType } from "../../engine/apiserver/apiserver.js";
+import { lookupKind, R, RESOURCES, type ResourceInfo } from "../../engine/api/resources.js";
+import { isStatusError } from "../../engine/api/status.js";
+import type { KObject, Pod } from "../../engine/api/types.js";
+import { rfc3339 } from "../../engine/clock.js";
+import { describe } from "../../kubectl/describe.js";
+import { executeJsonPath, JsonPathError, jsonPathText, selectValues } from "../../kubectl/jsonpath.js";
+import { asList, toJson, toYaml } from "../../kubectl/output.js";
+import { TABLE_TABWRITER, tabwrite } from "../../kubectl/tabwriter.js";
+import { tableText } from "../../kubectl/table.js";
+import type { KubectlContext, Output } from "./context.js";
+import { arr, bool, type FlagSpec, type Parsed, parseFlags, str, UsageError } from "./flags.js";
+import { objRef, qualified, resolveType } from "./resources.js";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Obj = any;
+
+export class KubectlError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+  }
+}
+
+const ENDPOINTS_WARNING = "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n";
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+class Out {
+  stdout = "";
+  stderr = "";
+  out(s: string): void {
+    this.stdout += s;
+  }
+  err(s: string): void {
+    this.stderr += s;
+  }
+}
+
+const f = (name: string, type: FlagSpec["type"], short?: string): FlagSpec => ({ name, type, short });
+const OUTPUT_FLAGS = [f("output", "string", "o"), f("dry-run", "string"), f("show-managed-fields", "bool"), f("template", "string"), f("allow-missing-template-keys", "bool")];
+
+function serverError(e: unknown): string {
+  if (isStatusError(e)) {
+    const s = e.status;
+    if (s.reason === "Invalid") return `The ${s.message}`;
+    return `Error from server (${s.reason}): ${s.message}`;
+  }
+  throw e;
+}
+
+export async function kubectl(argv: string[], ctx: KubectlContext): Promise<Output> {
+  const o = new Out();
+  try {
+    await dispatch(argv, ctx, o);
+    return { stdout: o.stdout, stderr: o.stderr, exitCode: 0 };
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof KubectlError || e instanceof JsonPathError) {
+      const msg = e.message.startsWith("Error from server") || e.message.startsWith("The ") || e.message.startsWith("Warning") ? e.message : `error: ${e.message}`;
+      return { stdout: o.stdout, stderr: o.stderr + msg + "\n", exitCode: e instanceof KubectlError ? e.exitCode : 1 };
+    }
+    if (isStatusError(e)) return { stdout: o.stdout, stderr: o.stderr + serverError(e) + "\n", exitCode: 1 };
+    throw e;
+  }
+}
+
+const VERBS: Record<string, (args: string[], ctx: KubectlContext, o: Out) => Promise<void> | void> = {
+  get: cmdGet,
+  describe: cmdDescribe,
+  create: cmdCreate,
+  run: cmdRun,
+  expose: cmdExpose,
+  apply: cmdApply,
+  delete: cmdDelete,
+  scale: cmdScale,
+  patch: cmdPatch,
+  label: (a, c, o) => cmdLabel(a, c, o, "labels"),
+  annotate: (a, c, o) => cmdLabel(a, c, o, "annotations"),
+  edit: cmdEdit,
+  set: cmdSet,
+  rollout: cmdRollout,
+  wait: cmdWait,
+  config: cmdConfig,
+  exec: cmdExec,
+  logs: cmdLogs,
+  "api-resources": cmdApiResources,
+  explain: cmdExplain,
+  version: cmdVersion,
+  "cluster-info": (_a, c, o) => {
+    const ip = c.cluster.config.nodes.find((n) => n.controlPlane)?.ip ?? c.cluster.config.nodes[0].ip;
+    o.out(`\x1b[0;32mKubernetes control plane\x1b[0m is running at \x1b[0;33mhttps://${ip}:6443\x1b[0m\n\x1b[0;32mCoreDNS\x1b[0m is running at \x1b[0;33mhttps://${ip}:6443/api/v1/namespaces/kube-system/services/kube-dns:dns/proxy\x1b[0m\n\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n`);
+  },
+};
+
+async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
+  // Global flags may come before the verb (kubectl -n kube-system get pods).
+  const pre: string[] = [];
+  let i = 0;
+  while (i < argv.length && argv[i].startsWith("-")) {
+    pre.push(argv[i]);
+    if (/^(-n|--namespace|--context|--kubeconfig)$/.test(argv[i])) pre.push(argv[++i]);
+    i++;
+  }
+  const verb = argv[i];
+  if (verb === undefined) {
+    o.out("kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n");
+    return;
+  }
+  const fn = VERBS[verb];
+  if (!fn) throw new KubectlError(`unknown command "${verb}" for "kubectl"\n\nDid you mean this?\n\t${closest(verb, Object.keys(VERBS))}\n`.replace(/\n\nDid you mean this\?\n\t\n$/, ""));
+  await fn([...pre, ...argv.slice(i + 1)], ctx, o);
+}
+
+function closest(word: string, words: string[]): string {
+  return words.find((w) => w.startsWith(word.slice(0, 2))) ?? "";
+}
+
+function nsOf(p: Parsed, ctx: KubectlContext): string {
+  return str(p, "namespace") ?? ctx.namespace;
+}
+
+function served(ctx: KubectlContext) {
+  return (i: ResourceInfo) => ctx.cluster.api.isServed(i);
+}
+
+function typeOrThrow(name: string, ctx: KubectlContext): ResourceInfo {
+  const info = resolveType(name, served(ctx));
+  if (!info) throw new KubectlError(`the server doesn't have a resource type "${name}"`);
+  return info;
+}
+
+/** Splits `type name...`, `type/name ...` and `t1,t2` arguments into (type, names) groups. */
+function resourceArgs(args: string[], ctx: KubectlContext, allowAll = false): { info: ResourceInfo; names: string[] }[] {
+  if (!args.length) return [];
+  if (args.some((a) => a.includes("/"))) {
+    return args.map((a) => {
+      const [t, n] = a.split("/");
+      if (!n) throw new KubectlError(`arguments in resource/name form must have a single resource and name`);
+      return { info: typeOrThrow(t, ctx), names: [n] };
+    });
+  }
+  const [types, ...names] = args;
+  const out: { info: ResourceInfo; names: string[] }[] = [];
+  for (const t of types.split(",")) {
+    if (allowAll && t === "all") {
+      for (const info of RESOURCES) if (info.categories.includes("all") && ctx.cluster.api.isServed(info)) out.push({ info, names });
+      continue;
+    }
+    out.push({ info: typeOrThrow(t, ctx), names });
+  }
+  return out;
+}
+
+function list(ctx: KubectlContext, info: ResourceInfo, ns: string | undefined, p?: Parsed): KObject[] {
+  return ctx.cluster.client.list(info, info.namespaced ? ns : undefined, {
+    labelSelector: p ? str(p, "selector") : undefined,
+    fieldSelector: p ? str(p, "field-selector") : undefined,
+  }).items;
+}
+
+function get(ctx: KubectlContext, info: ResourceInfo, ns: string, name: string): KObject {
+  return ctx.cluster.client.get(info, info.namespaced ? ns : undefined, name);
+}
+
+function stripForOutput(obj: KObject, p: Parsed): KObject {
+  if (bool(p, "show-managed-fields") || !obj.metadata?.managedFields) return obj;
+  const { managedFields: _m, ...meta } = obj.metadata;
+  return { ...obj, metadata: meta } as KObject;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing objects with -o
+
+function printObjects(objs: { info: ResourceInfo; obj: KObject }[], p: Parsed, o: Out, single: boolean): boolean {
+  const fmt = str(p, "output");
+  if (!fmt || fmt === "wide") return false;
+  const items = objs.map((x) => stripForOutput(x.obj, p));
+  const data = single && items.length === 1 ? items[0] : asList(items);
+  if (fmt === "yaml") o.out(toYaml(data));
+  else if (fmt === "json") o.out(toJson(data));
+  else if (fmt === "name") for (const x of objs) o.out(`${objRef(x.info, x.obj.metadata.name!)}\n`);
+  else if (fmt.startsWith("jsonpath=") || fmt.startsWith("jsonpath-as-json=")) {
+    let tpl = fmt.slice(fmt.indexOf("=") + 1);
+    if (!tpl.includes("{")) tpl = `{${tpl}}`;
+    o.out(executeJsonPath(tpl, data));
+  } else if (fmt.startsWith("custom-columns=")) {
+    const cols = fmt.slice("custom-columns=".length).split(",").map((c) => {
+      const i = c.indexOf(":");
+      if (i < 0) throw new KubectlError(`unexpected custom-columns spec: ${c}, expected <header>:<json-path-expr>`);
+      return { header: c.slice(0, i), expr: c.slice(i + 1) };
+    });
+    const lines: string[] = [];
+    if (!bool(p, "no-headers")) lines.push(cols.map((c) => c.header).join("\t"));
+    for (const it of items) {
+      lines.push(cols.map((c) => {
+        const vals = selectValues(c.expr, it);
+        return vals.length ? vals.map(jsonPathText).join(",") : "<none>";
+      }).join("\t"));
+    }
+    o.out(tabwrite(lines.join("\n") + "\n", TABLE_TABWRITER));
+  } else {
+    throw new KubectlError(`unable to match a printer suitable for the output format "${fmt}", allowed formats are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml`);
+  }
+  return true;
+}
+
+/** Prints a created/changed object: -o yaml etc., or `<ref> <verb>` (with " (dry run)"). */
+function printResult(info: ResourceInfo, obj: KObject, p: Parsed, o: Out, verb: string): void {
+  if (printObjects([{ info, obj }], p, o, true)) return;
+  const dry = str(p, "dry-run");
+  const suffix = dry === "client" ? " (dry run)" : dry === "server" ? " (server dry run)" : "";
+  o.out(`${objRef(info, obj.metadata.name!)} ${verb}${suffix}\n`);
+}
+
+function dryRun(p: Parsed): "none" | "client" | "server" {
+  const d = p.flags.get("dry-run");
+  if (d === undefined || d === "none" || d === false) return "none";
+  if (d === "client" || d === true || d === "") return "client";
+  if (d === "server") return "server";
+  throw new KubectlError(`Invalid dry-run value (${String(d)}). Must be "none", "server", or "client".`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// get
+
+const GET_FLAGS = [
+  ...OUTPUT_FLAGS,
+  f("all-namespaces", "bool", "A"),
+  f("selector", "string", "l"),
+  f("field-selector", "string"),
+  f("show-labels", "bool"),
+  f("no-headers", "bool"),
+  f("watch", "bool", "w"),
+  f("watch-only", "bool"),
+  f("sort-by", "string"),
+  f("label-columns", "array", "L"),
+  f("ignore-not-found", "bool"),
+  f("chunk-size", "string"),
+  f("show-kind", "bool"),
+  f("raw", "string"),
+  f("filename", "array", "f"),
+  f("recursive", "bool", "R"),
+];
+
+function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
+  const p = parseFlags(argv, GET_FLAGS, "kubectl get");
+  if (!p.args.length) {
+    throw new KubectlError(`You must specify the type of resource to get. Use "kubectl api-resources" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse "kubectl explain <resource>" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples`);
+  }
+  const all = bool(p, "all-namespaces");
+  const ns = nsOf(p, ctx);
+  const groups = resourceArgs(p.args, ctx, true);
+  const isAll = p.args[0].split(",").includes("all");
+  if (groups.some((g) => g.info === R.endpoints)) o.err(ENDPOINTS_WARNING);
+  const multi = groups.length > 1 || isAll || bool(p, "show-kind");
+  const found: { info: ResourceInfo; obj: KObject }[] = [];
+  const errors: string[] = [];
+  const byName = groups.some((g) => g.names.length > 0);
+  for (const g of groups) {
+    if (g.names.length) {
+      for (const n of g.names) {
+        try {
+          found.push({ info: g.info, obj: get(ctx, g.info, ns, n) });
+        } catch (e) {
+          if (isStatusError(e) && e.reason === "NotFound" && bool(p, "ignore-not-found")) continue;
+          errors.push(serverError(e));
+        }
+      }
+    } else {
+      for (const obj of list(ctx, g.info, all ? undefined : ns, p)) found.push({ info: g.info, obj });
+    }
+  }
+  let sortBy = str(p, "sort-by");
+  if (sortBy) {
+    if (!sortBy.includes("{")) sortBy = `{${sortBy}}`;
+    const key = (x: { obj: KObject }) => executeJsonPath(sortBy!, x.obj);
+    found.sort((a, b) => {
+      const ka = key(a), kb = key(b);
+      const na = Number(ka), nb = Number(kb);
+      if (ka !== "" && kb !== "" && !isNaN(na) && !isNaN(nb)) return na - nb;
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    });
+  }
+  const single = byName && found.length === 1 && groups.length === 1 && groups[0].names.length === 1;
+  if (!printObjects(found, p, o, single)) {
+    const now = ctx.cluster.now();
+    let first = true;
+    for (const g of groups) {
+      const objs = found.filter((x) => x.info === g.info).map((x) => x.obj);
+      if (!objs.length) continue;
+      if (!first) o.out("\n");
+      first = false;
+      o.out(
+        tabwrite(
+          tableText(g.info, objs, now, {
+            wide: str(p, "output") === "wide",
+            withNamespace: all && g.info.namespaced,
+            showLabels: bool(p, "show-labels"),
+            withKind: multi ? `${g.info.kind.toLowerCase()}${g.info.group ? "." + g.info.group : ""}` : undefined,
+            noHeaders: bool(p, "no-headers"),
+          }),
+          TABLE_TABWRITER,
+        ),
+      );
+    }
+  }
+  if (!found.length && !errors.length && !byName) {
+    const scoped = groups.every((g) => g.info.namespaced);
+    o.err(all || !scoped ? "No resources found\n" : `No resources found in ${ns} namespace.\n`);
+  }
+  if (errors.length) throw new KubectlError(errors.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// describe
+
+function cmdDescribe(argv: string[], ctx: KubectlContext, o: Out): void {
+  const p = parseFlags(argv, [f("all-namespaces", "bool", "A"), f("selector", "string", "l"), f("show-events", "bool"), f("filename", "array", "f")], "kubectl describe");
+  if (!p.args.length) throw new KubectlError(`You must specify the type of resource to describe. Use "kubectl api-resources" for a complete list of supported resources.`);
+  const ns = nsOf(p, ctx);
+  const all = bool(p, "all-namespaces");
+  const groups = resourceArgs(p.args, ctx);
+  if (groups.some((g) => g.info === R.endpoints)) o.err(ENDPOINTS_WARNING);
+  const src = { now: ctx.cluster.now(), list: (info: ResourceInfo, n: string | undefined) => list(ctx, info, n) };
+  const texts: string[] = [];
+  for (const g of groups) {
+    let objs: KObject[];
+    if (g.names.length) {
+      objs = [];
+      for (const n of g.names) {
+        try {
+          objs.push(get(ctx, g.info, ns, n));
+        } catch (e) {
+          if (!isStatusError(e) || e.reason !== "NotFound") throw e;
+          // describe falls back to name prefixes before giving up.
+          const pref = list(ctx, g.info, ns).filter((x) => x.metadata.name!.startsWith(n));
+          if (!pref.length) throw e;
+          objs.push(...pref);
+        }
+      }
+    } else {
+      objs = list(ctx, g.info, all ? undefined : ns, p);
+      if (!objs.length) {
+        o.err(`No resources found in ${ns} namespace.\n`);
+        continue;
+      }
+    }
+    for (const obj of objs) texts.push(describe(g.info, obj, src));
+  }
+  o.out(texts.join("\n\n\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// create / run / expose
+
+function labelsFromString(s: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const kv of s.split(",")) {
+    const i = kv.indexOf("=");
+    if (i < 0) throw new KubectlError(`invalid label spec: ${kv}`);
+    out[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  return out;
+}
+
+function finishCreate(info: ResourceInfo, obj: Obj, p: Parsed, ctx: KubectlContext, o: Out, verb = "created", ns?: string): void {
+  const mode = dryRun(p);
+  if (mode === "client") {
+    printResult(info, obj, p, o, verb);
+    return;
+  }
+  const warnings: string[] = [];
+  const created = ctx.cluster.client.create(info, info.namespaced ? ns ?? nsOf(p, ctx) : undefined, obj, { dryRun: mode === "server", warnings });
+  for (const w of warnings) o.err(`Warning: ${w}\n`);
+  printResult(info, created, p, o, verb);
+}
+
+function cmdCreate(argv: string[], ctx: KubectlContext, o: Out): Promise<void> | void {
+  const sub = argv.find((a) => !a.startsWith("-"));
+  const subIdx = sub === undefined ? -1 : argv.indexOf(sub);
+  const known = ["deployment", "deploy", "service", "svc", "configmap", "cm", "namespace", "ns"];
+  if (sub === undefined || !known.includes(sub) || argv.slice(0, subIdx).some((a) => /^-f$|^--filename/.test(a))) {
+    return cmdApplyLike(argv, ctx, o, "create");
+  }
+  const rest = [...argv.slice(0, subIdx), ...argv.slice(subIdx + 1)];
+  switch (sub) {
+    case "deployment":
+    case "deploy": {
+      const p = parseFlags(rest, [...OUTPUT_FLAGS, f("image", "array"), f("replicas", "int", "r"), f("port", "int"), f("save-config", "bool"), f("validate", "string"), f("field-manager", "string")], "kubectl create deployment");
+      const name = p.args[0];
+      if (!name) throw new KubectlError("exactly one NAME is required, got 0\nSee 'kubectl create deployment -h' for help and examples");
+      const images = arr(p, "image");
+      if (!images.length) throw new KubectlError("required flag(s) \"image\" not set");
+      const labels = { app: name };
+      const containers = images.map((img) => {
+        const base = img.split("/").pop()!.split(":")[0].split("@")[0];
+        const c: Obj = { image: img, name: base, resources: {} };
+        if (str(p, "port")) c.ports = [{ containerPort: Number(str(p, "port")) }];
+        return c;
+      });
+      const obj = {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { creationTimestamp: null, labels, name },
+        spec: {
+          replicas: Number(str(p, "replicas") ?? 1),
+          selector: { matchLabels: labels },
+          strategy: {},
+          template: { metadata: { creationTimestamp: null, labels }, spec: { containers } },
+        },
+        status: {},
+      };
+      return finishCreate(R.deployments, obj, p, ctx, o);
+    }
+    case "service":
+    case "svc": {
+      const kind = rest.find((a) => !a.startsWith("-"));
+      const kinds: Record<string, string> = { clusterip: "ClusterIP", nodeport: "NodePort", loadbalancer: "LoadBalancer", externalname: "ExternalName" };
+      if (!kind || !kinds[kind]) {
+        throw new KubectlError(kind ? `unknown command "${kind}" for "kubectl create service"` : `must specify a type of service: clusterip, externalname, loadbalancer, nodeport`);
+      }
+      const r2 = rest.filter((a, i) => i !== rest.indexOf(kind));
+      const p = parseFlags(r2, [...OUTPUT_FLAGS, f("tcp", "array"), f("clusterip", "string"), f("node-port", "int"), f("external-name", "string"), f("save-config", "bool"), f("validate", "string"), f("field-manager", "string")], `kubectl create service ${kind}`);
+      const name = p.args[0];
+      if (!name) throw new KubectlError(`exactly one NAME is required, got 0\nSee 'kubectl create service ${kind} -h' for help and examples`);
+      const type = kinds[kind];
+      const ports: Obj[] = [];
+      for (const spec of arr(p, "tcp").flatMap((x) => x.split(","))) {
+        const [port, target] = spec.split(":");
+        const pn = Number(port);
+        const tn = target === undefined ? pn : /^\d+$/.test(target) ? Number(target) : target;
+        const sp: Obj = { name: `${port}-${target ?? port}`, port: pn, protocol: "TCP", targetPort: tn };
+        if (type === "NodePort" && str(p, "node-port")) sp.nodePort = Number(str(p, "node-port"));
+        ports.push(sp);
+      }
+      if (type !== "ExternalName" && !ports.length && str(p, "clusterip") !== "None") throw new KubectlError("at least one tcp port specifier must be provided");
+      const spec: Obj = { ports, selector: { app: name }, type };
+      if (type === "ExternalName") {
+        const en = str(p, "external-name");
+        if (!en) throw new KubectlError("required flag(s) \"external-name\" not set");
+        delete spec.selector;
+        spec.externalName = en;
+        if (!ports.length) delete spec.ports;
+      }
+      if (str(p, "clusterip")) spec.clusterIP = str(p, "clusterip");
+      const obj = { apiVersion: "v1", kind: "Service", metadata: { creationTimestamp: null, labels: { app: name }, name }, spec, status: { loadBalancer: {} } };
+      return finishCreate(R.services, obj, p, ctx, o);
+    }
+    case "configmap":
+    case "cm":
+      return createConfigMap(rest, ctx, o);
+    case "namespace":
+    case "ns": {
+      const p = parseFlags(rest, [...OUTPUT_FLAGS, f("save-config", "bool"), f("validate", "string")], "kubectl create namespace");
+      const name = p.args[0];
+      if (!name) throw new KubectlError("exactly one NAME is required, got 0\nSee 'kubectl create namespace -h' for help and examples");
+      return finishCreate(R.namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { creationTimestamp: null, name }, spec: {}, status: {} }, p, ctx, o);
+    }
+  }
+}
+
+async function createConfigMap(rest: string[], ctx: KubectlContext, o: Out): Promise<void> {
+  const p = parseFlags(rest, [...OUTPUT_FLAGS, f("from-file", "array"), f("from-literal", "array"), f("from-env-file", "array"), f("append-hash", "bool"), f("save-config", "bool"), f("validate", "string")], "kubectl create configmap");
+  const name = p.args[0];
+  if (!name) throw new KubectlError("exactly one NAME is required, got 0\nSee 'kubectl create configmap -h' for help and examples");
+  const data: Record<string, string> = {};
+  for (const lit of arr(p, "from-literal")) {
+    const i = lit.indexOf("=");
+    if (i <= 0) throw new KubectlError(`invalid literal source ${lit}, expected key=value`);
+    data[lit.slice(0, i)] = lit.slice(i + 1);
+  }
+  for (const spec of arr(p, "from-file")) {
+    const eq = spec.indexOf("=");
+    const key = eq > 0 ? spec.slice(0, eq) : undefined;
+    const path = eq > 0 ? spec.slice(eq + 1) : spec;
+    const files = await ctx.listDir(path);
+    if (files) {
+      if (key) throw new KubectlError(`cannot give a key name for a directory path`);
+      for (const file of files) data[file] = await ctx.readFile(`${path.replace(/\/$/, "")}/${file}`);
+    } else {
+      let content: string;
+      try {
+        content = await ctx.readFile(path);
+      } catch {
+        throw new KubectlError(`error reading ${path}: no such file or directory`);
+      }
+      data[key ?? path.split("/").pop()!] = content;
+    }
+  }
+  const obj = { apiVersion: "v1", data, kind: "ConfigMap", metadata: { creationTimestamp: null, name } };
+  finishCreate(R.configmaps, obj, p, ctx, o);
+}
+
+const RUN_FLAGS = [
+  ...OUTPUT_FLAGS,
+  f("image", "string"),
+  f("env", "array"),
+  f("port", "string"),
+  f("labels", "string", "l"),
+  f("image-pull-policy", "string"),
+  f("restart", "string"),
+  f("command", "bool"),
+  f("rm", "bool"),
+  f("stdin", "bool", "i"),
+  f("tty", "bool", "t"),
+  f("attach", "bool"),
+  f("expose", "bool"),
+  f("annotations", "array"),
+  f("privileged", "bool"),
+  f("overrides", "string"),
+  f("pod-running-timeout", "string"),
+  f("quiet", "bool", "q"),
+];
+
+async function cmdRun(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
+  const p = parseFlags(argv, RUN_FLAGS, "kubectl run");
+  const name = p.args[0];
+  if (!name) throw new KubectlError("NAME is required for run\nSee 'kubectl run -h' for help and examples");
+  const image = str(p, "image");
+  if (!image) throw new KubectlError("--image is required");
+  const extra = [...p.args.slice(1), ...(p.rest ?? [])];
+  const container: Obj = { name, image };
+  if (bool(p, "command") && extra.length) container.command = extra;
+  else if (extra.length) container.args = extra;
+  const env = arr(p, "env").map((kv) => {
+    const i = kv.indexOf("=");
+    return { name: kv.slice(0, i), value: kv.slice(i + 1) };
+  });
+  if (env.length) container.env = env;
+  if (str(p, "image-pull-policy")) container.imagePullPolicy = str(p, "image-pull-policy");
+  if (str(p, "port")) container.ports = [{ containerPort: Number(str(p, "port")) }];
+  container.resources = {};
+  const interactive = bool(p, "stdin");
+  const tty = bool(p, "tty");
+  if (interactive) {
+    container.stdin = true;
+    container.stdinOnce = true;
+  }
+  if (tty) container.tty = true;
+  const restart = str(p, "restart") ?? "Always";
+  if (!["Always", "OnFailure", "Never"].includes(restart)) throw new KubectlError(`invalid restart policy: ${restart}`);
+  if (bool(p, "rm") && !interactive) throw new KubectlError("--rm should only be used for attached containers");
+  const labels = str(p, "labels") ? labelsFromString(str(p, "labels")!) : { run: name };
+  const obj: Obj = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { creationTimestamp: null, labels, name },
+    spec: { containers: [container], dnsPolicy: "ClusterFirst", restartPolicy: restart },
+    status: {},
+  };
+  const mode = dryRun(p);
+  if (mode === "client") {
+    printResult(R.pods, obj, p, o, "created");
+    return;
+  }
+  const ns = nsOf(p, ctx);
+  const created = ctx.cluster.client.create(R.pods, ns, obj, { dryRun: mode === "server" });
+  if (!interactive) {
+    printResult(R.pods, created, p, o, "created");
+    return;
+  }
+  // Attach: wait for the container to run, then hand the terminal to its shell.
+  const pod = waitRunning(ctx, ns, name);
+  const cmd = [...(container.command ?? []), ...(container.args ?? [])];
+  const profile = ctx.cluster.kubelet.profile(pod);
+  const shell = cmd.length ? cmd[0].split("/").pop()! : profile?.shell ?? "sh";
+  if (!/^(sh|bash|ash)$/.test(shell)) {
+    // A command that is not a shell runs once and the pod goes away with --rm.
+    const r = await ctx.execInPod(pod, name, cmd, "");
+    o.out(r.stdout);
+    o.err(r.stderr);
+    if (bool(p, "rm")) {
+      ctx.cluster.client.delete(R.pods, ns, name, { gracePeriodSeconds: 0 });
+      o.out(`pod "${name}" deleted\n`);
+    }
+    return;
+  }
+  if (tty) o.err("If you don't see a command prompt, try pressing enter.\n");
+  ctx.attach({ pod, container: name, shell, removeOnExit: bool(p, "rm") });
+}
+
+function waitRunning(ctx: KubectlContext, ns: string, name: string): Pod {
+  for (let i = 0; i < 600; i++) {
+    const pod = get(ctx, R.pods, ns, name) as Pod;
+    if (ctx.cluster.kubelet.containerState(pod) === "running") return pod;
+    if (pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded") throw new KubectlError(`pod ${ns}/${name} terminated (${pod.status.phase})`);
+    ctx.cluster.advance(500);
+  }
+  throw new KubectlError(`timed out waiting for the condition`);
+}
+
+async function cmdExpose(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
+  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("port", "string"), f("target-port", "string"), f("type", "string"), f("selector", "string"), f("name", "string"), f("protocol", "string"), f("labels", "string", "l"), f("external-ip", "string"), f("cluster-ip", "string"), f("session-affinity", "string"), f("load-balancer-ip", "string"), f("filename", "array", "f"), f("save-config", "bool"), f("override-type", "string"), f("overrides", "string")], "kubectl expose");
+  const groups = resourceArgs(p.args, ctx);
+  if (!groups.length || !groups[0].names.length) throw new KubectlError("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'");
+  const { info, names } = groups[0];
+  const ns = nsOf(p, ctx);
+  const src = get(ctx, info, ns, names[0]) as Obj;
+  let selector: Record<string, string> | undefined;
+  let ports: number[] = [];
+  let protocol = str(p, "protocol");
+  if (info === R.pods) {
+    selector = src.metadata.labels;
+    ports = (src.spec.containers ?? []).flatMap((c: Obj) => (c.ports ?? []).map((x: Obj) => x.containerPort));
+  } else if (info === R.services) {
+    selector = src.spec.selector;
+    ports = (src.spec.ports ?? []).map((x: Obj) => x.port);
+  } else if ([R.deployments, R.replicasets, R.daemonsets, R.statefulsets].includes(info)) {
+    const ml = src.spec.selector?.matchLabels;
+    if (src.spec.selector?.matchExpressions?.length) throw new KubectlError(`couldn't retrieve selectors via --selector flag or introspection: the ${info.kind} has match expressions`);
+    selector = ml;
+    ports = (src.spec.template?.spec?.containers ?? []).flatMap((c: Obj) => (c.ports ?? []).map((x: Obj) => x.containerPort));
+  } else {
+    throw new KubectlError(`cannot expose a ${info.kind}`);
+  }
+  if (str(p, "selector")) selector = labelsFromString(str(p, "selector")!);
+  if (!selector || !Object.keys(selector).length) throw new KubectlError(`couldn't retrieve selectors via --selector flag or introspection: the ${info.kind} has no labels`);
+  const portFlag = str(p, "port");
+  const svcPorts: Obj[] = [];
+  const tp = str(p, "target-port");
+  const target = (port: number) => (tp === undefined ? port : /^\d+$/.test(tp) ? Number(tp) : tp);
+  if (portFlag) {
+    for (const x of portFlag.split(",")) svcPorts.push({ port: Number(x), protocol: protocol ?? "TCP", targetPort: target(Number(x)) });
+  } else {
+    if (!ports.length) throw new KubectlError(`couldn't find port via --port flag or introspection\nSee 'kubectl expose -h' for help and examples`);
+    ports.forEach((x, i) => svcPorts.push({ ...(ports.length > 1 ? { name: `port-${i + 1}` } : {}), port: x, protocol: protocol ?? "TCP", targetPort: target(x) }));
+  }
+  protocol = undefined;
+  const name = str(p, "name") ?? names[0];
+  const labels = str(p, "labels") ? labelsFromString(str(p, "labels")!) : src.metadata.labels;
+  const spec: Obj = { ports: svcPorts, selector };
+  if (str(p, "type")) spec.type = str(p, "type");
+  if (str(p, "cluster-ip")) spec.clusterIP = str(p, "cluster-ip");
+  if (str(p, "external-ip")) spec.externalIPs = str(p, "external-ip")!.split(",");
+  if (str(p, "session-affinity")) spec.sessionAffinity = str(p, "session-affinity");
+  if (str(p, "load-balancer-ip")) spec.loadBalancerIP = str(p, "load-balancer-ip");
+  const metadata: Obj = { creationTimestamp: null, name };
+  if (labels && Object.keys(labels).length) metadata.labels = labels;
+  const obj = { apiVersion: "v1", kind: "Service", metadata, spec, status: { loadBalancer: {} } };
+  finishCreate(R.services, obj, p, ctx, o, "exposed", ns);
+}
+
+// ---------------------------------------------------------------------------------------------
+// apply / create -f / delete -f
+
+interface Manifest {
+  info: ResourceInfo;
+  obj: Obj;
+  source: string;
+}
+
+async function readManifests(files: string[], recursive: boolean, ctx: KubectlContext): Promise<Manifest[]> {
+  const out: Manifest[] = [];
+  for (const file of files) {
+    let sources: string[];
+    if (file === "-") sources = ["-"];
+    else if (/^https?:\/\//.test(file)) throw new KubectlError(`unable to read URL "${file}", server reported 404 Not Found, status code=404`);
+    else {
+      const entries = await ctx.listDir(file);
+      sources = entries ? entries.filter((e) => /\.(ya?ml|json)$/.test(e)).sort().map((e) => `${file.replace(/\/$/, "")}/${e}`) : [file];
+      void recursive;
+    }
+    for (const src of sources) {
+      let text: string;
+      if (src === "-") text = ctx.stdin;
+      else {
+        try {
+          text = await ctx.readFile(src);
+        } catch {
+          throw new KubectlError(`the path "${src}" does not exist`);
+        }
+      }
+      let docs;
+      try {
+        docs = parseAllDocuments(text);
+      } catch (e) {
+        throw new KubectlError(`error parsing ${src}: ${(e as Error).message}`);
+      }
+      for (const d of Array.isArray(docs) ? docs : [docs]) {
+        if (d.errors.length) {
+          const line = d.errors[0].linePos?.[0]?.line ?? 1;
+          throw new KubectlError(`error converting YAML to JSON: yaml: line ${line}: ${d.errors[0].message.split("\n")[0].replace(/ at line.*$/, "")}`);
+        }
+        const obj = d.toJS() as Obj;
+        if (obj === null || obj === undefined) continue;
+        if (typeof obj !== "object") throw new KubectlError(`error validating "${src}": error validating data: invalid object to validate; if you choose to ignore these errors, turn validation off with --validate=false`);
+        if (obj.kind === "List" && Array.isArray(obj.items)) {
+          for (const it of obj.items) out.push(manifest(it, src, ctx));
+          continue;
+        }
+        out.push(manifest(obj, src, ctx));
+      }
+    }
+  }
+  if (!out.length) throw new KubectlError("no objects passed to apply");
+  return out;
+}
+
+function manifest(obj: Obj, src: string, ctx: KubectlContext): Manifest {
+  if (!obj.apiVersion || !obj.kind) {
+    const missing = !obj.apiVersion ? "apiVersion" : "kind";
+    throw new KubectlError(`error validating "${src}": error validating data: ${missing} not set; if you choose to ignore these errors, turn validation off with --validate=false`);
+  }
+  const info = lookupKind(obj.apiVersion, obj.kind);
+  if (!info || !ctx.cluster.api.isServed(info)) {
+    throw new KubectlError(`resource mapping not found for name: "${obj.metadata?.name ?? ""}" namespace: "${obj.metadata?.namespace ?? ""}" from "${src}": no matches for kind "${obj.kind}" in version "${obj.apiVersion}"\nensure CRDs are installed first`);
+  }
+  return { info, obj, source: src };
+}
+
+/** Client-side apply's patch: what changed from the last applied config to the new one (nulls delete). */
+function threeWayPatch(last: Obj, next: Obj): Obj | undefined {
+  if (typeof next !== "object" || next === null || Array.isArray(next)) return JSON.stringify(last) === JSON.stringify(next) ? undefined : next;
+  const patch: Obj = {};
+  let changed = false;
+  const lastObj = last && typeof last === "object" && !Array.isArray(last) ? last : {};
+  for (const k of Object.keys(lastObj)) {
+    if (!(k in next)) {
+      patch[k] = null;
+      changed = true;
+    }
+  }
+  for (const k of Object.keys(next)) {
+    const sub = threeWayPatch(lastObj[k], next[k]);
+    if (sub !== undefined) {
+      patch[k] = typeof next[k] === "object" && next[k] !== null && !Array.isArray(next[k]) && lastObj[k] === undefined ? next[k] : sub;
+      changed = true;
+    }
+  }
+  return changed ? patch : undefined;
+}
+
+function lastAppliedOf(obj: Obj): string {
+  const copy = structuredClone(obj);
+  if (copy.metadata?.annotations) {
+    delete copy.metadata.annotations[LAST_APPLIED];
+    if (!Object.keys(copy.metadata.annotations).length) delete copy.metadata.annotations;
+  }
+  return JSON.stringify(sortDeep(copy)) + "\n";
+}
+
+function sortDeep(v: Obj): Obj {
+  if (Array.isArray(v)) return v.map(sortDeep);
+  if (v && typeof v === "object") {
+    const o: Obj = {};
+    for (const k of Object.keys(v).sort()) o[k] = sortDeep(v[k]);
+    return o;
+  }
+  return v;
+}
+
+async function cmdApply(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
+  return cmdApplyLike(argv, ctx, o, "apply");
+}
+
+async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, verb: "apply" | "create"): Promise<void> {
+  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("validate", "string"), f("force", "bool"), f("server-side", "bool"), f("field-manager", "string"), f("prune", "bool"), f("selector", "string", "l"), f("save-config", "bool"), f("overwrite", "bool"), f("wait", "bool"), f("kustomize", "string", "k")], `kubectl ${verb}`);
+  const files = arr(p, "filename");
+  if (!files.length) {
+    if (verb === "create") throw new KubectlError("must specify one of -f and -k\n\nerror: Unexpected args: " + JSON.stringify(p.args) + "\nSee 'kubectl create -h' for help and examples");
+    throw new KubectlError("must specify one of -f and -k");
+  }
+  const manifests = await readManifests(files, bool(p, "recursive"), ctx);
+  const mode = dryRun(p);
+  const errors: string[] = [];
+  for (const m of manifests) {
+    const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
+    if (m.info.namespaced && str(p, "namespace") && m.obj.metadata?.namespace && m.obj.metadata.namespace !== str(p, "namespace")) {
+      errors.push(`error: the namespace from the provided object "${m.obj.metadata.namespace}" does not match the namespace "${str(p, "namespace")}". You must pass '--namespace=${m.obj.metadata.namespace}' to perform this operation.`);
+      continue;
+    }
+    const name = m.obj.metadata?.name;
+    try {
+      const warnings: string[] = [];
+      const body = structuredClone(m.obj);
+      if (verb === "apply") {
+        body.metadata ??= {};
+        body.metadata.annotations = { ...(body.metadata.annotations ?? {}), [LAST_APPLIED]: lastAppliedOf(m.obj) };
+      }
+      let live: KObject | undefined;
+      if (verb === "apply" && name) {
+        try {
+          live = ctx.cluster.client.get(m.info, ns, name);
+        } catch (e) {
+          if (!isStatusError(e) || e.reason !== "NotFound") throw e;
+        }
+      }
+      if (!live) {
+        if (mode === "client") {
+          printResult(m.info, body, p, o, "created");
+          continue;
+        }
+        const created = ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server", warnings });
+        for (const w of warnings) o.err(`Warning: ${w}\n`);
+        printResult(m.info, created, p, o, "created");
+        continue;
+      }
+      const lastText = live.metadata.annotations?.[LAST_APPLIED];
+      const last = lastText ? JSON.parse(lastText) : {};
+      const desired = JSON.parse(lastAppliedOf(m.obj));
+      const patch = threeWayPatch(last, desired) ?? undefined;
+      if (!patch && lastText) {
+        printResult(m.info, live, p, o, "unchanged");
+        continue;
+      }
+      const full: Obj = patch ?? {};
+      full.metadata = { ...(full.metadata ?? {}), annotations: { ...(full.metadata?.annotations ?? {}), [LAST_APPLIED]: lastAppliedOf(m.obj) } };
+      if (!lastText) o.err(`Warning: resource ${m.info.resource}/${name} is missing the ${LAST_APPLIED} annotation which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.\n`);
+      if (mode === "client") {
+        printResult(m.info, live, p, o, "configured");
+        continue;
+      }
+      const type: PatchType = m.info.crd ? "merge" : "strategic";
+      const updated = ctx.cluster.client.patch(m.info, ns, name, type, full, { dryRun: mode === "server", warnings });
+      for (const w of warnings) o.err(`Warning: ${w}\n`);
+      printResult(m.info, updated, p, o, "configured");
+    } catch (e) {
+      if (isStatusError(e)) {
+        const s = e.status;
+        if (s.reason === "AlreadyExists" || s.reason === "Invalid") errors.push(verb === "apply" && s.reason === "Invalid" ? `The ${s.message}` : serverError(e));
+        else errors.push(`Error from server (${s.reason}): error when ${live_verb(verb)} "${m.source}": ${s.message}`);
+      } else throw e;
+    }
+  }
+  if (errors.length) throw new KubectlError(errors.join("\n"));
+}
+
+function live_verb(verb: string): string {
+  return verb === "apply" ? "creating" : "creating";
+}
+
+async function cmdDelete(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
+  const p = parseFlags(argv, [f("filename", "array", "f"), f("recursive", "bool", "R"), f("all", "bool"), f("all-namespaces", "bool", "A"), f("selector", "string", "l"), f("field-selector", "string"), f("force", "bool"), f("grace-period", "int"), f("now", "bool"), f("wait", "bool"), f("ignore-not-found", "bool"), f("cascade", "string"), f("dry-run", "string"), f("output", "string", "o"), f("timeout", "string")], "kubectl delete");
+  const targets: { info: ResourceInfo; ns: string | undefined; name: string }[] = [];
+  const ns = nsOf(p, ctx);
+  if (arr(p, "filename").length) {
+    for (const m of await readManifests(arr(p, "filename"), bool(p, "recursive"), ctx)) {
+      targets.push({ info: m.info, ns: m.info.namespaced ? m.obj.metadata?.namespace ?? ns : undefined, name: m.obj.metadata?.name });
+    }
+  } else {
+    if (!p.args.length) throw new KubectlError(`You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'`);
+    for (const g of resourceArgs(p.args, ctx)) {
+      if (g.names.length) for (const n of g.names) targets.push({ info: g.info, ns, name: n });
+      else if (bool(p, "all") || str(p, "selector") || str(p, "field-selector")) {
+        for (const obj of list(ctx, g.info, bool(p, "all-namespaces") ? undefined : ns, p)) targets.push({ info: g.info, ns: obj.metadata.namespace, name: obj.metadata.name! });
+      } else throw new KubectlError(`resource(s) were provided, but no name was specified`);
+    }
+    if (!targets.length) o.err(`No resources found\n`);
+  }
+  const grace = str(p, "grace-period") !== undefined ? Number(str(p, "grace-period")) : bool(p, "now") ? 1 : bool(p, "force") ? 0 : undefined;
+  const errors: string[] = [];
+  const deleted: typeof targets = [];
+  const cascade = str(p, "cascade");
+  for (const t of targets) {
+    try {
+      ctx.cluster.client.delete(t.info, t.ns, t.name, {
+        gracePeriodSeconds: grace,
+        propagationPolicy: cascade === "orphan" ? "Orphan" : cascade === "foreground" ? "Foreground" : "Background",
+      });
+      if (bool(p, "force") && grace === 0) o.err("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n");
+      o.out(`${t.info.kind.toLowerCase()}${t.info.group ? "." + t.info.group : ""} "${t.name}" deleted\n`);
+      deleted.push(t);
+    } catch (e) {
+      if (isStatusError(e) && e.reason === "NotFound" && bool(p, "ignore-not-found")) continue;
+      if (isStatusError(e) && e.reason === "NotFound" && arr(p, "filename").length) {
+        errors.push(`Error from server (NotFound): error when deleting "${arr(p, "filename")[0]}": ${e.status.message}`);
+        continue;
+      }
+      errors.push(serverError(e));
+    }
+  }
+  // --wait=true (the default): block until the objects are gone, on the cluster's clock.
+  if (p.flags.get("wait") !== false) {
+    for (let i = 0; i < 3600; i++) {
+      const left = deleted.filter((t) => ctx.cluster.api.peek(t.info, t.ns, t.name));
+      if (!left.length) break;
+      ctx.cluster.advance(1000);
+    }
+  }
+  if (errors.length) throw new KubectlError(errors.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// scale / patch / label / annotate / edit / set image
+
+function oneTarget(p: Parsed, ctx: KubectlContext, cmd: string): { info: ResourceInfo; name: string; ns: string }[] {
+  const groups = resourceArgs(p.args, ctx);
+  const out: { info: ResourceInfo; name: string; ns: string }[] = [];
+  for (const g of groups) for (const n of g.names) out.push({ info: g.info, name: n, ns: nsOf(p, ctx) });
+  if (!out.length) throw new KubectlError(`You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'`);
+  void cmd;
+  return out;
+}
+
+function cmdScale(argv: string[], ctx: KubectlContext, o: Out): void {
+  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("replicas", "int"), f("current-replicas", "int"), f("resource-version", "string"), f("selector", "string", "l"), f("all", "bool"), f("timeout", "string")], "kubectl scale");
+  const r = str(p, "replicas");
+  if (r === undefined) throw new KubectlError("required flag(s) \"replicas\" not set");
+  if (Number(r) < 0) throw new KubectlError("The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
+  for (const t of oneTarget(p, ctx, "scale")) {
+    if (![R.deployments, R.replicasets, R.statefulsets].includes(t.info)) throw new KubectlError(`cannot scale a ${t.info.kind}`);
+    const obj = ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { spec: { replicas: Number(r) } });
+    printResult(t.info, obj, p, o, "scaled");
+  }
+}
+
+function cmdPatch(argv: string[], ctx: KubectlContext, o: Out): void {
+  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("patch", "string", "p"), f("type", "string"), f("patch-file", "string"), f("local", "bool"), f("subresource", "string"), f("filename", "array", "f")], "kubectl patch");
+  const text = str(p, "patch");
+  if (text === undefined) throw new KubectlError("must specify -p to patch");
+  const type = (str(p, "type") ?? "strategic") as PatchType;
+  if (!["strategic", "merge", "json"].includes(type)) throw new KubectlError(`--type must be one of [json merge strategic], not "${type}"`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    try {
+      const d = parseAllDocuments(text);
+      body = (Array.isArray(d) ? d[0] : d).toJS();
+    } catch {
+      throw new KubectlError(`unable to parse "${text}": yaml: did not find expected node content`);
+    }
+  }
+  for (const t of oneTarget(p, ctx, "patch")) {
+    if (type === "strategic" && t.info.crd) throw new KubectlError(`application/strategic-merge-patch+json is not supported by ${t.info.group}/${t.info.version}, Kind=${t.info.kind}: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
+    const before = get(ctx, t.info, t.ns, t.name);
+    const after = ctx.cluster.client.patch(t.info, t.ns, t.name, type, body, { dryRun: dryRun(p) !== "none" });
+    const same = before.metadata.resourceVersion === after.metadata.resourceVersion && dryRun(p) === "none";
+    printResult(t.info, after, p, o, same ? "patched (no change)" : "patched");
+  }
+}
+
+function cmdLabel(argv: string[], ctx: KubectlContext, o: Out, field: "labels" | "annotations"): void {
+  const cmd = field === "labels" ? "label" : "annotate";
+  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("overwrite", "bool"), f("all", "bool"), f("all-namespaces", "bool", "A"), f("selector", "string", "l"), f("list", "bool"), f("resource-version", "string"), f("local", "bool"), f("filename", "array", "f")], `kubectl ${cmd}`);
+  const changes = p.args.filter((a) => a.includes("=") || a.endsWith("-"));
+  const resArgs = p.args.filter((a) => !changes.includes(a));
+  if (!changes.length && !bool(p, "list")) throw new KubectlError(`at least one ${field === "labels" ? "label" : "annotation"} update is required\nSee 'kubectl ${cmd} -h' for help and examples`);
+  const set: Record<string, string | null> = {};
+  for (const c of changes) {
+    if (c.endsWith("-") && !c.includes("=")) set[c.slice(0, -1)] = null;
+    else {
+      const i = c.indexOf("=");
+      set[c.slice(0, i)] = c.slice(i + 1);
+    }
+  }
+  const targets: { info: ResourceInfo; name: string; ns: string }[] = [];
+  const groups = resourceArgs(resArgs, ctx);
+  for (const g of groups) {
+    if (g.names.length) for (const n of g.names) targets.push({ info: g.info, name: n, ns: nsOf(p, ctx) });
+    else if (bool(p, "all") || str(p, "selector")) for (const obj of list(ctx, g.info, nsOf(p, ctx), p)) targets.push({ info: g.info, name: obj.metadata.name!, ns: obj.metadata.namespace ?? "" });
+  }
+  if (!targets.length) throw new KubectlError(`one or more resources must be specified as <resource> <name> or <resource>/<name>`);
+  for (const t of targets) {
+    const obj = get(ctx, t.info, t.ns, t.name);
+    const cur = (obj.metadata[field] ?? {}) as Record<string, string>;
+    if (bool(p, "list")) {
+      for (const k of Object.keys(cur).sort()) o.out(`${k}=${cur[k]}\n`);
+      continue;
+    }
+    let changed = false;
+    for (const [k, v] of Object.entries(set)) {
+      if (v !== null && k in cur && cur[k] !== v && !bool(p, "overwrite")) {
+        throw new KubectlError(`'${k}' already has a value (${cur[k]}), and --overwrite is false`);
+      }
+      if (v === null ? k in cur : cur[k] !== v) changed = true;
+    }
+    const after = changed ? ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { metadata: { [field]: set } }) : obj;
+    const verb = field === "labels" ? "labeled" : "annotated";
+    printResult(t.info, after, p, o, changed ? verb : `not ${verb}`);
+  }
+}
+
+async function cmdEdit(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
+  const p = parseFlags(argv, [f("output", "string", "o"), f("filename", "array", "f"), f("save-config", "bool"), f("validate", "string"), f("windows-line-endings", "bool"), f("subresource", "string"), f("field-manager", "string")], "kubectl edit");
+  if (!ctx.editor) throw new KubectlError(`unable to launch the editor "vi"`);
+  for (const t of oneTarget(p, ctx, "edit")) {
+    const obj = get(ctx, t.info, t.ns, t.name);
+    const header = "# Please edit the object below. Lines beginning with a '#' will be ignored,\n# and an empty file will abort the edit. If an error occurs while saving this file will be\n# reopened with the relevant failures.\n#\n";
+    const original = header + toYaml(stripForOutput(obj, p));
+    const file = `/tmp/kubectl-edit-${t.name}.yaml`;
+    const edited = await ctx.editor(original, file);
+    if (edited === undefined || edited === original) {
+      o.out("Edit cancelled, no changes made.\n");
+      continue;
+    }
+    const body = edited.split("\n").filter((l) => !l.startsWith("#")).join("\n");
+    if (!body.trim()) {
+      o.out("Edit cancelled, saved file was empty.\n");
+      continue;
+    }
+    let next: Obj;
+    try {
+      const d = parseAllDocuments(body);
+      const doc = Array.isArray(d) ? d[0] : d;
+      if (doc.errors.length) throw new Error(doc.errors[0].message);
+      next = doc.toJS();
+    } catch (e) {
+      throw new KubectlError(`error: ${(e as Error).message.split("\n")[0]}`);
+    }
+    const before = JSON.stringify(sortDeep(obj));
+    if (JSON.stringify(sortDeep(next)) === before) {
+      o.out("Edit cancelled, no changes made.\n");
+      continue;
+    }
+    const updated = ctx.cluster.client.update(t.info, t.ns, t.name, next);
+    printResult(t.info, updated, p, o, "edited");
+  }
+}
+
+function cmdSet(argv: string[], ctx: KubectlContext, o: Out): void {
+  if (argv[0] !== "image") throw new KubectlError(`unknown command "${argv[0] ?? ""}" for "kubectl set"`);
+  const p = parseFlags(argv.slice(1), [...OUTPUT_FLAGS, f("all", "bool"), f("selector", "string", "l"), f("local", "bool"), f("record", "bool")], "kubectl set image");
+  const assigns = p.args.filter((a) => a.includes("="));
+  p.args = p.args.filter((a) => !a.includes("="));
+  for (const t of oneTarget(p, ctx, "set image")) {
+    const obj = get(ctx, t.info, t.ns, t.name) as Obj;
+    const spec = t.info === R.pods ? obj.spec : obj.spec?.template?.spec;
+    const containers = (spec?.containers ?? []).map((c: Obj) => ({ name: c.name }));
+    let any = false;
+    for (const a of assigns) {
+      const [cname, image] = a.split("=");
+      for (const c of containers) {
+        if (cname === "*" || c.name === cname) {
+          c.image = image;
+          any = true;
+        }
+      }
+      if (!any) throw new KubectlError(`unable to find container named "${cname}"`);
+    }
+    const patch = t.info === R.pods ? { spec: { containers } } : { spec: { template: { spec: { containers } } } };
+    const after = ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", patch);
+    printResult(t.info, after, p, o, "image updated");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// rollout
+
+function restartedAt(ctx: KubectlContext): string {
+  return rfc3339(ctx.cluster.now()).replace(/\.\d+Z$|Z$/, "Z");
+}
+
+function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): void {
+  const sub = argv[0];
+  const p = parseFlags(argv.slice(1), [...OUTPUT_FLAGS, f("watch", "bool", "w"), f("timeout", "string"), f("revision", "int"), f("to-revision", "int"), f("selector", "string", "l")], `kubectl rollout ${sub ?? ""}`);
+  const targets = oneTarget(p, ctx, "rollout");
+  for (const t of targets) {
+    if (![R.deployments, R.daemonsets, R.statefulsets].includes(t.info)) throw new KubectlError(`no ${sub === "restart" ? "restarter" : "viewer"} has been implemented for "${t.info.kind}"`);
+    const ref = objRef(t.info, t.name);
+    switch (sub) {
+      case "restart": {
+        const after = ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", {
+          spec: { template: { metadata: { annotations: { "kubectl.kubernetes.io/restartedAt": restartedAt(ctx) } } } },
+        });
+        void after;
+        o.out(`${ref} restarted\n`);
+        break;
+      }
+      case "status":
+        rolloutStatus(t.info, t.ns, t.name, p, ctx, o);
+        break;
+      case "history": {
+        const revs = revisions(t.info, t.ns, t.name, ctx);
+        o.out(`${ref} \n`);
+        o.out(tabwrite("REVISION\tCHANGE-CAUSE\n" + revs.map((r) => `${r.rev}\t${r.cause ?? "<none>"}\n`).join(""), TABLE_TABWRITER) + "\n");
+        break;
+      }
+      case "undo": {
+        const revs = revisions(t.info, t.ns, t.name, ctx);
+        const want = str(p, "to-revision") ? Number(str(p, "to-revision")) : 0;
+        const current = revs[revs.length - 1];
+        const target = want ? revs.find((r) => r.rev === want) : revs[revs.length - 2];
+        if (!target) throw new KubectlError(want ? `unable to find specified revision ${want} in history` : `no rollout history found for ${t.info.kind.toLowerCase()} "${t.name}"`);
+        if (target === current) {
+          o.out(`${ref} skipped rollback (current template already matches revision ${target.rev})\n`);
+          break;
+        }
+        const template = structuredClone(target.template);
+        if (template.metadata?.labels) delete template.metadata.labels["pod-template-hash"];
+        const obj = get(ctx, t.info, t.ns, t.name) as Obj;
+        ctx.cluster.client.update(t.info, t.ns, t.name, { ...obj, spec: { ...obj.spec, template } });
+        o.out(`${ref} rolled back\n`);
+        break;
+      }
+      default:
+        throw new KubectlError(`unknown command "${sub ?? ""}" for "kubectl rollout"`);
+    }
+  }
+}
+
+function revisions(info: ResourceInfo, ns: string, name: string, ctx: KubectlContext): { rev: number; cause?: string; template: Obj }[] {
+  const owner = get(ctx, info, ns, name) as Obj;
+  const owned = (x: Obj) => (x.metadata.ownerReferences ?? []).some((r: Obj) => r.controller && r.uid === owner.metadata.uid);
+  if (info === R.deployments) {
+    return (list(ctx, R.replicasets, ns) as Obj[])
+      .filter(owned)
+      .map((rs) => ({ rev: Number(rs.metadata.annotations?.["deployment.kubernetes.io/revision"] ?? 0), cause: rs.metadata.annotations?.["kubernetes.io/change-cause"], template: rs.spec.template }))
+      .sort((a, b) => a.rev - b.rev);
+  }
+  return (list(ctx, R.controllerrevisions, ns) as Obj[])
+    .filter(owned)
+    .map((cr) => ({ rev: cr.revision, cause: cr.metadata.annotations?.["kubernetes.io/change-cause"], template: cr.data?.spec?.template }))
+    .sort((a, b) => a.rev - b.rev);
+}
+
+function parseDuration(s: string | undefined, def: number): number {
+  if (!s) return def;
+  let ms = 0;
+  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
+  let m: RegExpExecArray | null;
+  let any = false;
+  while ((m = re.exec(s))) {
+    any = true;
+    ms += Number(m[1]) * { ms: 1, s: 1000, m: 60000, h: 3600000 }[m[2] as "ms" | "s" | "m" | "h"];
+  }
+  if (!any && /^\d+$/.test(s)) return Number(s) * 1000;
+  return any ? ms : def;
+}
+
+function rolloutStatus(info: ResourceInfo, ns: string, name: string, p: Parsed, ctx: KubectlContext, o: Out): void {
+  const timeout = parseDuration(str(p, "timeout"), 600_000);
+  const watch = p.flags.get("watch") !== false;
+  const start = ctx.cluster.now();
+  let lastMsg = "";
+  for (;;) {
+    const obj = get(ctx, info, ns, name) as Obj;
+    const [msg, done] = statusMessage(info, obj);
+    if (msg !== lastMsg) o.out(msg);
+    lastMsg = msg;
+    if (done || !watch) return;
+    if (ctx.cluster.now() - start >= timeout) throw new KubectlError("timed out waiting for the condition");
+    ctx.cluster.advance(1000);
+  }
+}
+
+function statusMessage(info: ResourceInfo, d: Obj): [string, boolean] {
+  const st = d.status ?? {};
+  const n = d.metadata.name;
+  if (info === R.deployments) {
+    if ((d.metadata.generation ?? 0) > (st.observedGeneration ?? 0)) return [`Waiting for deployment spec update to be observed...\n`, false];
+    const want = d.spec.replicas ?? 1;
+    const prog = (st.conditions ?? []).find((c: Obj) => c.type === "Progressing");
+    if (prog?.reason === "ProgressDeadlineExceeded") throw new KubectlError(`deployment "${n}" exceeded its progress deadline`);
+    if ((st.updatedReplicas ?? 0) < want) return [`Waiting for deployment "${n}" rollout to finish: ${st.updatedReplicas ?? 0} out of ${want} new replicas have been updated...\n`, false];
+    if ((st.replicas ?? 0) > (st.updatedReplicas ?? 0)) return [`Waiting for deployment "${n}" rollout to finish: ${(st.replicas ?? 0) - (st.updatedReplicas ?? 0)} old replicas are pending termination...\n`, false];
+    if ((st.availableReplicas ?? 0) < (st.updatedReplicas ?? 0)) return [`Waiting for deployment "${n}" rollout to finish: ${st.availableReplicas ?? 0} of ${st.updatedReplicas ?? 0} updated replicas are available...\n`, false];
+    return [`deployment "${n}" successfully rolled out\n`, true];
+  }
+  if (info === R.daemonsets) {
+    if ((d.metadata.generation ?? 0) > (st.observedGeneration ?? 0)) return [`Waiting for daemon set spec update to be observed...\n`, false];
+    const want = st.desiredNumberScheduled ?? 0;
+    if ((st.updatedNumberScheduled ?? 0) < want) return [`Waiting for daemon set "${n}" rollout to finish: ${st.updatedNumberScheduled ?? 0} out of ${want} new pods have been updated...\n`, false];
+    if ((st.numberAvailable ?? 0) < want) return [`Waiting for daemon set "${n}" rollout to finish: ${st.numberAvailable ?? 0} of ${want} updated pods are available...\n`, false];
+    return [`daemon set "${n}" successfully rolled out\n`, true];
+  }
+  const want = d.spec.replicas ?? 1;
+  if ((st.readyReplicas ?? 0) < want) return [`Waiting for ${want - (st.readyReplicas ?? 0)} pods to be ready...\n`, false];
+  return [`partitioned roll out complete: ${st.updatedReplicas ?? want} new pods have been updated...\n`, true];
+}
+
+// ---------------------------------------------------------------------------------------------
+// wait
+
+function cmdWait(argv: string[], ctx: KubectlContext, o: Out): void {
+  const p = parseFlags(argv, [f("for", "string"), f("timeout", "string"), f("selector", "string", "l"), f("all", "bool"), f("all-namespaces", "bool", "A"), f("output", "string", "o"), f("filename", "array", "f")], "kubectl wait");
+  const cond = str(p, "for");
+  if (!cond) throw new KubectlError("--for must be specified");
+  const timeout = parseDuration(str(p, "timeout"), 30_000);
+  const ns = nsOf(p, ctx);
+  const groups = resourceArgs(p.args, ctx);
+  const targets: { info: ResourceInfo; name: string }[] = [];
+  for (const g of groups) {
+    if (g.names.length) for (const n of g.names) targets.push({ info: g.info, name: n });
+    else for (const obj of list(ctx, g.info, ns, p)) targets.push({ info: g.info, name: obj.metadata.name! });
+  }
+  if (!targets.length) throw new KubectlError("no matching resources found");
+  const start = ctx.cluster.now();
+  for (const t of targets) {
+    for (;;) {
+      let obj: Obj | undefined;
+      try {
+        obj = get(ctx, t.info, ns, t.name);
+      } catch (e) {
+        if (cond === "delete" && isStatusError(e) && e.reason === "NotFound") {
+          o.out(`${objRef(t.info, t.name)} condition met\n`);
+          break;
+        }
+        throw e;
+      }
+      if (cond !== "delete" && met(cond, obj)) {
+        o.out(`${objRef(t.info, t.name)} condition met\n`);
+        break;
+      }
+      if (ctx.cluster.now() - start >= timeout) throw new KubectlError(`timed out waiting for the condition on ${t.info.resource}/${t.name}`);
+      ctx.cluster.advance(1000);
+    }
+  }
+}
+
+function met(cond: string, obj: Obj): boolean {
+  const m = /^condition=([^=]+)(?:=(.*))?$/i.exec(cond);
+  if (m) {
+    const want = (m[2] ?? "True").toLowerCase();
+    return (obj.status?.conditions ?? []).some((c: Obj) => c.type.toLowerCase() === m[1].toLowerCase() && String(c.status).toLowerCase() === want);
+  }
+  const j = /^jsonpath=(.*?)(?:=(.*))?$/.exec(cond);
+  if (j) {
+    let expr = j[1].replace(/^'|'$/g, "");
+    if (!expr.includes("{")) expr = `{${expr}}`;
+    const v = executeJsonPath(expr, obj);
+    return j[2] === undefined ? v !== "" : v === j[2];
+  }
+  throw new KubectlError(`unrecognized condition: "${cond}"`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// config
+
+function cmdConfig(argv: string[], ctx: KubectlContext, o: Out): void {
+  const sub = argv[0];
+  const p = parseFlags(argv.slice(1), [f("current", "bool"), f("minify", "bool"), f("raw", "bool"), f("flatten", "bool"), f("output", "string", "o"), f("cluster", "string"), f("user", "string")], `kubectl config ${sub ?? ""}`);
+  switch (sub) {
+    case "current-context":
+      o.out("kubernetes-admin@kubernetes\n");
+      return;
+    case "get-contexts":
+      o.out(tabwrite(`CURRENT\tNAME\tCLUSTER\tAUTHINFO\tNAMESPACE\n*\tkubernetes-admin@kubernetes\tkubernetes\tkubernetes-admin\t${ctx.namespace === "default" ? "" : ctx.namespace}\n`, TABLE_TABWRITER));
+      return;
+    case "view":
+      o.out(kubeconfigText(ctx, bool(p, "raw")));
+      return;
+    case "set-context": {
+      const ns = str(p, "namespace");
+      if (!bool(p, "current") && !p.args[0]) throw new KubectlError("you must specify a non-empty context name or --current");
+      if (ns !== undefined) ctx.setNamespace(ns);
+      o.out(`Context "kubernetes-admin@kubernetes" modified.\n`);
+      return;
+    }
+    case "use-context":
+      if (p.args[0] !== "kubernetes-admin@kubernetes") throw new KubectlError(`no context exists with the name: "${p.args[0] ?? ""}"`);
+      o.out(`Switched to context "kubernetes-admin@kubernetes".\n`);
+      return;
+    default:
+      throw new KubectlError(`unknown command "${sub ?? ""}" for "kubectl config"`);
+  }
+}
+
+export function kubeconfigText(ctx: { cluster: KubectlContext["cluster"]; namespace: string }, raw: boolean): string {
+  const ip = ctx.cluster.config.nodes.find((n) => n.controlPlane)?.ip ?? ctx.cluster.config.nodes[0].ip;
+  const data = raw ? "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSURCVENDQWUyZ0F3SUJBZ0lJU2VydmljZUxhYgotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg==" : "DATA+OMITTED";
+  const key = raw ? "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpTZXJ2aWNlTGFiCi0tLS0tRU5EIFJTQSBQUklWQVRFIEtFWS0tLS0tCg==" : "DATA+OMITTED";
+  const nsLine = ctx.namespace !== "default" ? `    namespace: ${ctx.namespace}\n` : "";
+  return `apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority-data: ${data}
+    server: https://${ip}:6443
+  name: kubernetes
+contexts:
+- context:
+    cluster: kubernetes
+${nsLine}    user: kubernetes-admin
+  name: kubernetes-admin@kubernetes
+current-context: kubernetes-admin@kubernetes
+kind: Config
+preferences: {}
+users:
+- name: kubernetes-admin
+  user:
+    client-certificate-data: ${data}
+    client-key-data: ${key}
+`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// exec / logs
+
+async function cmdExec(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
+  const p = parseFlags(argv, [f("stdin", "bool", "i"), f("tty", "bool", "t"), f("container", "string", "c"), f("quiet", "bool", "q"), f("filename", "array", "f"), f("pod-running-timeout", "string")], "kubectl exec");
+  const target = p.args[0];
+  if (!target) throw new KubectlError("pod or type/name must be specified");
+  const cmd = p.rest ?? p.args.slice(1);
+  if (!p.rest && p.args.length > 1) throw new KubectlError(`exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- [COMMAND] instead\nSee 'kubectl exec -h' for help and examples`);
+  if (!cmd.length) throw new KubectlError("you must specify at least one command for the container");
+  const ns = nsOf(p, ctx);
+  const pod = podFor(target, ns, ctx);
+  const containers = pod.spec.containers.map((c) => c.name);
+  const cname = str(p, "container") ?? containers[0];
+  if (!containers.includes(cname)) throw new KubectlError(`container ${cname} not found in pod ${pod.metadata.name}`);
+  if (!str(p, "container") && containers.length > 1) o.err(`Defaulted container "${cname}" out of: ${containers.join(", ")}\n`);
+  const state = ctx.cluster.kubelet.containerState(pod, cname);
+  if (state !== "running") {
+    if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") throw new KubectlError(`cannot exec into a container in a completed pod; current phase is ${pod.status.phase}`);
+    throw new KubectlError(`Error from server (BadRequest): container ${cname} is not valid for pod ${pod.metadata.name}`.replace(/^error: /, ""));
+  }
+  const interactive = bool(p, "stdin") && bool(p, "tty");
+  const bin = cmd[0].split("/").pop()!;
+  if (interactive && cmd.length === 1 && /^(sh|bash|ash)$/.test(bin)) {
+    const r = await ctx.execInPod(pod, cname, ["__check_shell__", bin], "");
+    if (r.exitCode !== 0) {
+      o.err(r.stderr);
+      throw new KubectlError("", r.exitCode);
+    }
+    ctx.attach({ pod, container: cname, shell: bin, removeOnExit: false });
+    return;
+  }
+  const r = await ctx.execInPod(pod, cname, cmd, bool(p, "stdin") ? ctx.stdin : "");
+  o.out(r.stdout);
+  o.err(r.stderr);
+  if (r.exitCode !== 0) {
+    if (r.exitCode >= 126 && r.stderr.startsWith("error: Internal error")) throw new KubectlError("", 1);
+    throw new KubectlError(`command terminated with exit code ${r.exitCode}`, r.exitCode);
+  }
+}
+
+function podFor(target: string, ns: string, ctx: KubectlContext): Pod {
+  if (!target.includes("/")) return get(ctx, R.pods, ns, target) as Pod;
+  const [t, n] = target.split("/");
+  const info = typeOrThrow(t, ctx);
+  if (info === R.pods) return get(ctx, R.pods, ns, n) as Pod;
+  const owner = get(ctx, info, ns, n) as Obj;
+  const sel = owner.spec?.selector?.matchLabels ?? owner.spec?.selector;
+  const selStr = Object.entries(sel ?? {}).map(([k, v]) => `${k}=${v}`).join(",");
+  const pods = ctx.cluster.client.list(R.pods, ns, { labelSelector: selStr }).items as Pod[];
+  const running = pods.filter((x) => x.status?.phase === "Running" && !x.metadata.deletionTimestamp);
+  const pod = running[0] ?? pods[0];
+  if (!pod) throw new KubectlError(`cannot attach to ${info.kind} ${n}: no pods found`);
+  return pod;
+}
+
+function cmdLogs(argv: string[], ctx: KubectlContext, o: Out): void {
+  const p = parseFlags(argv, [f("follow", "bool", "f"), f("previous", "bool", "p"), f("container", "string", "c"), f("tail", "int"), f("selector", "string", "l"), f("timestamps", "bool"), f("all-containers", "bool"), f("since", "string"), f("prefix", "bool"), f("max-log-requests", "int"), f("ignore-errors", "bool")], "kubectl logs");
+  const ns = nsOf(p, ctx);
+  let pods: Pod[];
+  if (str(p, "selector")) {
+    pods = ctx.cluster.client.list(R.pods, ns, { labelSelector: str(p, "selector") }).items as Pod[];
+    if (!pods.length) {
+      o.err(`No resources found in ${ns} namespace.\n`);
+      return;
+    }
+  } else {
+    if (!p.args[0]) throw new KubectlError("expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples");
+    pods = [podFor(p.args[0], ns, ctx)];
+  }
+  const tailFlag = str(p, "tail");
+  const tail = tailFlag !== undefined ? Number(tailFlag) : str(p, "selector") ? 10 : -1;
+  for (const pod of pods) {
+    const containers = pod.spec.containers.map((c) => c.name);
+    const cname = str(p, "container") ?? p.args[1] ?? containers[0];
+    if (!containers.includes(cname)) throw new KubectlError(`Error from server (BadRequest): container ${cname} is not valid for pod ${pod.metadata.name}`);
+    if (!str(p, "container") && containers.length > 1 && !str(p, "selector")) o.err(`Defaulted container "${cname}" out of: ${containers.join(", ")}\n`);
+    const previous = bool(p, "previous");
+    const lines = ctx.cluster.kubelet.logs(pod, cname, previous);
+    if (lines === undefined || (!previous && ctx.cluster.kubelet.containerState(pod, cname) === "waiting" && !lines.length)) {
+      if (previous) throw new KubectlError(`Error from server (BadRequest): previous terminated container "${cname}" in pod "${pod.metadata.name}" not found`);
+      const reason = (pod.status?.containerStatuses ?? []).find((c) => c.name === cname)?.state?.waiting?.reason ?? "ContainerCreating";
+      throw new KubectlError(`Error from server (BadRequest): container "${cname}" in pod "${pod.metadata.name}" is waiting to start: ${reason === "ContainerCreating" ? "ContainerCreating" : `trying and failing to pull image`}`);
+    }
+    let text = lines.map((l) => l.line);
+    // Integration point: the network module supplies kube-proxy's start-up lines (mode, syncs).
+    if (!previous && ctx.extraLogs) {
+      const extra = ctx.extraLogs(pod, cname);
+      if (extra) text = [...extra, ...text];
+    }
+    if (tail >= 0) text = text.slice(Math.max(0, text.length - tail));
+    const prefix = bool(p, "prefix") ? `[pod/${pod.metadata.name}/${cname}] ` : "";
+    for (const l of text) o.out(prefix + l + "\n");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// api-resources / explain / version
+
+function cmdApiResources(argv: string[], ctx: KubectlContext, o: Out): void {
+  const p = parseFlags(argv, [f("output", "string", "o"), f("namespaced", "string"), f("api-group", "string"), f("no-headers", "bool"), f("verbs", "array"), f("sort-by", "string"), f("categories", "array"), f("cached", "bool")], "kubectl api-resources");
+  const rows = RESOURCES.filter((i) => ctx.cluster.api.isServed(i))
+    .filter((i) => str(p, "namespaced") === undefined || String(i.namespaced) === str(p, "namespaced"))
+    .filter((i) => str(p, "api-group") === undefined || i.group === str(p, "api-group"))
+    .sort((a, b) => (a.group === b.group ? (a.resource < b.resource ? -1 : 1) : a.group === "" ? -1 : b.group === "" ? 1 : a.group < b.group ? -1 : 1));
+  if (str(p, "output") === "name") {
+    for (const i of rows) o.out(`${i.group ? `${i.resource}.${i.group}` : i.resource}\n`);
+    return;
+  }
+  const wide = str(p, "output") === "wide";
+  const lines: string[] = [];
+  if (!bool(p, "no-headers")) lines.push(["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND", ...(wide ? ["VERBS", "CATEGORIES"] : [])].join("\t"));
+  for (const i of rows) {
+    lines.push([i.resource, i.shortNames.join(","), i.group ? `${i.group}/${i.version}` : i.version, String(i.namespaced), i.kind, ...(wide ? [i.verbs.join(","), i.categories.join(",")] : [])].join("\t"));
+  }
+  o.out(tabwrite(lines.join("\n") + "\n", TABLE_TABWRITER));
+}
+
+const EXPLAIN: Record<string, string> = {
+  Pod: "Pod is a collection of containers that can run on a host. This resource is\n    created by clients and scheduled onto hosts.",
+  Service: "Service is a named abstraction of software service (for example, mysql)\n    consisting of local port (for example 3306) that the proxy listens on, and the\n    selector that determines which pods will answer requests sent through the\n    proxy.",
+  Deployment: "Deployment enables declarative updates for Pods and ReplicaSets.",
+  ReplicaSet: "ReplicaSet ensures that a specified number of pod replicas are running at any\n    given time.",
+  DaemonSet: "DaemonSet represents the configuration of a daemon set.",
+  StatefulSet: "StatefulSet represents a set of pods with consistent identities. Identities\n    are defined as:\n      - Network: A single stable DNS and hostname.\n      - Storage: As many VolumeClaims as requested.\n    \n    The StatefulSet guarantees that a given network identity will always map to\n    the same storage identity.",
+  ConfigMap: "ConfigMap holds configuration data for pods to consume.",
+  Endpoints: "Endpoints is a collection of endpoints that implement the actual service.\n    Example:\n    \n    \t Name: \"mysvc\",\n    \t Subsets: [\n    \t   {\n    \t     Addresses: [{\"ip\": \"10.10.1.1\"}, {\"ip\": \"10.10.2.2\"}],\n    \t     Ports: [{\"name\": \"a\", \"port\": 8675}, {\"name\": \"b\", \"port\": 309}]\n    \t   },\n    \t   {\n    \t     Addresses: [{\"ip\": \"10.10.3.3\"}],\n    \t     Ports: [{\"name\": \"a\", \"port\": 93}, {\"name\": \"b\", \"port\": 76}]\n    \t   },\n    \t]\n    \n    Endpoints is a legacy API and does not contain information about all Service\n    features. Use discoveryv1.EndpointSlice for complete information about Service\n    endpoints.\n    \n    Deprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice.",
+  EndpointSlice: "EndpointSlice represents a set of service endpoints. Most EndpointSlices are\n    created by the EndpointSlice controller to represent the Pods selected by\n    Service objects. For a given service there may be multiple EndpointSlice\n    objects which must be joined to produce the full set of endpoints; you can\n    find all of the slices for a given service by listing EndpointSlices in the\n    service's namespace whose `kubernetes.io/service-name` label contains the\n    service's name.",
+  Namespace: "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
+  Node: "Node is a worker node in Kubernetes. Each node will have a unique identifier\n    in the cache (i.e. in etcd).",
+  Event: "Event is a report of an event somewhere in the cluster.  Events have a\n    limited retention time and triggers and messages may evolve with time.  Event\n    consumers should not rely on the timing of an event with a given Reason\n    reflecting a consistent underlying trigger, or the continued existence of\n    events with that Reason.  Events should be treated as informative, best-effort,\n    supplemental data.",
+};
+
+function cmdExplain(argv: string[], ctx: KubectlContext, o: Out): void {
+  const p = parseFlags(argv, [f("recursive", "bool"), f("api-version", "string"), f("output", "string")], "kubectl explain");
+  const what = p.args[0];
+  if (!what) throw new KubectlError("You must specify the type of resource to explain. Use \"kubectl api-resources\" for a complete list of supported resources.");
+  const [t, ...path] = what.split(".");
+  const info = resolveType(t, served(ctx));
+  if (!info) throw new KubectlError(`the server doesn't have a resource type "${t}"`);
+  const shape = info.schema as { shape?: Record<string, unknown> };
+  if (path.length) {
+    o.out(`GROUP:      ${info.group}\nKIND:       ${info.kind}\nVERSION:    ${info.version}\n\nFIELD: ${path[path.length - 1]}\n\n`);
+    return;
+  }
+  o.out(`${info.group ? `GROUP:      ${info.group}\n` : ""}KIND:       ${info.kind}\nVERSION:    ${info.version}\n\nDESCRIPTION:\n    ${EXPLAIN[info.kind] ?? info.kind}\n    \nFIELDS:\n`);
+  const fields = Object.keys(shape.shape ?? {});
+  for (const fld of fields) o.out(`  ${fld}\t<${fld === "apiVersion" || fld === "kind" ? "string" : fld === "metadata" ? "ObjectMeta" : "Object"}>\n`.replace("\t", " ".repeat(Math.max(1, 2))));
+  o.out("\n\n");
+}
+
+function cmdVersion(argv: string[], ctx: KubectlContext, o: Out): void {
+  const p = parseFlags(argv, [f("client", "bool"), f("output", "string", "o"), f("short", "bool")], "kubectl version");
+  const v = ctx.cluster.config.kubernetesVersion;
+  o.out(`Client Version: ${v}\nKustomize Version: v5.6.0\n`);
+  if (!bool(p, "client")) o.out(`Server Version: ${v}\n`);
+}
