@@ -38,6 +38,49 @@ export interface Delta {
   full: boolean;
 }
 
+/**
+ * Building a cluster runs kubeadm's bootstrap and a minute of pod start-up (~150 ms); restoring
+ * one costs ~10 ms. So each lab is built once per process as a template, and a new cluster is
+ * the template's rows written under its id: creating is one transaction, and the engine is
+ * instantiated on the cluster's first command. Every cluster of a lab starts byte-identical
+ * (the lab is the seed), which makes lab guides reproducible to the pod name.
+ */
+export interface Template {
+  lab: string;
+  state: ClusterState;
+  view: ClusterView;
+  builtAt: number;
+}
+
+const TEMPLATE_MAX_AGE_MS = 60 * 60_000;
+const templates = new Map<string, Template>();
+
+export function labTemplate(lab: string, now: number, shellFactory: ShellFactory): Template {
+  const hit = templates.get(lab);
+  if (hit && now - hit.builtAt < TEMPLATE_MAX_AGE_MS) return hit;
+  const core = ClusterCore.create(`lab-${lab}`, { lab, tenantId: null, now }, shellFactory, lab);
+  const t: Template = { lab, state: core.state(), view: core.view(), builtAt: now };
+  templates.set(lab, t);
+  return t;
+}
+
+/** The template's state and view as cluster `id` of `tenantId`, created `now`. */
+export function instantiate(t: Template, id: string, tenantId: string | null, now: number): { state: ClusterState; view: ClusterView } {
+  const meta = JSON.parse(t.state.meta) as Meta;
+  meta.tenantId = tenantId;
+  meta.createdAt = now;
+  meta.lastActive = now;
+  return {
+    state: { meta: JSON.stringify(meta), objects: t.state.objects },
+    view: { ...t.view, id, createdAt: new Date(now).toISOString() },
+  };
+}
+
+/** Rows that replace a cluster's whole state. */
+export function fullDelta(state: ClusterState): Delta {
+  return { meta: state.meta, upserts: state.objects, deletes: [], full: true };
+}
+
 /** A message of the live channel (JSON over a WebSocket). */
 export type LiveMessage =
   | { type: "hello"; cluster: string; rv: number }
@@ -92,6 +135,7 @@ export class ClusterCore {
     id: string,
     init: { lab: string; tenantId: string | null; now: number; from?: ClusterState },
     shellFactory: ShellFactory,
+    seed: string = id,
   ): ClusterCore {
     const info = { lab: init.lab, tenantId: init.tenantId, createdAt: init.now, lastActive: init.now };
     if (init.from) {
@@ -104,7 +148,7 @@ export class ClusterCore {
     if (!lab) throw badRequest(`unknown lab "${init.lab}"`);
     // The cluster has been up for a minute when the student arrives (Cluster.create runs system
     // pods to Running for 60 s): start it a minute ago so its clock meets the wall clock.
-    const cluster = Cluster.create({ seed: id, startTime: init.now - 60_000 });
+    const cluster = Cluster.create({ seed, startTime: init.now - 60_000 });
     for (const m of lab.objects) {
       const obj = m as KObject;
       const info = lookupKind(String(m.apiVersion), String(m.kind));

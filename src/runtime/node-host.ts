@@ -5,7 +5,7 @@
 import type { Client, InStatement } from "@libsql/client";
 import { notFound } from "../engine/api/status.js";
 import type { HistorySink } from "../db/history.js";
-import { ClusterCore, type ClusterState, type ClusterView, LimitError, type LiveMessage } from "./core.js";
+import { ClusterCore, type ClusterState, type ClusterView, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
 import type { ClusterHost, CreateInit } from "./host.js";
 import type { Limits } from "./limits.js";
 import { DELETE_ALL_OBJECTS, DELETE_META, deltaStatements, SELECT_META, SELECT_OBJECTS } from "./rows.js";
@@ -96,15 +96,23 @@ export class NodeClusterHost implements ClusterHost {
 
   async create(id: string, init: CreateInit): Promise<ClusterView> {
     return this.serial(id, async (s) => {
-      const core = ClusterCore.create(id, { ...init, now: this.now() }, this.shell);
-      s.core = core;
-      try {
-        await this.persist(id, s, core);
-      } catch (e) {
-        s.core = undefined;
-        throw e;
+      const now = this.now();
+      if (init.from) {
+        const core = ClusterCore.create(id, { ...init, now }, this.shell);
+        s.core = core;
+        try {
+          await this.persist(id, s, core);
+        } catch (e) {
+          s.core = undefined;
+          throw e;
+        }
+        return core.view();
       }
-      return core.view();
+      // From the lab's template: write its rows; the engine starts on the first command.
+      const { state, view } = instantiate(labTemplate(init.lab, now, this.shell), id, init.tenantId, now);
+      await this.db.batch(deltaStatements(id, fullDelta(state), now) as InStatement[], "write");
+      s.core = undefined;
+      return view;
     });
   }
 

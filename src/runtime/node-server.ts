@@ -16,7 +16,9 @@ import { createApp } from "../http/app.js";
 import type { LiveMessage } from "./core.js";
 import { RateLimiter } from "./limits.js";
 import { NodeClusterHost } from "./node-host.js";
-import type { ShellFactory } from "./shell.js";
+import { missingShell, type ShellFactory } from "./shell.js";
+import { labTemplate } from "./core.js";
+import { LABS } from "../labs/index.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -61,6 +63,8 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
   const platform = new SqlPlatform(drizzle(db, { schema }));
   const history = new BatchingHistory((b) => platform.record(b), { maxRows: o.historyMaxRows ?? 2000, maxDelayMs: o.historyDelayMs ?? 200 });
   const host = new NodeClusterHost(db, { shell: o.shell, history });
+  // Build every lab's template now, so the first create is as fast as the rest.
+  for (const lab of Object.keys(LABS)) labTemplate(lab, Date.now(), o.shell ?? missingShell);
   const limiter = new RateLimiter();
   let indexHtml: string | undefined;
   try {
