@@ -1,0 +1,427 @@
+// A terminal on a cluster's control-plane node: bash (just-bash) with kubectl and the node's
+// commands, files that persist between command lines, and an "attached" mode in which lines go to
+// a pod's shell (kubectl run --rm -it, kubectl exec -it ... sh) until `exit`. Time only moves
+// through the cluster: `sleep`, `kubectl wait` and `rollout status` advance its clock.
+
+import { Bash, defineCommand, InMemoryFs } from "just-bash";
+import type { Command } from "just-bash";
+import { R } from "../engine/api/resources.js";
+import type { Pod } from "../engine/api/types.js";
+import type { Cluster } from "../engine/cluster.js";
+import { NODE_RESOLV_CONF } from "../engine/kubelet/kubelet.js";
+import { FsError } from "../engine/kubelet/fs.js";
+import type { AttachRequest, Editor, KubectlContext, Output } from "./kubectl/context.js";
+import { kubeconfigText, kubectl } from "./kubectl/kubectl.js";
+import { foldPatterns } from "./grep.js";
+import { type NodeCommandContext, type NodeCommands, nodeCommands as defaultRegistry } from "./node-commands.js";
+
+export type ShellResult = Output;
+
+export interface SessionOptions {
+  editor?: Editor;
+  nodeCommands?: NodeCommands;
+  /** Extra log lines for containers (kube-proxy start-up lines): the network module's hook. */
+  extraLogs?: KubectlContext["extraLogs"];
+  /** Max bytes of stdout (and of stderr) one command line may return. */
+  outputCap?: number;
+  /** Max commands one line may run (loops included). */
+  maxCommands?: number;
+  state?: SessionState;
+}
+
+/** What a host persists for a terminal between requests (JSON). */
+export interface SessionState {
+  version: 1;
+  node: string;
+  cwd: string;
+  vars: Record<string, string>;
+  namespace: string;
+  files: Record<string, string>;
+  attached?: { namespace: string; pod: string; container: string; shell: string; removeOnExit: boolean };
+}
+
+const HOME = "/root";
+const SHELL_VARS_SKIPPED = new Set(["?", "IFS", "OPTIND", "SHELLOPTS", "BASHOPTS", "OLDPWD", "PWD", "_", "#", "@", "*", "$", "!", "0", "-", "PPID", "UID", "EUID", "RANDOM", "LINENO", "SECONDS", "BASH_VERSION", "HOSTTYPE", "MACHTYPE", "OSTYPE"]);
+const DEFAULT_CAP = 1 << 20;
+
+export class Session {
+  readonly cluster: Cluster;
+  node = "master";
+  cwd = HOME;
+  namespace = "default";
+  vars: Record<string, string>;
+  attached?: AttachRequest;
+  private readonly fs: InMemoryFs;
+  private readonly bash: Bash;
+  private readonly registry: NodeCommands;
+  private registered = -1;
+  private readonly opts: SessionOptions;
+  private stdin = "";
+
+  constructor(cluster: Cluster, opts: SessionOptions = {}) {
+    this.cluster = cluster;
+    this.opts = opts;
+    this.registry = opts.nodeCommands ?? defaultRegistry;
+    const st = opts.state;
+    this.vars = st?.vars ?? {};
+    this.fs = new InMemoryFs(st ? st.files : this.initialFiles());
+    if (st) {
+      this.node = st.node;
+      this.cwd = st.cwd;
+      this.namespace = st.namespace;
+    }
+    this.bash = new Bash({
+      fs: this.fs,
+      cwd: this.cwd,
+      env: this.baseEnv(),
+      customCommands: this.commands(),
+      executionLimits: {
+        maxCommandCount: opts.maxCommands ?? 100_000,
+        maxLoopIterations: opts.maxCommands ?? 100_000,
+        maxOutputSize: (opts.outputCap ?? DEFAULT_CAP) * 4,
+        maxExecutionTimeMs: 30_000,
+      },
+      processInfo: { uid: 0, gid: 0 },
+    });
+    if (st?.attached) {
+      const pod = this.cluster.api.peek(R.pods, st.attached.namespace, st.attached.pod) as Pod | undefined;
+      if (pod) this.attached = { pod, container: st.attached.container, shell: st.attached.shell, removeOnExit: st.attached.removeOnExit };
+    }
+  }
+
+  /** The prompt a terminal shows before the next line. */
+  get prompt(): string {
+    if (this.attached) {
+      const host = this.attached.pod.spec.hostname ?? this.attached.pod.metadata.name!;
+      const dir = this.podWorkingDir();
+      return this.attached.shell === "bash" ? `root@${host}:${dir}# ` : `${dir} # `;
+    }
+    const dir = this.cwd === HOME ? "~" : this.cwd === "/" ? "/" : this.cwd.split("/").pop();
+    return `[root@${this.node} ${dir}]# `;
+  }
+
+  private podWorkingDir(): string {
+    const a = this.attached!;
+    return this.cluster.kubelet.filesystem(a.pod, a.container)?.workingDir ?? "/";
+  }
+
+  private initialFiles(): Record<string, string> {
+    const nodeIP = this.cluster.config.nodes.find((n) => n.name === this.node)?.ip ?? "";
+    return {
+      [`${HOME}/.kube/config`]: kubeconfigText({ cluster: this.cluster, namespace: "default" }, true),
+      [`${HOME}/.bashrc`]: "# .bashrc\nalias rm='rm -i'\nalias cp='cp -i'\nalias mv='mv -i'\nsource <(kubectl completion bash)\n",
+      "/etc/resolv.conf": NODE_RESOLV_CONF,
+      "/etc/hostname": `${this.node}\n`,
+      "/etc/hosts": `127.0.0.1   localhost localhost.localdomain localhost4 localhost4.localdomain4\n::1         localhost localhost.localdomain localhost6 localhost6.localdomain6\n${this.cluster.config.nodes.map((n) => `${n.ip} ${n.name}`).join("\n")}\n`,
+      "/etc/os-release": 'NAME="Rocky Linux"\nVERSION="9.4 (Blue Onyx)"\nID="rocky"\n',
+      "/tmp/.keep": "",
+      [`${HOME}/.node-ip`]: nodeIP,
+    };
+  }
+
+  private baseEnv(): Record<string, string> {
+    return {
+      HOME,
+      USER: "root",
+      LOGNAME: "root",
+      SHELL: "/bin/bash",
+      HOSTNAME: this.node,
+      PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/root/bin",
+      LANG: "en_US.UTF-8",
+      TERM: "xterm-256color",
+      KUBECONFIG: `${HOME}/.kube/config`,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  /** Runs one command line (in the attached pod's shell if there is one). */
+  async run(line: string, stdin = ""): Promise<ShellResult> {
+    if (this.attached) return this.capped(await this.runAttached(line));
+    this.syncCommands();
+    this.stdin = stdin;
+    const r = await this.bash.exec(line, { cwd: this.cwd, env: { ...this.baseEnv(), ...this.vars }, stdin, rawScript: true });
+    if (r.env) {
+      if (r.env.PWD) this.cwd = r.env.PWD;
+      const vars: Record<string, string> = {};
+      const base = this.baseEnv();
+      for (const [k, v] of Object.entries(r.env)) if (!SHELL_VARS_SKIPPED.has(k) && base[k as keyof typeof base] !== v) vars[k] = v;
+      this.vars = vars;
+    }
+    return this.capped({ stdout: r.stdout, stderr: limitMessage(r.stderr), exitCode: r.exitCode });
+  }
+
+  private capped(r: ShellResult): ShellResult {
+    const cap = this.opts.outputCap ?? DEFAULT_CAP;
+    const cut = (s: string) => (s.length > cap ? s.slice(0, cap) + `\n[output truncated: more than ${cap} bytes]\n` : s);
+    return { stdout: cut(r.stdout), stderr: cut(r.stderr), exitCode: r.exitCode };
+  }
+
+  private async runAttached(line: string): Promise<ShellResult> {
+    const a = this.attached!;
+    const trimmed = line.trim();
+    if (trimmed === "exit" || /^exit\s+\d+$/.test(trimmed) || trimmed === "logout") {
+      this.attached = undefined;
+      if (a.removeOnExit) {
+        const ns = a.pod.metadata.namespace!;
+        const name = a.pod.metadata.name!;
+        let out = "Session ended, resume using 'kubectl attach " + name + " -c " + a.container + " -i -t' command when the pod is running\n";
+        try {
+          this.cluster.client.delete(R.pods, ns, name, { gracePeriodSeconds: 0 });
+          out = `pod "${name}" deleted\n`;
+        } catch {
+          /* already gone */
+        }
+        return { stdout: out, stderr: "", exitCode: 0 };
+      }
+      return { stdout: "", stderr: "", exitCode: Number(trimmed.split(/\s+/)[1] ?? 0) };
+    }
+    const pod = (this.cluster.api.peek(R.pods, a.pod.metadata.namespace, a.pod.metadata.name!) as Pod | undefined) ?? a.pod;
+    return this.execInPod(pod, a.container, [a.shell, "-c", line], "");
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Commands
+
+  private syncCommands(): void {
+    if (this.registered === this.registry.version) return;
+    this.registered = this.registry.version;
+    for (const name of this.registry.names()) this.bash.registerCommand(this.nodeCommand(name, undefined));
+  }
+
+  private nodeCommand(name: string, pod: { pod: Pod; container: string } | undefined, fs?: InMemoryFs): Command {
+    return defineCommand(name, async (args, ctx) => {
+      const fn = this.registry.get(name)!;
+      const target = fs ?? this.fs;
+      const env: Record<string, string> = {};
+      for (const [k, v] of ctx.env) env[k] = v;
+      const c: NodeCommandContext = {
+        cluster: this.cluster,
+        node: pod ? pod.pod.spec.nodeName ?? this.node : this.node,
+        pod,
+        stdin: new TextDecoder().decode(toBytes(ctx.stdin)),
+        cwd: ctx.cwd,
+        env,
+        readFile: (p) => target.readFile(target.resolvePath(ctx.cwd, p)),
+        writeFile: (p, content) => target.writeFile(target.resolvePath(ctx.cwd, p), content),
+      };
+      return fn(args, c);
+    });
+  }
+
+  private commands(): Command[] {
+    const grep = defineCommand("grep", async (args, ctx) => {
+      const folded = foldPatterns(args);
+      return ctx.origCommand!(folded ?? args);
+    });
+    const sleep = defineCommand("sleep", async (args) => {
+      let ms = 0;
+      for (const a of args) {
+        const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(a);
+        if (!m) return { stdout: "", stderr: `sleep: invalid time interval '${a}'\nTry 'sleep --help' for more information.\n`, exitCode: 1 };
+        ms += Number(m[1]) * { "": 1000, s: 1000, m: 60000, h: 3600000, d: 86400000 }[m[2] as "" | "s"];
+      }
+      if (!args.length) return { stdout: "", stderr: "sleep: missing operand\nTry 'sleep --help' for more information.\n", exitCode: 1 };
+      this.cluster.advance(ms);
+      return { stdout: "", stderr: "", exitCode: 0 };
+    });
+    const hostname = defineCommand("hostname", async (args) => {
+      if (args.includes("-I")) return { stdout: `${this.cluster.config.nodes.find((n) => n.name === this.node)?.ip ?? ""} \n`, stderr: "", exitCode: 0 };
+      return { stdout: `${this.node}\n`, stderr: "", exitCode: 0 };
+    });
+    const kubectlCmd = defineCommand("kubectl", async (args, ctx) => {
+      const stdin = new TextDecoder().decode(toBytes(ctx.stdin));
+      return kubectl(args, this.kubectlContext(ctx.cwd, stdin));
+    });
+    const whoami = defineCommand("whoami", async () => ({ stdout: "root\n", stderr: "", exitCode: 0 }));
+    return [grep, sleep, hostname, kubectlCmd, whoami];
+  }
+
+  private kubectlContext(cwd: string, stdin: string): KubectlContext {
+    const fs = this.fs;
+    return {
+      cluster: this.cluster,
+      namespace: this.namespace,
+      setNamespace: (ns) => {
+        this.namespace = ns;
+        void fs.writeFile(`${HOME}/.kube/config`, kubeconfigText({ cluster: this.cluster, namespace: ns }, true));
+      },
+      cwd,
+      stdin,
+      readFile: async (p) => {
+        const path = fs.resolvePath(cwd, p);
+        const st = await fs.stat(path);
+        if (st.isDirectory) throw new Error("is a directory");
+        return fs.readFile(path);
+      },
+      listDir: async (p) => {
+        const path = fs.resolvePath(cwd, p);
+        if (!(await fs.exists(path))) return undefined;
+        const st = await fs.stat(path);
+        if (!st.isDirectory) return undefined;
+        const out: string[] = [];
+        for (const e of (await fs.readdir(path)).sort()) if (!(await fs.stat(`${path}/${e}`)).isDirectory) out.push(e);
+        return out;
+      },
+      editor: this.opts.editor,
+      attach: (req) => {
+        this.attached = req;
+      },
+      execInPod: (pod, container, argv, input) => this.execInPod(pod, container, argv, input),
+      extraLogs: this.opts.extraLogs,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Pod shells
+
+  /**
+   * Runs argv in a pod's container: its files (synced back afterwards), environment, hostname and
+   * working directory. A shell the image does not have fails as containerd reports it.
+   */
+  async execInPod(pod: Pod, container: string, argv: string[], stdin: string): Promise<ShellResult> {
+    const kubelet = this.cluster.kubelet;
+    const cfs = kubelet.filesystem(pod, container);
+    const profile = kubelet.profile(pod, container);
+    if (!cfs || !profile) return { stdout: "", stderr: `error: unable to upgrade connection: container not found ("${container}")\n`, exitCode: 1 };
+    const shells = profile.shell === "bash" ? ["bash", "sh"] : profile.shell === "sh" ? ["sh", "ash"] : [];
+    let bin = argv[0].split("/").pop()!;
+    const checkOnly = argv[0] === "__check_shell__";
+    if (checkOnly) bin = argv[1];
+    const isShell = /^(sh|bash|ash|zsh|dash)$/.test(bin);
+    if ((isShell && !shells.includes(bin)) || (!isShell && !shells.length)) {
+      const id = execId(pod.metadata.uid ?? "", this.cluster.now());
+      return {
+        stdout: "",
+        stderr: `error: Internal error occurred: error executing command in container: failed to exec in container: failed to start exec "${id}": OCI runtime exec failed: exec failed: unable to start container process: exec: "${checkOnly ? argv[1] : argv[0]}": executable file not found in $PATH: unknown\n`,
+        exitCode: 126,
+      };
+    }
+    if (checkOnly) return { stdout: "", stderr: "", exitCode: 0 };
+    // The container's files in a scratch filesystem; what changed is written back.
+    const before = new Map<string, string>();
+    for (const f of cfs.allFiles()) {
+      try {
+        before.set(f, cfs.read(f));
+      } catch {
+        /* unreadable */
+      }
+    }
+    const files: Record<string, string> = Object.fromEntries(before);
+    const mem = new InMemoryFs(files);
+    for (const d of ["/tmp", "/root", "/home", cfs.workingDir]) await mem.mkdir(d, { recursive: true }).catch(() => {});
+    const env = Object.fromEntries(kubelet.environment(pod, container, false));
+    const host = pod.spec.hostname ?? pod.metadata.name!;
+    const hostnameCmd = defineCommand("hostname", async () => ({ stdout: `${host}\n`, stderr: "", exitCode: 0 }));
+    const sleep = defineCommand("sleep", async (args) => {
+      this.cluster.advance(Number(args[0] ?? 0) * 1000 || 0);
+      return { stdout: "", stderr: "", exitCode: 0 };
+    });
+    const grep = defineCommand("grep", async (args, ctx) => ctx.origCommand!(foldPatterns(args) ?? args));
+    const podRef = { pod, container };
+    const custom: Command[] = [hostnameCmd, sleep, grep, ...this.registry.names().map((n) => this.nodeCommand(n, podRef, mem))];
+    const bash = new Bash({
+      fs: mem,
+      cwd: cfs.workingDir,
+      env: { ...env, HOSTNAME: host, HOME: "/root" },
+      customCommands: custom,
+      executionLimits: { maxCommandCount: this.opts.maxCommands ?? 100_000, maxLoopIterations: this.opts.maxCommands ?? 100_000 },
+      processInfo: { uid: 0, gid: 0 },
+    });
+    let script: string;
+    if (isShell) {
+      const c = argv.indexOf("-c");
+      script = c >= 0 ? argv[c + 1] ?? "" : stdin;
+    } else {
+      script = argv.map(shellQuote).join(" ");
+    }
+    const r = await bash.exec(script, { stdin, rawScript: true, replaceEnv: true, env: { ...env, HOSTNAME: host, HOME: "/root", PWD: cfs.workingDir } });
+    // Write back what the command changed.
+    const after = new Set(mem.getAllPaths());
+    for (const p of after) {
+      let st;
+      try {
+        st = await mem.stat(p);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory) {
+        if (!cfs.isDir(p)) cfs.mkdir(p);
+        continue;
+      }
+      const content = await mem.readFile(p);
+      if (before.get(p) === content) continue;
+      try {
+        cfs.write(p, content);
+      } catch (e) {
+        if (!(e instanceof FsError)) throw e;
+      }
+    }
+    for (const p of before.keys()) {
+      if (!after.has(p)) {
+        try {
+          cfs.remove(p);
+        } catch {
+          /* read-only mount */
+        }
+      }
+    }
+    let stderr = limitMessage(r.stderr);
+    if (profile.shell === "sh") stderr = stderr.replace(/^bash: /gm, "sh: ");
+    return { stdout: r.stdout, stderr, exitCode: r.exitCode };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Snapshots
+
+  /** The terminal's state as JSON: files, working directory, variables, namespace, attachment. */
+  save(): SessionState {
+    const files: Record<string, string> = {};
+    for (const p of this.fs.getAllPaths()) {
+      const e = (this.fs as unknown as { data: Map<string, { type: string; content?: unknown }> }).data?.get(p);
+      if (e && e.type === "file") files[p] = typeof e.content === "string" ? e.content : new TextDecoder().decode(e.content as Uint8Array);
+    }
+    return {
+      version: 1,
+      node: this.node,
+      cwd: this.cwd,
+      vars: { ...this.vars },
+      namespace: this.namespace,
+      files,
+      ...(this.attached
+        ? { attached: { namespace: this.attached.pod.metadata.namespace!, pod: this.attached.pod.metadata.name!, container: this.attached.container, shell: this.attached.shell, removeOnExit: this.attached.removeOnExit } }
+        : {}),
+    };
+  }
+
+  /** Reads a file of the node's filesystem (tests, hosts). */
+  readFile(path: string): Promise<string> {
+    return this.fs.readFile(this.fs.resolvePath(this.cwd, path));
+  }
+}
+
+function toBytes(s: unknown): Uint8Array {
+  if (typeof s === "string") return Uint8Array.from(s, (c) => c.charCodeAt(0));
+  return (s as Uint8Array) ?? new Uint8Array();
+}
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_\-./=:,@%+]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function execId(uid: string, now: number): string {
+  let h1 = 0x811c9dc5;
+  let out = "";
+  const input = `${uid}/${now}`;
+  for (let round = 0; round < 8; round++) {
+    for (let i = 0; i < input.length; i++) h1 = Math.imul(h1 ^ input.charCodeAt(i), 0x01000193) >>> 0;
+    h1 = Math.imul(h1 ^ round, 0x01000193) >>> 0;
+    out += h1.toString(16).padStart(8, "0");
+  }
+  return out;
+}
+
+/** just-bash's limit texts, said the way a student can act on. */
+function limitMessage(stderr: string): string {
+  return stderr.replace(/bash: too many (commands executed|loop iterations) \(>(\d+)\), increase executionLimits\.\w+\n?/g, (_m, what: string, n: string) => `bash: execution limit reached: more than ${n} ${what === "commands executed" ? "commands" : "loop iterations"} in one command line; stopped\n`);
+}
