@@ -59,7 +59,7 @@ export async function kubectl(argv: string[], ctx: KubectlContext): Promise<Outp
   } catch (e) {
     if (e instanceof UsageError || e instanceof KubectlError || e instanceof JsonPathError) {
       const msg = e.message.startsWith("Error from server") || e.message.startsWith("The ") || e.message.startsWith("Warning") ? e.message : `error: ${e.message}`;
-      return { stdout: o.stdout, stderr: o.stderr + msg + "\n", exitCode: e instanceof KubectlError ? e.exitCode : 1 };
+      return { stdout: o.stdout, stderr: o.stderr + (e.message ? msg + "\n" : ""), exitCode: e instanceof KubectlError ? e.exitCode : 1 };
     }
     if (isStatusError(e)) return { stdout: o.stdout, stderr: o.stderr + serverError(e) + "\n", exitCode: 1 };
     throw e;
@@ -1302,7 +1302,7 @@ async function cmdExec(argv: string[], ctx: KubectlContext, o: Out): Promise<voi
     const r = await ctx.execInPod(pod, cname, ["__check_shell__", bin], "");
     if (r.exitCode !== 0) {
       o.err(r.stderr);
-      throw new KubectlError("", r.exitCode);
+      throw new KubectlError("", 1);
     }
     ctx.attach({ pod, container: cname, shell: bin, removeOnExit: false });
     return;
