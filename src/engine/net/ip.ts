@@ -53,3 +53,76 @@ export function inCIDR(cidr: string, ip: string): boolean {
   const n = parseIPv4(ip);
   return c !== undefined && n !== undefined && cidrContains(c, n);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Sloppy parsing and prefixes, as kube-proxy reads its inputs (netutils.ParseIPSloppy /
+// ParseCIDRSloppy: surrounding whitespace trimmed, leading zeros allowed and read as decimal),
+// shared by the iptables, IPVS and nftables proxiers. The strict parsers above are the
+// apiserver's.
+
+/** Dotted quad -> unsigned 32-bit number, leading zeros and surrounding spaces tolerated. */
+export function parseIPv4Sloppy(s: string): number | undefined {
+  const parts = s.trim().split(".");
+  if (parts.length !== 4) return undefined;
+  let v = 0;
+  for (const p of parts) {
+    if (!/^[0-9]{1,3}$/.test(p)) return undefined;
+    const n = Number(p);
+    if (n > 255) return undefined;
+    v = v * 256 + n;
+  }
+  return v;
+}
+
+export function isIPv4Sloppy(s: string): boolean {
+  return parseIPv4Sloppy(s) !== undefined;
+}
+
+/** A network: address with host bits cleared, and prefix length. */
+export interface Prefix {
+  addr: number;
+  len: number;
+}
+
+export function maskOf(len: number): number {
+  return len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
+}
+
+/** "a.b.c.d/len" or a bare address (= /32), sloppy; undefined when not IPv4. */
+export function parsePrefix(s: string): Prefix | undefined {
+  const t = s.trim();
+  const slash = t.indexOf("/");
+  const ip = parseIPv4Sloppy(slash < 0 ? t : t.slice(0, slash));
+  if (ip === undefined) return undefined;
+  let len = 32;
+  if (slash >= 0) {
+    const l = t.slice(slash + 1);
+    if (!/^[0-9]{1,3}$/.test(l)) return undefined;
+    len = Number(l);
+    if (len > 32) return undefined;
+  }
+  return { addr: (ip & maskOf(len)) >>> 0, len };
+}
+
+/** net.IPNet.String(): the network address with its prefix length. */
+export function formatPrefix(p: Prefix): string {
+  return `${formatIPv4(p.addr)}/${p.len}`;
+}
+
+export function prefixContains(p: Prefix, ip: number): boolean {
+  return ((ip & maskOf(p.len)) >>> 0) === p.addr;
+}
+
+/** Canonical CIDR text ("203.0.113.000/025" -> "203.0.113.0/25"); undefined without "/len" or when invalid. */
+export function canonicalCIDR(s: string): string | undefined {
+  const p = parsePrefix(s);
+  return p && s.includes("/") ? formatPrefix(p) : undefined;
+}
+
+/** Canonical address text ("10.180.00.001" -> "10.180.0.1"), or the trimmed input when not IPv4. */
+export function canonicalIP(s: string): string {
+  const v = parseIPv4Sloppy(s);
+  if (v === undefined) return s.trim();
+  const c = formatIPv4(v);
+  return c === s ? s : c; // keep the caller's string when already canonical (no copy retained)
+}

@@ -9,7 +9,7 @@
 // - IPv4 only, like one of the two proxiers of kube-proxy's dual-stack MetaProxier.
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, servicePortNameString } from "../types.js";
-import { cidrContains, formatCidr, parseCidr, parseIPv4, type Cidr } from "./ipv4.js";
+import { formatPrefix as formatCidr, parseIPv4Sloppy as parseIPv4, parsePrefix as parseCidr, prefixContains as cidrContains, type Prefix as Cidr } from "../../net/ip.js";
 import {
   BUILTIN_CHAINS,
   TABLE_ORDER,
@@ -26,7 +26,7 @@ import {
 } from "./model.js";
 import * as N from "./names.js";
 import { EndpointChain, EndpointJumpRule, ServiceContext } from "./compact.js";
-import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "./topology.js";
+import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "../topology.js";
 
 /** Facts about the node's iptables/kernel that KubeProxyConfiguration does not carry. */
 export interface IptablesProxierOptions {
@@ -190,7 +190,7 @@ export class IptablesProxier implements Proxier {
       }
       const c = parseCidr(s);
       if (!c) continue;
-      if (c.bits === 0) matchAll = true;
+      if (c.len === 0) matchAll = true;
       npCidrs.push(c);
     }
     this.nodePortAddressesAll = matchAll;

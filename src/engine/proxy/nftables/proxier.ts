@@ -7,7 +7,7 @@
 // deleted at once.
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, servicePortNameString } from "../types.js";
-import { canonicalCIDR, canonicalIP, parseIPv4, parsePrefix, prefixContains } from "./ipv4.js";
+import { canonicalCIDR, canonicalIP, parseIPv4Sloppy as parseIPv4, parsePrefix, prefixContains } from "../../net/ip.js";
 import {
   type Chain,
   type Expr,
@@ -24,7 +24,7 @@ import {
   newTable,
 } from "./model.js";
 import * as N from "./names.js";
-import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "./topology.js";
+import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "../topology.js";
 
 export interface NftablesProxierOptions {
   /**
@@ -358,8 +358,8 @@ export class NftablesProxier implements Proxier {
     const fwChain = N.prefixed(N.FIREWALL_CHAIN_PREFIX, base);
     const affinity = svc.stickyMaxAgeSeconds > 0;
 
-    const cat = categorizeEndpoints(endpoints, svc, this.node.zone);
-    const hasEndpoints = cat.hasAnyEndpoints;
+    const cat = categorizeEndpoints(endpoints, svc, { nodeName: this.node.name, zone: this.node.zone, preferSameNode: false });
+    const hasEndpoints = cat.hasAny;
     // Names are hashed once per endpoint and the same string objects are shared by the chain,
     // the verdicts pointing at it and the record (kube-proxy caches them in endpointInfo).
     const names = new Map<EndpointInfo, { chain: string; affinity: string; goto: Verdict }>();
@@ -376,15 +376,15 @@ export class NftablesProxier implements Proxier {
     const epChain = (ep: EndpointInfo) => epNames(ep).chain;
     const epAffinity = (ep: EndpointInfo) => epNames(ep).affinity;
 
-    const usesClusterPolicyChain = cat.clusterEndpoints.length > 0 && usesClusterEndpoints(svc);
-    const usesLocalPolicyChain = cat.localEndpoints.length > 0 && usesLocalEndpoints(svc);
+    const usesClusterPolicyChain = cat.cluster.length > 0 && usesClusterEndpoints(svc);
+    const usesLocalPolicyChain = cat.local.length > 0 && usesLocalEndpoints(svc);
 
     let hasInternalEndpoints = hasEndpoints;
     const internalTrafficChain = svc.internalPolicyLocal ? localPolicyChain : clusterPolicyChain;
-    if (svc.internalPolicyLocal && cat.localEndpoints.length === 0) hasInternalEndpoints = false;
+    if (svc.internalPolicyLocal && cat.local.length === 0) hasInternalEndpoints = false;
     let hasExternalEndpoints = hasEndpoints;
     const externalPolicyChain = svc.externalPolicyLocal ? localPolicyChain : clusterPolicyChain;
-    if (svc.externalPolicyLocal && cat.localEndpoints.length === 0) hasExternalEndpoints = false;
+    if (svc.externalPolicyLocal && cat.local.length === 0) hasExternalEndpoints = false;
     // Built whenever there are endpoints anywhere: the local-traffic short-circuit rules are
     // needed even when no endpoint is usable for external traffic.
     const usesExternalTrafficChain = hasEndpoints && externallyAccessible(svc);
@@ -434,7 +434,7 @@ export class NftablesProxier implements Proxier {
         const m = masqRule();
         if (m) rules.push(m);
       }
-      rules.push(...writeServiceToEndpoints(cat.clusterEndpoints));
+      rules.push(...writeServiceToEndpoints(cat.cluster));
       chains.push({ name: clusterPolicyChain, rules });
     }
     if (usesLocalPolicyChain) {
@@ -443,7 +443,7 @@ export class NftablesProxier implements Proxier {
         const m = masqRule();
         if (m) rules.push(m);
       }
-      rules.push(...writeServiceToEndpoints(cat.localEndpoints));
+      rules.push(...writeServiceToEndpoints(cat.local));
       chains.push({ name: localPolicyChain, rules });
     }
     if (usesExternalTrafficChain) {

@@ -3,7 +3,8 @@
 //    text (TestOverallNFTablesRules): baseRules, then one "# <service>" section per service port;
 //  - `nft list table|ruleset|chain|set|map ...` exactly as nft 1.0.6 prints what the kernel holds
 //    (element order, line wrapping, priority names, normalised mark expressions, timeouts).
-import { mergeIntervalsForListing, parseIPv4 } from "./ipv4.js";
+import { parseIPv4Sloppy as parseIPv4 } from "../../net/ip.js";
+import { mergeIntervalsForListing } from "./ipv4.js";
 import type { Chain, Expr, KeyPart, KeyType, KeyValue, NftSet, NftTable, Rule, SetElement, Verdict } from "./model.js";
 import * as N from "./names.js";
 import type { ElementRef, NftablesProxier, ServicePortRecord } from "./proxier.js";

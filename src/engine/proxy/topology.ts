@@ -1,8 +1,12 @@
-// Endpoint selection per K/pkg/proxy/topology.go CategorizeEndpoints: Ready endpoints (narrowed
-// by topology hints when usable), else Serving+Terminating ones, independently for the Cluster and
-// the Local traffic policy. Shared logic, but kept beside the iptables proxier until the other
-// modes need it.
-import type { EndpointInfo, ServicePortInfo } from "../types.js";
+// Endpoint selection per K/pkg/proxy/topology.go CategorizeEndpoints (v1.33): Ready endpoints
+// (narrowed by topology hints when usable), else Serving+Terminating ones, independently for the
+// Cluster and the Local traffic policy. One copy for the iptables, IPVS and nftables proxiers.
+//
+// UsesClusterEndpoints is true for every externally accessible port, even with both traffic
+// policies Local: the short-circuit for pod and node traffic to an external address goes to the
+// Cluster endpoints (serviceport.go). The nftables proxier's randomized incremental-vs-full tests
+// found a missing service- chain when this was computed from the external policy.
+import type { EndpointInfo, ServicePortInfo } from "./types.js";
 
 export interface TopologyOptions {
   nodeName: string;
