@@ -12,6 +12,8 @@ export const TABLE_TABWRITER: TabwriterOptions = { minwidth: 6, padding: 3 };
 export const DESCRIBE_TABWRITER: TabwriterOptions = { minwidth: 0, padding: 2 };
 
 function width(s: string): number {
+  // Go counts runes; ASCII text (nearly every cell) needs no iteration.
+  if (!/[^\x00-\x7f]/.test(s)) return s.length;
   let n = 0;
   for (const _ of s) n++;
   return n;
