@@ -255,10 +255,9 @@ function execNodes(nodes: Node[], data: Any, root: Any, out: string[]): void {
     else if (n.t === "expr") out.push(evalSteps([n.root ? root : data], n.path).map(jsonPathText).join(" "));
     else {
       const results = evalSteps([data], n.path);
-      for (const r of results) {
-        const elems = Array.isArray(r) ? r : r && typeof r === "object" ? Object.keys(r).sort().map((k) => r[k]) : [r];
-        for (const e of elems) execNodes(n.body, e, root, out);
-      }
+      // {range .items} walks the array; {range .items[*]} walks the selected elements.
+      const elems = results.length === 1 && Array.isArray(results[0]) ? results[0] : results;
+      for (const e of elems) execNodes(n.body, e, root, out);
     }
   }
 }

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { humanDuration } from "./duration.js";
+import { executeJsonPath } from "./jsonpath.js";
+import { toYaml } from "./output.js";
+import { DESCRIBE_TABWRITER, TABLE_TABWRITER, tabwrite } from "./tabwriter.js";
+
+describe("tabwriter", () => {
+  it("pads columns as Go's tabwriter, leaving the last cell unpadded", () => {
+    expect(tabwrite("NAME\tAGE\nkubernetes\t1d\n", TABLE_TABWRITER)).toBe("NAME         AGE\nkubernetes   1d\n");
+  });
+  it("a line without tabs ends the column block", () => {
+    expect(tabwrite("Name:\tweb\nEvents:\n  Type\tReason\n", DESCRIBE_TABWRITER)).toBe("Name:  web\nEvents:\n  Type  Reason\n");
+  });
+});
+
+describe("HumanDuration", () => {
+  it.each([
+    [59_000, "59s"], [119_000, "119s"], [120_000, "2m"], [125_000, "2m5s"], [600_000, "10m"], [3 * 3600_000, "3h"],
+    [3 * 3600_000 + 60_000, "3h1m"], [9 * 3600_000, "9h"], [50 * 3600_000, "2d2h"], [10 * 86400_000, "10d"], [800 * 86400_000, "2y70d"],
+  ])("%i ms -> %s", (ms, want) => expect(humanDuration(ms)).toBe(want));
+});
+
+describe("jsonpath", () => {
+  const list = { items: [{ metadata: { name: "a" }, status: { conditions: [{ type: "Ready", status: "True" }] } }, { metadata: { name: "b" } }] };
+  it("range/end with quoted newlines", () => {
+    expect(executeJsonPath('{range .items[*]}{.metadata.name}{"\\n"}{end}', list)).toBe("a\nb\n");
+  });
+  it("wildcards join with spaces, filters select", () => {
+    expect(executeJsonPath("{.items[*].metadata.name}", list)).toBe("a b");
+    expect(executeJsonPath('{.items[0].status.conditions[?(@.type=="Ready")].status}', list)).toBe("True");
+  });
+});
+
+describe("yaml", () => {
+  it("sorts keys, does not indent sequences, quotes what YAML 1.1 would misread", () => {
+    expect(toYaml({ spec: { ports: [{ port: 80, name: "80-80" }] }, apiVersion: "v1", metadata: { creationTimestamp: null, labels: { on: "yes" } } })).toBe(
+      'apiVersion: v1\nmetadata:\n  creationTimestamp: null\n  labels:\n    "on": "yes"\nspec:\n  ports:\n  - name: 80-80\n    port: 80\n',
+    );
+  });
+});
