@@ -1,0 +1,472 @@
+// The packet path. A connection's first packet is routed by evaluating the rules of the node it
+// enters, in netfilter order:
+//
+//   locally generated:  OUTPUT (nat, filter) -> routing -> POSTROUTING (nat)
+//   arriving:           PREROUTING (nat) -> routing -> INPUT (filter)            (local address)
+//                                                   -> FORWARD (filter) -> POSTROUTING (nat)
+//
+// Routing: a local address goes to the node's host; the node's own pod CIDR goes out of cni0 to
+// the pod; another node's pod CIDR goes over flannel.1 (VXLAN) to that node, and another node's
+// IP (or an address that node announces, e.g. a MetalLB IP) over eth0, where the packet enters
+// that node's PREROUTING. Everything else goes to the default gateway 10.1.8.2, beyond which
+// there is no internet. Masquerade takes the address of the interface the packet leaves by
+// (cni0 10.244.N.1, flannel.1 10.244.N.0, eth0 the node IP), as on a flannel node.
+//
+// Every random choice (statistic, numgen, --random-fully ports) draws from the cluster's Rng, and
+// the per-node kernel state (conntrack, recent tables, nft dynamic sets) lives here, so the same
+// calls on the same cluster route the same way.
+import type { Ruleset } from "../proxy/iptables/model.js";
+import type { NftTable } from "../proxy/nftables/model.js";
+import { CT_TIMEOUTS, type CtEntry, ConntrackTable, type TcpState } from "./conntrack.js";
+import { EvalContext, type HookName, type HookOutcome, NodeKernelState, type Pkt, type RandomSource, addrMatches, ipNum } from "./context.js";
+import { iptablesHook } from "./iptables-eval.js";
+import { nftablesHook } from "./nftables-eval.js";
+import type { ConnectResult, L4, Source, TraceStep, Tuple, Verdict } from "./packet.js";
+
+export interface NodeNet {
+  name: string;
+  /** InternalIP (eth0). */
+  ip: string;
+  /** spec.podCIDR; cni0 is its .1, flannel.1 its .0. */
+  podCIDR: string;
+}
+
+/**
+ * IPVS as the data plane needs it: the virtual servers bound to kube-ipvs0 and the proxier's
+ * scheduler. Filled in by the IPVS proxier's adapter.
+ */
+export interface IpvsHandle {
+  /** Is `ip` bound to kube-ipvs0 (a local address in IPVS mode)? */
+  isBound(ip: string): boolean;
+  /**
+   * The virtual server for (proto, ip, port) picks a real server for a new connection from
+   * `client`, or says why not. `steps` receives the scheduler's reasoning when tracing.
+   */
+  schedule(
+    proto: L4,
+    ip: string,
+    port: number,
+    client: { ip: string; port: number },
+    now: number,
+    steps: ((text: string) => void) | undefined,
+  ): { found: false } | { found: true; service: string; real: { ip: string; port: number } | undefined };
+  /** The connection to `real` through the virtual server ended (counters, graceful termination). */
+  release?(proto: L4, ip: string, port: number, real: { ip: string; port: number }, state: "active" | "inactive"): void;
+}
+
+export type NodeRules =
+  | { mode: "iptables"; ruleset: Ruleset }
+  | { mode: "nftables"; table: NftTable }
+  | { mode: "ipvs"; ruleset: Ruleset; ipvs: IpvsHandle };
+
+export interface PodHost {
+  /** "namespace/name". */
+  key: string;
+  node: string;
+  /** A container is running (a pod that is not Running refuses). */
+  running: boolean;
+  /** Something listens on proto/port in the pod. */
+  listens(proto: L4, port: number): boolean;
+}
+
+/** What the data plane reads from the cluster. */
+export interface NetEnv {
+  nodes: readonly NodeNet[];
+  /** The node's kube-proxy rules (undefined: kube-proxy not running there: no service rules). */
+  rules(node: string): NodeRules | undefined;
+  podByIP(ip: string): PodHost | undefined;
+  /** A host process of `node` listens on proto/port (kubelet, the apiserver, hostNetwork pods). */
+  hostListens?(node: string, proto: L4, port: number): boolean;
+  /** The node answering ARP for an address on the node network (MetalLB layer 2). */
+  l2Announcer?(ip: string): string | undefined;
+  now(): number;
+  rng: RandomSource;
+}
+
+export interface ConnectOptions {
+  proto?: L4;
+  /** Client port; default: the next ephemeral port of the source. */
+  sport?: number;
+  /** Record every chain, rule and lookup. */
+  trace?: boolean;
+  /** Leave the connection open (ESTABLISHED in conntrack) instead of closing it (TIME_WAIT). */
+  keepOpen?: boolean;
+  /** For external sources: the node the client's packets reach first. */
+  entryNode?: string;
+}
+
+/** The node network's gateway: the node's own resolver lives there; beyond it, nothing. */
+export const NODE_GATEWAY = "10.1.8.2";
+
+const MAX_HOPS = 8;
+
+type Leave = { k: "stopped"; r: ConnectResult } | { k: "outside"; reason: string } | { k: "pod" } | { k: "node"; node: string };
+
+interface NodeInfo {
+  net: NodeNet;
+  ipNum: number;
+  cidrBase: number;
+  cidrMask: number;
+  cni0: string;
+  flannel: string;
+}
+
+export class Dataplane {
+  private readonly nodes = new Map<string, NodeInfo>();
+  private readonly kernels = new Map<string, NodeKernelState>();
+  private readonly conntracks = new Map<string, ConntrackTable>();
+  private readonly ports = new Map<string, number>();
+
+  constructor(readonly env: NetEnv) {
+    for (const n of env.nodes) {
+      const [base, len] = n.podCIDR.split("/");
+      const mask = Number(len) === 0 ? 0 : (0xffffffff << (32 - Number(len))) >>> 0;
+      const b = (ipNum(base) & mask) >>> 0;
+      this.nodes.set(n.name, {
+        net: n,
+        ipNum: ipNum(n.ip),
+        cidrBase: b,
+        cidrMask: mask,
+        cni0: fmt(b + 1),
+        flannel: fmt(b),
+      });
+    }
+  }
+
+  conntrack(node: string): ConntrackTable {
+    let t = this.conntracks.get(node);
+    if (!t) this.conntracks.set(node, (t = new ConntrackTable()));
+    return t;
+  }
+
+  kernel(node: string): NodeKernelState {
+    let k = this.kernels.get(node);
+    if (!k) this.kernels.set(node, (k = new NodeKernelState()));
+    return k;
+  }
+
+  nodeNet(name: string): NodeNet | undefined {
+    return this.nodes.get(name)?.net;
+  }
+
+  /** The node whose InternalIP is `ip`. */
+  nodeByIP(ip: string): NodeNet | undefined {
+    for (const n of this.nodes.values()) if (n.net.ip === ip) return n.net;
+    return undefined;
+  }
+
+  /** The node whose pod CIDR holds `ip`. */
+  nodeOfPodIP(ip: string): NodeNet | undefined {
+    const v = ipNum(ip);
+    for (const n of this.nodes.values()) if (((v & n.cidrMask) >>> 0) === n.cidrBase) return n.net;
+    return undefined;
+  }
+
+  /** Is `ip` an address of `node` (eth0, lo, cni0, flannel.1, kube-ipvs0 in IPVS mode)? */
+  isLocal(node: string, ip: string): boolean {
+    const n = this.nodes.get(node);
+    if (!n) return false;
+    if (ip === n.net.ip || ip === n.cni0 || ip === n.flannel || ip.startsWith("127.")) return true;
+    const r = this.env.rules(node);
+    return r?.mode === "ipvs" && r.ipvs.isBound(ip);
+  }
+
+  /** The next ephemeral port of `ip` (net.ipv4.ip_local_port_range 32768-60999). */
+  ephemeralPort(ip: string): number {
+    let p = this.ports.get(ip);
+    if (p === undefined) p = 32768 + (ipNum(ip) % 28232);
+    p = p >= 60999 ? 32768 : p + 1;
+    this.ports.set(ip, p);
+    return p;
+  }
+
+  /** Opens a connection (its first packet), following it through every node it crosses. */
+  connect(source: Source, dst: string, dport: number, opts: ConnectOptions = {}): ConnectResult {
+    const proto = opts.proto ?? "tcp";
+    const trace: TraceStep[] | undefined = opts.trace ? [] : undefined;
+    const now = this.env.now();
+    let node: string;
+    let from: "local" | "in";
+    let srcIP: string;
+    if (source.kind === "pod") {
+      node = source.node;
+      from = "in";
+      srcIP = source.ip;
+    } else if (source.kind === "node") {
+      node = source.node;
+      from = "local";
+      srcIP = this.nodes.get(node)?.net.ip ?? "";
+    } else {
+      srcIP = source.ip;
+      from = "in";
+      node = opts.entryNode ?? this.nodeByIP(dst)?.name ?? this.env.l2Announcer?.(dst) ?? this.env.nodes[0]!.name;
+    }
+    if (!this.nodes.has(node)) throw new Error(`data plane: unknown node ${node}`);
+    const sport = proto === "icmp" ? (opts.sport ?? 0) : (opts.sport ?? this.ephemeralPort(srcIP));
+    const tuple: Tuple = { proto, src: srcIP, sport, dst, dport };
+    const res: ConnectResult = { verdict: "timeout", tuple, masqueraded: false, path: [], rules: 0, reason: "", trace };
+    const pkt: Pkt = { proto, src: srcIP, sport, dst, dport, mark: 0, ctNew: true, dnat: false, masquerade: false };
+    const step = (n: string, s: Omit<TraceStep, "node">) => trace?.push({ node: n, ...s });
+
+    if (source.kind === "pod") step(node, { kind: "hop", text: `${proto} ${srcIP}:${sport} -> ${dst}:${dport} leaves pod ${source.ip} into ${node} (veth)` });
+    else if (source.kind === "node") step(node, { kind: "hop", text: `${proto} ${srcIP}:${sport} -> ${dst}:${dport} from a process on ${node}` });
+    else step(node, { kind: "hop", text: `${proto} ${srcIP}:${sport} -> ${dst}:${dport} from outside enters ${node} (eth0)` });
+
+    // An established flow keeps the destination its first packet got (conntrack), no nat rules.
+    const ct = this.conntracks.get(node)?.lookup(tuple, now);
+    if (ct && proto !== "icmp") return this.established(ct, node, res, now);
+
+    const visited: { node: string; orig: Tuple }[] = [];
+    for (let hop = 0; hop < MAX_HOPS; hop++) {
+      res.path.push(node);
+      const info = this.nodes.get(node)!;
+      const rules = this.env.rules(node);
+      const ctx = new EvalContext(node, (ip) => this.isLocal(node, ip), now, this.env.rng, this.kernel(node), trace);
+      const orig: Tuple = { proto, src: pkt.src, sport: pkt.sport, dst: pkt.dst, dport: pkt.dport };
+      visited.push({ node, orig });
+      const end = (v: Verdict, reason: string): ConnectResult => {
+        res.rules += ctx.rules;
+        res.verdict = v;
+        res.reason = reason;
+        step(node, { kind: "verdict", text: `${v}: ${reason}` });
+        return res;
+      };
+      const run = (hook: HookName): HookOutcome => {
+        if (trace) step(node, { kind: "hook", text: `${hookLabel(hook)} on ${node}${rules ? ` (${rules.mode})` : " (no kube-proxy rules)"}` });
+        if (!rules) return { t: "accept" };
+        return rules.mode === "nftables" ? nftablesHook(rules.table, hook, pkt, ctx) : iptablesHook(rules.ruleset, hook, pkt, ctx);
+      };
+      const stopped = (o: HookOutcome): ConnectResult | undefined =>
+        o.t === "drop" ? end("timeout", o.reason) : o.t === "reject" ? end("refused", o.reason) : undefined;
+
+      let o = run(from === "local" ? "output" : "prerouting");
+      let s = stopped(o);
+      if (s) return s;
+
+      // IPVS: a bound virtual address is local; the virtual server takes the packet at LOCAL_IN.
+      if (this.isLocal(node, pkt.dst)) {
+        if (from === "in") {
+          o = run("input");
+          s = stopped(o);
+          if (s) return s;
+        }
+        if (rules?.mode === "ipvs" && pkt.proto !== "icmp" && rules.ipvs.isBound(pkt.dst)) {
+          const vs = rules.ipvs.schedule(pkt.proto, pkt.dst, pkt.dport, { ip: pkt.src, port: pkt.sport }, now, trace ? (t) => step(node, { kind: "scheduler", text: t }) : undefined);
+          ctx.rules++;
+          if (trace) step(node, { kind: "lookup", table: "ipvs", text: `IPVS virtual server ${pkt.proto.toUpperCase()} ${pkt.dst}:${pkt.dport}: ${vs.found ? vs.service : "none"}` });
+          if (vs.found) {
+            if (!vs.real) return end("refused", `IPVS virtual server ${pkt.dst}:${pkt.dport} has no real servers`);
+            step(node, { kind: "nat", table: "ipvs", text: `IPVS Masq ${pkt.dst}:${pkt.dport} -> ${vs.real.ip}:${vs.real.port}` });
+            pkt.dst = vs.real.ip;
+            pkt.dport = vs.real.port;
+            pkt.dnat = true;
+            // IPVS sends the packet on through the output path: POSTROUTING (masquerade) follows.
+            from = "local";
+            const next = this.routeAndLeave(node, info, pkt, res, run, stopped, step, from);
+            if (next.k === "stopped") return next.r;
+            if (next.k === "outside") return end("timeout", next.reason);
+            if (next.k === "pod") return this.deliver(node, pkt, res, ctx, end, visited, opts, now);
+            res.rules += ctx.rules;
+            node = next.node;
+            from = "in";
+            this.resetPerNode(pkt);
+            continue;
+          }
+        }
+        return this.hostAnswer(node, pkt, res, end, visited, opts, now, ctx);
+      }
+      const next = this.routeAndLeave(node, info, pkt, res, run, stopped, step, from);
+      if (next.k === "stopped") return next.r;
+      if (next.k === "outside") return end("timeout", next.reason);
+      if (next.k === "pod") return this.deliver(node, pkt, res, ctx, end, visited, opts, now);
+      res.rules += ctx.rules;
+      node = next.node;
+      from = "in";
+      this.resetPerNode(pkt);
+    }
+    res.verdict = "timeout";
+    res.reason = "routing loop";
+    return res;
+  }
+
+  private resetPerNode(pkt: Pkt): void {
+    pkt.mark = 0;
+    pkt.dnat = false;
+    pkt.masquerade = false;
+  }
+
+  /**
+   * Routing for a packet that is not for this node: FORWARD (if it arrived), POSTROUTING, and
+   * where it goes next (a pod on this node, another node, or nowhere).
+   */
+  private routeAndLeave(
+    node: string,
+    info: NodeInfo,
+    pkt: Pkt,
+    res: ConnectResult,
+    run: (h: HookName) => HookOutcome,
+    stopped: (o: HookOutcome) => ConnectResult | undefined,
+    step: (n: string, s: Omit<TraceStep, "node">) => void,
+    from: "local" | "in",
+  ): Leave {
+    const d = ipNum(pkt.dst);
+    let via: "cni0" | "flannel.1" | "eth0";
+    let nextNode: string | undefined;
+    if (((d & info.cidrMask) >>> 0) === info.cidrBase) {
+      via = "cni0";
+    } else {
+      const podNode = this.nodeOfPodIP(pkt.dst);
+      if (podNode) {
+        via = "flannel.1";
+        nextNode = podNode.name;
+      } else {
+        via = "eth0";
+        nextNode = this.nodeByIP(pkt.dst)?.name ?? this.env.l2Announcer?.(pkt.dst);
+        if (nextNode === node) nextNode = undefined;
+      }
+    }
+    step(node, {
+      kind: "route",
+      text:
+        via === "cni0"
+          ? `route ${pkt.dst} dev cni0 (local pod network ${info.net.podCIDR})`
+          : nextNode
+            ? `route ${pkt.dst} via ${via === "flannel.1" ? `${this.nodes.get(nextNode)!.flannel} dev flannel.1 (${nextNode}'s pod network)` : `dev eth0 to ${nextNode}`}`
+            : `route ${pkt.dst} via ${NODE_GATEWAY} dev eth0 (default route)`,
+    });
+    if (from === "in") {
+      const s = stopped(run("forward"));
+      if (s) return { k: "stopped", r: s };
+    }
+    const s = stopped(run("postrouting"));
+    if (s) return { k: "stopped", r: s };
+    if (pkt.masquerade) {
+      const addr = via === "cni0" ? info.cni0 : via === "flannel.1" ? info.flannel : info.net.ip;
+      const port = pkt.proto === "icmp" ? pkt.sport : 1024 + (this.env.rng.uint32() % 64512);
+      step(node, { kind: "nat", text: `MASQUERADE ${pkt.src}:${pkt.sport} -> ${addr}:${port} (${via} address, fully-random port)` });
+      pkt.src = addr;
+      pkt.sport = port;
+      pkt.masquerade = false;
+      res.masqueraded = true;
+    }
+    if (via === "cni0") return { k: "pod" };
+    if (nextNode) {
+      step(node, { kind: "hop", text: `-> ${nextNode} via ${via}` });
+      return { k: "node", node: nextNode };
+    }
+    return { k: "outside", reason: `${pkt.dst} is outside the cluster: the gateway ${NODE_GATEWAY} routes nowhere (no internet)` };
+  }
+
+  private deliver(
+    node: string,
+    pkt: Pkt,
+    res: ConnectResult,
+    ctx: EvalContext,
+    end: (v: Verdict, reason: string) => ConnectResult,
+    visited: { node: string; orig: Tuple }[],
+    opts: ConnectOptions,
+    now: number,
+  ): ConnectResult {
+    res.dst = { ip: pkt.dst, port: pkt.dport };
+    res.seenSrc = { ip: pkt.src, port: pkt.sport };
+    const pod = this.env.podByIP(pkt.dst);
+    if (!pod || pod.node !== node) return end("unreachable", `no pod has ${pkt.dst} on ${node} (ARP: no answer, host unreachable)`);
+    res.pod = pod.key;
+    if (ctx.trace) ctx.step({ kind: "app", text: `pod ${pod.key} (${pkt.dst}) receives ${pkt.proto} from ${pkt.src}:${pkt.sport}` });
+    if (pkt.proto === "icmp") {
+      this.record(visited, pkt, now, "established", opts);
+      return end("established", `echo reply from pod ${pod.key}`);
+    }
+    if (!pod.running || !pod.listens(pkt.proto, pkt.dport)) {
+      this.record(visited, pkt, now, "refused", opts);
+      return end("refused", `pod ${pod.key}: nothing listens on ${pkt.proto} port ${pkt.dport}${pod.running ? "" : " (container not running)"}`);
+    }
+    this.record(visited, pkt, now, "established", opts);
+    return end("established", `pod ${pod.key} accepted on ${pkt.dst}:${pkt.dport}`);
+  }
+
+  private hostAnswer(
+    node: string,
+    pkt: Pkt,
+    res: ConnectResult,
+    end: (v: Verdict, reason: string) => ConnectResult,
+    visited: { node: string; orig: Tuple }[],
+    opts: ConnectOptions,
+    now: number,
+    ctx: EvalContext,
+  ): ConnectResult {
+    res.dst = { ip: pkt.dst, port: pkt.dport };
+    res.seenSrc = { ip: pkt.src, port: pkt.sport };
+    res.host = node;
+    if (pkt.proto === "icmp") {
+      this.record(visited, pkt, now, "established", opts);
+      return end("established", `echo reply from ${node} (${pkt.dst} is local)`);
+    }
+    if (this.env.hostListens?.(node, pkt.proto, pkt.dport)) {
+      this.record(visited, pkt, now, "established", opts);
+      return end("established", `a process on ${node} listens on ${pkt.proto} ${pkt.dst}:${pkt.dport}`);
+    }
+    this.record(visited, pkt, now, "refused", opts);
+    return end("refused", `nothing on ${node} listens on ${pkt.proto} port ${pkt.dport} (${pkt.dst} is local)`);
+  }
+
+  private established(ct: CtEntry, node: string, res: ConnectResult, now: number): ConnectResult {
+    res.established = true;
+    res.path.push(node);
+    res.dst = { ip: ct.reply.src, port: ct.reply.sport };
+    res.seenSrc = { ip: ct.reply.dst, port: ct.reply.dport };
+    res.masqueraded = ct.snat;
+    res.trace?.push({ node, kind: "conntrack", text: `conntrack: established flow, destination stays ${ct.reply.src}:${ct.reply.sport} (no nat rules run)` });
+    const pod = this.env.podByIP(ct.reply.src);
+    if (pod) res.pod = pod.key;
+    const alive = pod ? pod.running && (res.tuple.proto === "icmp" || pod.listens(res.tuple.proto, ct.reply.sport)) : false;
+    res.verdict = alive ? "established" : "refused";
+    res.reason = alive ? `established flow to ${ct.reply.src}:${ct.reply.sport}` : `established flow to ${ct.reply.src}:${ct.reply.sport}, which no longer answers`;
+    if (ct.orig.proto === "tcp") ct.expires = now + CT_TIMEOUTS.tcpEstablished * 1000;
+    else ct.expires = now + CT_TIMEOUTS.udpStream * 1000;
+    return res;
+  }
+
+  /** Writes the connection into the conntrack table of every node it crossed. */
+  private record(visited: { node: string; orig: Tuple }[], last: Pkt, now: number, outcome: "established" | "refused", opts: ConnectOptions): void {
+    const proto = last.proto;
+    for (let i = 0; i < visited.length; i++) {
+      const v = visited[i];
+      // What this node rewrote: its exit tuple is the next node's entry (or the final packet).
+      const exit = i + 1 < visited.length ? visited[i + 1].orig : last;
+      const reply: Tuple = { proto, src: last.dst, sport: last.dport, dst: exit.src, dport: exit.sport };
+      let state: TcpState | undefined;
+      let timeout: number;
+      if (proto === "tcp") {
+        if (outcome === "refused") (state = "CLOSE"), (timeout = CT_TIMEOUTS.tcpClose);
+        else if (opts.keepOpen) (state = "ESTABLISHED"), (timeout = CT_TIMEOUTS.tcpEstablished);
+        else (state = "TIME_WAIT"), (timeout = CT_TIMEOUTS.tcpTimeWait);
+      } else if (proto === "icmp") timeout = CT_TIMEOUTS.icmp;
+      else timeout = CT_TIMEOUTS.udp;
+      this.conntrack(v.node).add(
+        {
+          orig: v.orig,
+          reply,
+          state,
+          expires: now + timeout * 1000,
+          assured: proto === "tcp" && outcome === "established",
+          unreplied: proto !== "tcp" && proto !== "icmp" && outcome !== "established",
+          mark: 0,
+          dnat: v.orig.dst !== last.dst || v.orig.dport !== last.dport,
+          snat: exit.src !== v.orig.src,
+        },
+        now,
+      );
+    }
+  }
+}
+
+function hookLabel(h: HookName): string {
+  return h.toUpperCase();
+}
+
+function fmt(n: number): string {
+  return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+}
+
+export { addrMatches };

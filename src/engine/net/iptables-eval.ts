@@ -1,0 +1,242 @@
+// Evaluates a node's iptables ruleset (proxy/iptables/model.ts) for one packet, rule by rule, in
+// the kernel's order. The tracer knows exactly the matches and targets the proxier emits (the
+// shapes listed at the top of model.ts); anything else throws UnknownRuleShape, so a new rule
+// shape can never route silently wrong.
+import type { Chain, Match, Rule, Ruleset, Table, Target } from "../proxy/iptables/model.js";
+import { saveRule, kernelProbability } from "../proxy/iptables/render.js";
+import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
+
+/** Tables registered on each hook, in priority order (mangle -150, nat -100 / +100, filter 0). */
+const HOOK_TABLES: Record<HookName, ReadonlyArray<readonly [string, string]>> = {
+  prerouting: [
+    ["mangle", "PREROUTING"],
+    ["nat", "PREROUTING"],
+  ],
+  input: [
+    ["mangle", "INPUT"],
+    ["filter", "INPUT"],
+    ["nat", "INPUT"],
+  ],
+  forward: [
+    ["mangle", "FORWARD"],
+    ["filter", "FORWARD"],
+  ],
+  output: [
+    ["mangle", "OUTPUT"],
+    ["nat", "OUTPUT"],
+    ["filter", "OUTPUT"],
+  ],
+  postrouting: [
+    ["mangle", "POSTROUTING"],
+    ["nat", "POSTROUTING"],
+  ],
+};
+
+const MAX_DEPTH = 32;
+
+type Outcome =
+  | { t: "continue" } // fell off a user chain or RETURN: back to the caller
+  | { t: "accept" }
+  | { t: "drop"; reason: string }
+  | { t: "reject"; reason: string };
+
+const CONTINUE: Outcome = { t: "continue" };
+const ACCEPT: Outcome = { t: "accept" };
+
+/** Runs every table's built-in chain on `hook`. nat chains only see a connection's first packet. */
+export function iptablesHook(rs: Ruleset, hook: HookName, pkt: Pkt, ctx: EvalContext): HookOutcome {
+  for (const [tname, cname] of HOOK_TABLES[hook]) {
+    if (tname === "nat" && !pkt.ctNew) continue;
+    const table = findTable(rs, tname);
+    const chain = table?.chains.get(cname);
+    if (!table || !chain) continue;
+    if (chain.rules.length === 0 && ctx.trace === undefined) continue;
+    const out = runChain(table, chain, pkt, ctx, 0);
+    if (out.t === "drop" || out.t === "reject") return out;
+    if (out.t === "continue" && chain.policy === "DROP") {
+      ctx.step({ kind: "verdict", table: tname, chain: cname, text: `policy DROP of ${tname}/${cname}` });
+      return { t: "drop", reason: `policy DROP in ${tname} ${cname}` };
+    }
+  }
+  return { t: "accept" };
+}
+
+function findTable(rs: Ruleset, name: string): Table | undefined {
+  const ts = rs.tables;
+  for (let i = 0; i < ts.length; i++) if (ts[i].name === name) return ts[i];
+  return undefined;
+}
+
+function runChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
+  if (depth > MAX_DEPTH) throw new Error(`packet tracer: jump depth over ${MAX_DEPTH} at ${table.name}/${chain.name}`);
+  const rules = chain.rules;
+  const tracing = ctx.trace !== undefined;
+  if (tracing) ctx.step({ kind: "chain", table: table.name, chain: chain.name, text: `-> ${table.name} ${chain.name} (${rules.length} rules)` });
+  let skippedFrom = 0;
+  const flushSkips = (upTo: number) => {
+    if (tracing && upTo > skippedFrom) {
+      const a = skippedFrom + 1;
+      const n = upTo - skippedFrom;
+      ctx.step({
+        kind: "skip",
+        table: table.name,
+        chain: chain.name,
+        rule: a,
+        count: n,
+        text: n === 1 ? `rule ${a} did not match` : `rules ${a}-${upTo} did not match`,
+      });
+    }
+  };
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i];
+    ctx.rules++;
+    if (!ruleMatches(r, pkt, ctx, chain.name, i + 1, tracing)) continue;
+    if (tracing) {
+      flushSkips(i);
+      skippedFrom = i + 1;
+      ctx.step({ kind: "rule", table: table.name, chain: chain.name, rule: i + 1, text: `${i + 1}: ${saveRule(chain.name, r)}` });
+    }
+    const t = r.target;
+    if (t === null) continue; // no -j: the rule only counts
+    const out = applyTarget(table, chain, t, pkt, ctx, depth, i + 1);
+    if (out === undefined) continue; // non-terminating (MARK)
+    if (out.t === "continue") {
+      if (t.t === "RETURN") {
+        return CONTINUE;
+      }
+      continue; // came back from a user chain
+    }
+    return out;
+  }
+  flushSkips(rules.length);
+  if (tracing && chain.origin !== "builtin") ctx.step({ kind: "chain", table: table.name, chain: chain.name, text: `<- end of ${chain.name}, return` });
+  return CONTINUE;
+}
+
+/** undefined: keep going with the next rule. */
+function applyTarget(table: Table, chain: Chain, t: Target, pkt: Pkt, ctx: EvalContext, depth: number, n: number): Outcome | undefined {
+  switch (t.t) {
+    case "jump": {
+      const next = table.chains.get(t.chain);
+      if (!next) throw new Error(`packet tracer: ${table.name}/${chain.name} rule ${n} jumps to missing chain ${t.chain}`);
+      return runChain(table, next, pkt, ctx, depth + 1);
+    }
+    case "ACCEPT":
+      return ACCEPT;
+    case "RETURN":
+      return CONTINUE;
+    case "DROP":
+      ctx.step({ kind: "verdict", table: table.name, chain: chain.name, rule: n, text: `DROP by ${table.name} ${chain.name} rule ${n}` });
+      return { t: "drop", reason: `DROP in ${table.name} ${chain.name} rule ${n}${commentOf(chain.rules[n - 1])}` };
+    case "REJECT":
+      ctx.step({ kind: "verdict", table: table.name, chain: chain.name, rule: n, text: `REJECT (icmp-port-unreachable) by ${table.name} ${chain.name} rule ${n}` });
+      return { t: "reject", reason: `REJECT in ${table.name} ${chain.name} rule ${n}${commentOf(chain.rules[n - 1])}` };
+    case "DNAT": {
+      const to = t.to;
+      const c = to.lastIndexOf(":");
+      const ip = c < 0 ? to : to.slice(0, c);
+      const port = c < 0 ? pkt.dport : Number(to.slice(c + 1));
+      ctx.step({ kind: "nat", table: table.name, chain: chain.name, rule: n, text: `DNAT ${pkt.dst}:${pkt.dport} -> ${ip}:${port}` });
+      pkt.dst = ip;
+      pkt.dport = port;
+      pkt.dnat = true;
+      return ACCEPT;
+    }
+    case "MARK":
+      pkt.mark = t.op === "or" ? (pkt.mark | t.value) >>> 0 : (pkt.mark ^ t.value) >>> 0;
+      if (ctx.trace) ctx.step({ kind: "rule", table: table.name, chain: chain.name, rule: n, text: `mark ${t.op} 0x${t.value.toString(16)} -> mark 0x${pkt.mark.toString(16)}` });
+      return undefined;
+    case "MASQUERADE":
+      pkt.masquerade = true;
+      return ACCEPT;
+    default:
+      throw new UnknownRuleShape(`iptables target ${JSON.stringify(t)}`);
+  }
+}
+
+function commentOf(r: Rule | undefined): string {
+  if (!r) return "";
+  for (const m of r.matches) if (m.m === "comment") return ` ("${m.text}")`;
+  return "";
+}
+
+function ruleMatches(r: Rule, pkt: Pkt, ctx: EvalContext, chain: string, n: number, tracing: boolean): boolean {
+  // The IP header fields first, as ip_packet_match does.
+  if (r.dst !== undefined && addrMatches(r.dst, pkt.dst) === r.dstNeg) return false;
+  if (r.src !== undefined && addrMatches(r.src, pkt.src) === r.srcNeg) return false;
+  if (r.proto !== undefined && r.proto !== pkt.proto) return false;
+  const ms = r.matches;
+  for (let i = 0; i < ms.length; i++) {
+    if (!matchOne(ms[i], pkt, ctx, chain, n, tracing)) return false;
+  }
+  return true;
+}
+
+function matchOne(m: Match, pkt: Pkt, ctx: EvalContext, chain: string, n: number, tracing: boolean): boolean {
+  switch (m.m) {
+    case "comment":
+    case "nfacct":
+      return true;
+    case "tcp":
+    case "udp":
+    case "sctp":
+      return pkt.proto === m.m && (m.dport === undefined || m.dport === pkt.dport);
+    case "addrtype":
+      if (m.srcType === "LOCAL" && !ctx.isLocal(pkt.src)) return false;
+      if (m.dstType === "LOCAL" && !ctx.isLocal(pkt.dst)) return false;
+      return true;
+    case "statistic": {
+      // xt_statistic: (prandom_u32() & 0x7FFFFFFF) < probability, stored as lround(p * 2^31).
+      const threshold = Math.round(m.probability * 0x80000000);
+      const draw = ctx.rng.uint32() & 0x7fffffff;
+      const hit = draw < threshold;
+      if (tracing) {
+        ctx.step({
+          kind: "random",
+          table: "nat",
+          chain,
+          rule: n,
+          text: `statistic random: draw ${(draw / 0x80000000).toFixed(6)} ${hit ? "<" : ">="} probability ${kernelProbability(m.probability)}: ${hit ? "taken" : "not taken"}`,
+        });
+      }
+      return hit;
+    }
+    case "recent": {
+      let table = ctx.kernel.recent.get(m.name);
+      if (m.op === "set") {
+        if (!table) ctx.kernel.recent.set(m.name, (table = new Map()));
+        table.set(pkt.src, ctx.now);
+        if (tracing) ctx.step({ kind: "lookup", table: "nat", chain, rule: n, text: `recent --set: ${pkt.src} recorded in ${m.name}` });
+        return true;
+      }
+      const last = table?.get(pkt.src);
+      const fresh = last !== undefined && (m.seconds === undefined || ctx.now - last <= m.seconds * 1000);
+      if (m.reap && table) {
+        // --reap: forget entries older than --seconds.
+        const limit = (m.seconds ?? 0) * 1000;
+        for (const [ip, t] of table) if (ctx.now - t > limit) table.delete(ip);
+      }
+      if (tracing) {
+        ctx.step({
+          kind: "lookup",
+          table: "nat",
+          chain,
+          rule: n,
+          text: `recent --rcheck ${m.name} for ${pkt.src}: ${fresh ? `seen ${Math.round((ctx.now - last!) / 1000)}s ago (affinity)` : last === undefined ? "not seen" : "expired"}`,
+        });
+      }
+      return fresh;
+    }
+    case "conntrack": {
+      let any = false;
+      for (const s of m.ctstate) {
+        if ((s === "NEW" && pkt.ctNew) || (s === "ESTABLISHED" && !pkt.ctNew) || (s === "DNAT" && pkt.dnat)) any = true;
+      }
+      return any !== m.invert;
+    }
+    case "mark":
+      return ((pkt.mark & m.mask) >>> 0 === m.value) !== m.invert;
+    default:
+      throw new UnknownRuleShape(`iptables match ${JSON.stringify(m)}`);
+  }
+}

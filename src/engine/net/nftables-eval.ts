@@ -1,0 +1,240 @@
+// Evaluates kube-proxy's nftables table (proxy/nftables/model.ts) for one packet: the base
+// chains registered on a hook in priority order, then jumps, gotos and verdict-map lookups. Each
+// expression kind of the model is handled here; an unknown one throws UnknownRuleShape.
+import type { Chain, Expr, NftTable, Rule, Verdict } from "../proxy/nftables/model.js";
+import { ruleText } from "../proxy/nftables/render.js";
+import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
+
+const MAX_DEPTH = 32;
+
+type Outcome = { t: "continue" } | { t: "accept" } | { t: "drop"; reason: string } | { t: "reject"; reason: string };
+const CONTINUE: Outcome = { t: "continue" };
+const ACCEPT: Outcome = { t: "accept" };
+
+interface HookIndex {
+  chains: Map<HookName, Chain[]>;
+  /** The base chain objects the index was built from (re-validated on each use). */
+  names: string[];
+  objs: Chain[];
+}
+const indexCache = new WeakMap<NftTable, HookIndex>();
+
+function hookIndex(table: NftTable): HookIndex {
+  const cached = indexCache.get(table);
+  if (cached && cached.names.every((n, i) => table.chains.get(n) === cached.objs[i])) return cached;
+  const base: Chain[] = [];
+  for (const c of table.chains.values()) if (c.base) base.push(c);
+  base.sort((a, b) => a.base!.priority - b.base!.priority);
+  const chains = new Map<HookName, Chain[]>();
+  for (const c of base) {
+    const h = c.base!.hook as HookName;
+    let list = chains.get(h);
+    if (!list) chains.set(h, (list = []));
+    list.push(c);
+  }
+  const idx = { chains, names: base.map((c) => c.name), objs: base };
+  indexCache.set(table, idx);
+  return idx;
+}
+
+export function nftablesHook(table: NftTable, hook: HookName, pkt: Pkt, ctx: EvalContext): HookOutcome {
+  const chains = hookIndex(table).chains.get(hook);
+  if (!chains) return { t: "accept" };
+  for (const c of chains) {
+    // nat base chains see only a connection's first packet.
+    if (c.base!.type === "nat" && !pkt.ctNew) continue;
+    const out = runChain(table, c, pkt, ctx, 0);
+    if (out.t === "drop" || out.t === "reject") return out;
+    if (out.t === "continue" && c.base!.policy === "drop") return { t: "drop", reason: `policy drop of chain ${c.name}` };
+  }
+  return { t: "accept" };
+}
+
+const T = "ip kube-proxy";
+
+function runChain(table: NftTable, chain: Chain, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
+  if (depth > MAX_DEPTH) throw new Error(`packet tracer: nft jump depth over ${MAX_DEPTH} at ${chain.name}`);
+  const tracing = ctx.trace !== undefined;
+  const rules = chain.rules;
+  if (tracing) ctx.step({ kind: "chain", table: T, chain: chain.name, text: `-> chain ${chain.name} (${rules.length} rules)` });
+  for (let i = 0; i < rules.length; i++) {
+    ctx.rules++;
+    const out = runRule(table, chain, rules[i], i + 1, pkt, ctx, depth);
+    if (out !== undefined) {
+      if (out.t === "continue") return CONTINUE; // return verdict
+      return out;
+    }
+  }
+  if (tracing && !chain.base) ctx.step({ kind: "chain", table: T, chain: chain.name, text: `<- end of ${chain.name}, return` });
+  return CONTINUE;
+}
+
+/** undefined: the rule did not end the chain (no match, or only non-terminal statements). */
+function runRule(table: NftTable, chain: Chain, r: Rule, n: number, pkt: Pkt, ctx: EvalContext, depth: number): Outcome | undefined {
+  const tracing = ctx.trace !== undefined;
+  let announced = false;
+  const announce = () => {
+    if (tracing && !announced) {
+      announced = true;
+      ctx.step({ kind: "rule", table: T, chain: chain.name, rule: n, text: `${n}: ${ruleText(r, "list")}` });
+    }
+  };
+  for (const e of r.exprs) {
+    const res = expr(table, chain, e, n, pkt, ctx, depth, announce);
+    if (res === false) {
+      if (tracing) ctx.step({ kind: "skip", table: T, chain: chain.name, rule: n, count: 1, text: `rule ${n} did not match` });
+      return undefined;
+    }
+    if (res !== true) return res;
+  }
+  announce();
+  return undefined;
+}
+
+/** true: matched / statement done, continue; false: rule does not match; Outcome: verdict. */
+function expr(
+  table: NftTable,
+  chain: Chain,
+  e: Expr,
+  n: number,
+  pkt: Pkt,
+  ctx: EvalContext,
+  depth: number,
+  announce: () => void,
+): boolean | Outcome {
+  switch (e.t) {
+    case "ct-state":
+      return e.states.includes(pkt.ctNew ? "new" : "established");
+    case "ip": {
+      const v = e.field === "saddr" ? pkt.src : pkt.dst;
+      return addrMatches(e.value, v) !== e.neg;
+    }
+    case "ip-anon": {
+      const v = e.field === "saddr" ? pkt.src : pkt.dst;
+      let hit = false;
+      for (const x of e.values) if (addrMatches(x, v)) hit = true;
+      return hit !== e.neg;
+    }
+    case "ip-lookup": {
+      const v = e.field === "saddr" ? pkt.src : pkt.dst;
+      const set = table.sets.get(e.set);
+      if (!set) throw new Error(`packet tracer: set @${e.set} missing`);
+      let hit: boolean;
+      if (set.flags.includes("dynamic")) {
+        const exp = ctx.kernel.nftDynamic.get(e.set)?.get(v);
+        hit = exp !== undefined && exp > ctx.now;
+      } else hit = set.elements.has(v);
+      if (ctx.trace && (hit || set.flags.includes("dynamic"))) {
+        announce();
+        ctx.step({ kind: "lookup", table: T, chain: chain.name, rule: n, text: `lookup ${v} in @${e.set}: ${hit ? "found" : "not found"}` });
+      }
+      return hit;
+    }
+    case "fib-local":
+      return ctx.isLocal(e.field === "saddr" ? pkt.src : pkt.dst);
+    case "l4proto":
+      return pkt.proto === e.proto;
+    case "mark-zero":
+      return ((pkt.mark & e.mask) >>> 0) === 0;
+    case "vmap": {
+      const map = table.sets.get(e.map);
+      if (!map) throw new Error(`packet tracer: map @${e.map} missing`);
+      let key = "";
+      for (let i = 0; i < e.key.length; i++) {
+        const p = e.key[i];
+        const part = p === "daddr" ? pkt.dst : p === "l4proto" ? pkt.proto : String(pkt.dport);
+        key = i === 0 ? part : `${key} . ${part}`;
+      }
+      const el = pkt.proto === "icmp" && e.key.includes("dport") ? undefined : map.elements.get(key);
+      if (ctx.trace) {
+        announce();
+        ctx.step({
+          kind: "lookup",
+          table: T,
+          chain: chain.name,
+          rule: n,
+          text: `vmap @${e.map} lookup ${key}: ${el?.value ? verdictText(el.value) : "no element"}`,
+        });
+      }
+      if (!el?.value) return false;
+      return verdict(table, chain, el.value, n, pkt, ctx, depth);
+    }
+    case "numgen-vmap": {
+      // nft_ng_random: reciprocal_scale(get_random_u32(), mod).
+      const draw = ctx.rng.uint32();
+      const pick = Math.floor((draw * e.mod) / 0x100000000);
+      const v = e.targets[pick];
+      if (ctx.trace) {
+        announce();
+        ctx.step({ kind: "random", table: T, chain: chain.name, rule: n, text: `numgen random mod ${e.mod} = ${pick}: ${v ? verdictText(v) : "no element"}` });
+      }
+      if (!v) return false;
+      return verdict(table, chain, v, n, pkt, ctx, depth);
+    }
+    case "mark-set":
+      pkt.mark = e.op === "or" ? (pkt.mark | e.value) >>> 0 : (pkt.mark ^ e.value) >>> 0;
+      announce();
+      return true;
+    case "update-set": {
+      const set = table.sets.get(e.set);
+      const timeout = (set?.timeout ?? 0) * 1000;
+      let m = ctx.kernel.nftDynamic.get(e.set);
+      if (!m) ctx.kernel.nftDynamic.set(e.set, (m = new Map()));
+      const v = e.field === "saddr" ? pkt.src : pkt.dst;
+      m.set(v, ctx.now + timeout);
+      announce();
+      if (ctx.trace) ctx.step({ kind: "lookup", table: T, chain: chain.name, rule: n, text: `update @${e.set} { ${v} } (timeout ${set?.timeout ?? 0}s)` });
+      return true;
+    }
+    case "dnat":
+      announce();
+      ctx.step({ kind: "nat", table: T, chain: chain.name, rule: n, text: `dnat ${pkt.dst}:${pkt.dport} -> ${e.addr}:${e.port}` });
+      pkt.dst = e.addr;
+      pkt.dport = e.port;
+      pkt.dnat = true;
+      return ACCEPT;
+    case "masquerade":
+      announce();
+      pkt.masquerade = true;
+      return ACCEPT;
+    case "reject":
+      announce();
+      ctx.step({ kind: "verdict", table: T, chain: chain.name, rule: n, text: `reject by chain ${chain.name} rule ${n}` });
+      return { t: "reject", reason: `reject in chain ${chain.name}${r(chain, n)}` };
+    case "verdict":
+      announce();
+      return verdict(table, chain, e.verdict, n, pkt, ctx, depth);
+    default:
+      throw new UnknownRuleShape(`nftables expression ${JSON.stringify(e)}`);
+  }
+}
+
+function r(chain: Chain, n: number): string {
+  const c = chain.rules[n - 1]?.comment;
+  return c ? ` ("${c}")` : "";
+}
+
+function verdictText(v: Verdict): string {
+  return v.kind === "jump" || v.kind === "goto" ? `${v.kind} ${v.chain}` : v.kind;
+}
+
+function verdict(table: NftTable, chain: Chain, v: Verdict, n: number, pkt: Pkt, ctx: EvalContext, depth: number): boolean | Outcome {
+  switch (v.kind) {
+    case "accept":
+      return ACCEPT;
+    case "drop":
+      ctx.step({ kind: "verdict", table: T, chain: chain.name, rule: n, text: `drop by chain ${chain.name} rule ${n}` });
+      return { t: "drop", reason: `drop in chain ${chain.name} rule ${n}` };
+    case "return":
+      return CONTINUE;
+    case "jump":
+    case "goto": {
+      const next = table.chains.get(v.chain);
+      if (!next) throw new Error(`packet tracer: ${v.kind} to missing chain ${v.chain}`);
+      const out = runChain(table, next, pkt, ctx, depth + 1);
+      if (v.kind === "jump") return out.t === "continue" ? true : out;
+      // goto: the target's end returns to our caller.
+      return out;
+    }
+  }
+}

@@ -1,0 +1,127 @@
+// A small network without the rest of the cluster: the lab guide's three nodes, a list of
+// service ports with endpoints (each on a node), pods with their listeners, one proxier per node
+// in the chosen mode, and a Dataplane over them. Packet-flow tests and benchmarks use it; the
+// cluster's own adapter (cluster-env.ts) builds the same NetEnv from the store and kube-proxy.
+import { IptablesProxier } from "../proxy/iptables/proxier.js";
+import { NftablesProxier } from "../proxy/nftables/proxier.js";
+import type { EndpointInfo, ProxyConfig, ProxyMode, ProxyState, ServicePortInfo } from "../proxy/types.js";
+import { servicePortKey } from "../proxy/types.js";
+import { Rng } from "../rng.js";
+import { Dataplane, type NetEnv, type NodeNet, type NodeRules, type PodHost } from "./dataplane.js";
+import type { L4 } from "./packet.js";
+
+export const SIM_NODES: readonly NodeNet[] = [
+  { name: "master", ip: "10.1.8.30", podCIDR: "10.244.0.0/24" },
+  { name: "node1", ip: "10.1.8.31", podCIDR: "10.244.1.0/24" },
+  { name: "node2", ip: "10.1.8.32", podCIDR: "10.244.2.0/24" },
+];
+
+export function simConfig(mode: ProxyMode, over: Partial<ProxyConfig> = {}): ProxyConfig {
+  return {
+    mode,
+    clusterCIDR: "10.244.0.0/16",
+    masqueradeBit: 14,
+    masqueradeAll: false,
+    localhostNodePorts: true,
+    nodePortAddresses: [],
+    ipvs: { scheduler: "", strictARP: false, excludeCIDRs: [], tcpTimeoutSeconds: 0, tcpFinTimeoutSeconds: 0, udpTimeoutSeconds: 0 },
+    ...over,
+  };
+}
+
+export interface SimPod {
+  key: string;
+  ip: string;
+  node: string;
+  running?: boolean;
+  /** TCP ports with a listener (default [80]). */
+  tcp?: number[];
+  udp?: number[];
+}
+
+/** A proxier factory for modes the sim does not build itself (IPVS, from its own module). */
+export type RulesFactory = (node: NodeNet, config: ProxyConfig) => { rules: NodeRules; sync(state: ProxyState): void };
+
+export interface SimOptions {
+  mode: ProxyMode;
+  nodes?: readonly NodeNet[];
+  services: ReadonlyArray<readonly [ServicePortInfo, readonly Omit<EndpointInfo, "isLocal">[]]>;
+  pods: readonly SimPod[];
+  seed?: number;
+  config?: Partial<ProxyConfig>;
+  /** MetalLB layer 2: address -> announcing node. */
+  announce?: Record<string, string>;
+  /** Needed for mode "ipvs". */
+  factory?: RulesFactory;
+}
+
+export class SimNet {
+  readonly dp: Dataplane;
+  readonly env: NetEnv;
+  readonly rng: Rng;
+  now = 0;
+  readonly rules = new Map<string, NodeRules>();
+  private readonly syncs = new Map<string, (s: ProxyState) => void>();
+  private readonly pods = new Map<string, PodHost>();
+
+  constructor(readonly opts: SimOptions) {
+    const nodes = opts.nodes ?? SIM_NODES;
+    this.rng = new Rng(opts.seed ?? 1);
+    for (const p of opts.pods) {
+      const tcp = new Set(p.tcp ?? [80]);
+      const udp = new Set(p.udp ?? []);
+      this.pods.set(p.ip, {
+        key: p.key,
+        node: p.node,
+        running: p.running ?? true,
+        listens: (proto: L4, port: number) => (proto === "tcp" ? tcp.has(port) : proto === "udp" ? udp.has(port) : false),
+      });
+    }
+    const config = simConfig(opts.mode, opts.config);
+    for (const n of nodes) {
+      const pn = { name: n.name, ips: [n.ip], podCIDR: n.podCIDR, zone: "" };
+      if (opts.mode === "iptables") {
+        const p = new IptablesProxier(pn, config);
+        this.rules.set(n.name, { mode: "iptables", ruleset: p.ruleset });
+        this.syncs.set(n.name, (s) => p.sync(s));
+      } else if (opts.mode === "nftables") {
+        const p = new NftablesProxier(pn, config);
+        this.rules.set(n.name, { mode: "nftables", table: p.table });
+        this.syncs.set(n.name, (s) => p.sync(s));
+      } else {
+        if (!opts.factory) throw new Error("SimNet: mode ipvs needs a factory");
+        const f = opts.factory(n, config);
+        this.rules.set(n.name, f.rules);
+        this.syncs.set(n.name, (s) => f.sync(s));
+      }
+    }
+    this.sync(opts.services);
+    const announce = opts.announce ?? {};
+    this.env = {
+      nodes,
+      rules: (n) => this.rules.get(n),
+      podByIP: (ip) => this.pods.get(ip),
+      l2Announcer: (ip) => announce[ip],
+      now: () => this.now,
+      rng: this.rng,
+    };
+    this.dp = new Dataplane(this.env);
+  }
+
+  /** Re-syncs every node's proxier from a new list of service ports and endpoints. */
+  sync(services: SimOptions["services"]): void {
+    for (const [node, sync] of this.syncs) sync(nodeState(services, node));
+  }
+}
+
+/** The ProxyState one node's kube-proxy sees: endpoints on that node are local. */
+export function nodeState(services: SimOptions["services"], node: string): ProxyState {
+  const s = new Map<string, ServicePortInfo>();
+  const e = new Map<string, readonly EndpointInfo[]>();
+  for (const [svc, eps] of services) {
+    const key = servicePortKey(svc.name);
+    s.set(key, svc);
+    if (eps.length) e.set(key, eps.map((x) => ({ ...x, isLocal: x.nodeName === node })));
+  }
+  return { services: s, endpoints: e };
+}
