@@ -1,0 +1,344 @@
+/// <reference types="@cloudflare/workers-types" />
+// The Workers entry: the same Hono app, with a SQLite-backed Durable Object per cluster
+// (ClusterObject) and one platform object (PlatformObject: tenants, registry, history, rate
+// limits) whose tables come from the same migrations as the Node server's libSQL file.
+// No node: imports here or below (workerd runs this without nodejs_compat).
+import { DurableObject } from "cloudflare:workers";
+import { drizzle } from "drizzle-orm/durable-sqlite";
+import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import migrations from "../../migrations/migrations.js";
+import { isStatusError, type Status, StatusError } from "../engine/api/status.js";
+import { BatchingHistory } from "../db/history.js";
+import { type ClusterRow, type HistoryBatch, type Platform, SqlPlatform } from "../db/platform.js";
+import * as schema from "../db/schema.js";
+import { createApp } from "../http/app.js";
+import { notFoundMsg } from "../http/errors.js";
+import { ClusterCore, type ClusterState, type ClusterView, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
+import type { ClusterHost, CreateInit } from "./host.js";
+import { type Limits, RateLimiter } from "./limits.js";
+import { deltaStatements, SELECT_OBJECTS } from "./rows.js";
+import type { ExecResult, ShellFactory } from "./shell.js";
+import { shellFactory } from "./terminal.js";
+
+export interface Env {
+  CLUSTER: DurableObjectNamespace<ClusterObject>;
+  PLATFORM: DurableObjectNamespace<PlatformObject>;
+  /** Secret: may create tenants. */
+  ADMIN_KEY?: string;
+  /** "1": clusters may be created without a tenant key (local dev). */
+  ALLOW_ANONYMOUS?: string;
+  IDLE_MINUTES?: string;
+}
+
+/** RPC loses error classes: a v1 Status travels as data and is thrown again on the caller's side. */
+type Result<T> = { ok: true; value: T } | { ok: false; status: Status };
+
+async function result<T>(fn: () => T | Promise<T>): Promise<Result<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (e) {
+    if (e instanceof LimitError) return { ok: false, status: e.toStatus().status };
+    if (isStatusError(e)) return { ok: false, status: e.status };
+    throw e;
+  }
+}
+
+function unwrap<T>(r: Result<T>): T {
+  if (r.ok) return r.value;
+  throw new StatusError(r.status);
+}
+
+function platformOf(env: Env): DurableObjectStub<PlatformObject> {
+  return env.PLATFORM.get(env.PLATFORM.idFromName("platform"));
+}
+
+const getShell = (): Promise<ShellFactory> => shellFactory();
+
+// ---------------------------------------------------------------------------------------------
+
+/** One cluster: its rows in this object's SQLite, its engine in memory while awake. */
+export class ClusterObject extends DurableObject<Env> {
+  private core?: ClusterCore;
+  private ready: Promise<void>;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.ready = this.migrate();
+    void ctx.blockConcurrencyWhile(() => this.ready);
+  }
+
+  private migrate(): Promise<void> {
+    return migrate(drizzle(this.ctx.storage, { schema }), migrations);
+  }
+
+  private idleMs(): number {
+    return Number(this.env.IDLE_MINUTES ?? 120) * 60_000;
+  }
+
+  /** The engine, rebuilt from this object's rows after a restart or hibernation. */
+  private async load(id: string): Promise<ClusterCore> {
+    if (this.core) return this.core;
+    await this.ready;
+    const meta = this.ctx.storage.sql.exec<{ meta: string }>("SELECT meta FROM cluster_state WHERE cluster_id = ?", id).toArray();
+    if (!meta.length) throw notFoundMsg(`cluster "${id}" not found`);
+    const objects = this.ctx.storage.sql
+      .exec<{ key: string; body: string }>(SELECT_OBJECTS, id)
+      .toArray()
+      .map((r) => [r.key, r.body] as [string, string]);
+    this.core = ClusterCore.restore(id, { meta: meta[0].meta, objects }, await getShell());
+    return this.core;
+  }
+
+  private write(id: string, stmts: ReturnType<typeof deltaStatements>): void {
+    // One transaction; the output gate holds the reply until it is durable.
+    this.ctx.storage.transactionSync(() => {
+      for (const s of stmts) this.ctx.storage.sql.exec(s.sql, ...s.args);
+    });
+  }
+
+  private async persist(core: ClusterCore): Promise<void> {
+    this.write(core.id, deltaStatements(core.id, core.takeDelta(), Date.now()));
+    this.broadcast(core.takeMessages());
+    const events = core.takeK8sEvents();
+    if (events.length) {
+      const batch: HistoryBatch = { events: events.map((e) => ({ ts: e.ts, clusterId: core.id, tenantId: core.tenantId, type: "k8s-event", detail: e })) };
+      this.ctx.waitUntil(platformOf(this.env).record(batch));
+    }
+    await this.schedule(core);
+  }
+
+  private broadcast(msgs: LiveMessage[]): void {
+    if (!msgs.length) return;
+    for (const ws of this.ctx.getWebSockets()) {
+      try {
+        for (const m of msgs) ws.send(JSON.stringify(m));
+      } catch {
+        // a closing socket: its client resumes from its last revision
+      }
+    }
+  }
+
+  /** The next alarm: the engine's next timer (pods starting, readiness) or idle expiry. */
+  private async schedule(core: ClusterCore): Promise<void> {
+    await this.ctx.storage.setAlarm(core.nextWake(this.idleMs()).at);
+  }
+
+  async create(id: string, init: CreateInit): Promise<Result<ClusterView>> {
+    return result(async () => {
+      await this.ready;
+      const now = Date.now();
+      const sh = await getShell();
+      if (init.from) {
+        this.core = ClusterCore.create(id, { ...init, now }, sh);
+        await this.persist(this.core);
+        return this.core.view();
+      }
+      const { state, view } = instantiate(labTemplate(init.lab, now, sh), id, init.tenantId, now);
+      this.write(id, deltaStatements(id, fullDelta(state), now));
+      this.core = undefined;
+      await this.ctx.storage.setAlarm(now + this.idleMs());
+      return view;
+    });
+  }
+
+  async exec(id: string, command: string, limits: Limits): Promise<Result<ExecResult>> {
+    return result(async () => {
+      const core = await this.load(id);
+      try {
+        const r = await core.exec(command, Date.now(), limits);
+        await this.persist(core);
+        return r;
+      } catch (e) {
+        this.core = undefined; // not acknowledged: rebuilt from the rows on the next call
+        throw e;
+      }
+    });
+  }
+
+  private async fresh(id: string): Promise<ClusterCore> {
+    const core = await this.load(id);
+    core.tick(Date.now());
+    if (core.hasChanges()) await this.persist(core);
+    return core;
+  }
+
+  async view(id: string): Promise<Result<ClusterView>> {
+    return result(async () => (await this.fresh(id)).view());
+  }
+
+  async state(id: string): Promise<Result<ClusterState>> {
+    return result(async () => (await this.fresh(id)).state());
+  }
+
+  /** Removes every row, the alarm and the sockets. */
+  async destroy(reason: "deleted" | "expired"): Promise<void> {
+    this.broadcast([{ type: "gone", reason }]);
+    for (const ws of this.ctx.getWebSockets()) ws.close(1000, reason);
+    this.core = undefined;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.ready = this.migrate();
+  }
+
+  /** The live channel: a hibernatable WebSocket. */
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const id = url.searchParams.get("id") ?? "";
+    const sinceRaw = url.searchParams.get("since");
+    const r = await result(() => this.fresh(id));
+    if (!r.ok) return Response.json(r.status, { status: r.status.code });
+    const pair = new WebSocketPair();
+    const [client, server] = [pair[0], pair[1]];
+    this.ctx.acceptWebSocket(server);
+    for (const m of r.value.resume(sinceRaw === null ? undefined : Number(sinceRaw))) server.send(JSON.stringify(m));
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    if (message === "ping") ws.send(JSON.stringify({ type: "pong" }));
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    try {
+      ws.close(code === 1005 ? 1000 : code, "closed");
+    } catch {
+      // already closed
+    }
+  }
+
+  override async alarm(): Promise<void> {
+    await this.ready;
+    const row = this.ctx.storage.sql.exec<{ cluster_id: string }>("SELECT cluster_id FROM cluster_state LIMIT 1").toArray()[0];
+    if (!row) return;
+    const id = row.cluster_id;
+    const core = await this.load(id);
+    const now = Date.now();
+    if (now >= core.lastActive + this.idleMs() && this.ctx.getWebSockets().length === 0) {
+      const p = platformOf(this.env);
+      const snapshot = JSON.stringify(core.state());
+      await p.endCluster(id, "expired", now);
+      await p.record({
+        events: [{ ts: now, clusterId: id, tenantId: core.tenantId, type: "expired", detail: { idleMs: this.idleMs() } }],
+        snapshots: [{ ts: now, clusterId: id, reason: "expired", body: snapshot }],
+      });
+      await this.destroy("expired");
+      return;
+    }
+    core.tick(now);
+    await this.persist(core);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Tenants, the cluster registry, history and rate limits: one object for the installation. */
+export class PlatformObject extends DurableObject<Env> implements Platform {
+  private readonly p: SqlPlatform;
+  private readonly limiter = new RateLimiter();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const db = drizzle(ctx.storage, { schema });
+    void ctx.blockConcurrencyWhile(() => migrate(db, migrations));
+    this.p = new SqlPlatform(db);
+  }
+
+  secret() {
+    return this.p.secret();
+  }
+  createTenant(name: string, limits: Partial<Limits>, now: number) {
+    return this.p.createTenant(name, limits, now);
+  }
+  tenantByKey(apiKey: string) {
+    return this.p.tenantByKey(apiKey);
+  }
+  tenant(id: string) {
+    return this.p.tenant(id);
+  }
+  addCluster(row: ClusterRow) {
+    return this.p.addCluster(row);
+  }
+  cluster(id: string) {
+    return this.p.cluster(id);
+  }
+  clusters(tenantId: string) {
+    return this.p.clusters(tenantId);
+  }
+  liveClusterCount(tenantId: string) {
+    return this.p.liveClusterCount(tenantId);
+  }
+  endCluster(id: string, reason: string, now: number) {
+    return this.p.endCluster(id, reason, now);
+  }
+  record(batch: HistoryBatch) {
+    return this.p.record(batch);
+  }
+  usage(tenantId: string, sinceDay: string, now: number) {
+    return this.p.usage(tenantId, sinceDay, now);
+  }
+  history(clusterId: string, limit: number) {
+    return this.p.history(clusterId, limit);
+  }
+  rateLimit(key: string, rate: number, burst: number): number {
+    return this.limiter.take(key, rate, burst, Date.now());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** The Worker's ClusterHost: each call goes to the cluster's object. */
+class DurableClusterHost implements ClusterHost {
+  constructor(private readonly env: Env) {}
+  private stub(id: string) {
+    return this.env.CLUSTER.get(this.env.CLUSTER.idFromName(id));
+  }
+  async create(id: string, init: CreateInit) {
+    return unwrap(await this.stub(id).create(id, init)) as ClusterView;
+  }
+  async exec(id: string, command: string, limits: Limits) {
+    return unwrap(await this.stub(id).exec(id, command, limits)) as ExecResult;
+  }
+  async view(id: string) {
+    return unwrap(await this.stub(id).view(id)) as ClusterView;
+  }
+  async state(id: string) {
+    return unwrap(await this.stub(id).state(id)) as ClusterState;
+  }
+  async delete(id: string, reason: "deleted" | "expired") {
+    await this.stub(id).destroy(reason);
+  }
+  live(id: string, since: number | undefined, request: Request): Promise<Response> {
+    const url = `https://cluster/live?id=${encodeURIComponent(id)}${since !== undefined && Number.isFinite(since) ? `&since=${since}` : ""}`;
+    return this.stub(id).fetch(new Request(url, { headers: request.headers }));
+  }
+}
+
+let cached: { env: Env; app: ReturnType<typeof createApp> } | undefined;
+
+function appFor(env: Env) {
+  if (cached?.env === env) return cached.app;
+  // A stub is an I/O object of the request that made it: take a fresh one for every call.
+  const platform = new Proxy({} as Platform, {
+    get: (_t, name: string) => (...args: unknown[]) => (platformOf(env) as unknown as Record<string, (...a: unknown[]) => unknown>)[name](...args),
+  });
+  const host = new DurableClusterHost(env);
+  const history = new BatchingHistory((b) => platformOf(env).record(b), { maxRows: 500, maxDelayMs: 60_000 });
+  const app = createApp({
+    platform,
+    host,
+    history,
+    adminKey: env.ADMIN_KEY || undefined,
+    allowAnonymous: env.ALLOW_ANONYMOUS === "1",
+    limiter: (key, rate, burst) => platformOf(env).rateLimit(key, rate, burst),
+    live: (c, id, since) => host.live(id, since, c.req.raw),
+    afterRequest: (c) => c.executionCtx.waitUntil(history.flush()),
+  });
+  cached = { env, app };
+  return app;
+}
+
+export default {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
+    return appFor(env).fetch(request, env, ctx);
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,131 @@
+/// <reference types="@cloudflare/workers-types" />
+/// <reference types="@cloudflare/vitest-pool-workers/types" />
+import { env, exports } from "cloudflare:workers";
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { ClusterObject, Env } from "../../src/runtime/worker.js";
+import { useShell } from "../../src/runtime/terminal.js";
+import { testShell } from "../platform/runner.js";
+
+useShell(testShell);
+
+const E = env as unknown as Env;
+const SELF = (exports as unknown as { default: { fetch(r: Request): Promise<Response> } }).default;
+
+async function call(method: string, path: string, o: { token?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = {};
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
+  const r = await SELF.fetch(new Request(`https://lab.test${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) }));
+  const text = await r.text();
+  return { status: r.status, body: text ? (JSON.parse(text) as any) : undefined };
+}
+
+/** Lets waitUntil'ed history writes land before objects are aborted. */
+const drain = () => new Promise((r) => setTimeout(r, 50));
+
+describe("Workers host", () => {
+  it("creates, persists and answers as the Node server does", async () => {
+    const c = await call("POST", "/v1/clusters", { body: { lab: "clusterip-web" } });
+    expect(c.status).toBe(201);
+    expect(c.body.cluster.deployments).toContain("default/web");
+    const ex = await call("POST", `/v1/clusters/${c.body.id}/exec`, { token: c.body.token, body: { command: "kubectl get svc" } });
+    expect(ex.status).toBe(200);
+    expect(typeof ex.body.exitCode).toBe("number");
+    expect((await call("POST", `/v1/clusters/${c.body.id}/exec`, { body: { command: "x" } })).status).toBe(401);
+    expect((await call("GET", "/v1/clusters/cnosuch", { token: c.body.token })).status).toBe(404);
+  });
+
+  it("state survives the object's restart", async () => {
+    const c = await call("POST", "/v1/clusters", { body: { lab: "clusterip-web" } });
+    const before = await call("GET", `/v1/clusters/${c.body.id}`, { token: c.body.token });
+    await drain();
+    await abortAllDurableObjects();
+    const after = await call("GET", `/v1/clusters/${c.body.id}`, { token: c.body.token });
+    expect(after.status).toBe(200);
+    expect(after.body.pods).toEqual(before.body.pods);
+    expect(after.body.revision).toBeGreaterThanOrEqual(before.body.revision);
+  });
+
+  it("alarms fire: timed transitions and idle expiry", async () => {
+    const c = await call("POST", "/v1/clusters");
+    const stubOf = () => E.CLUSTER.get(E.CLUSTER.idFromName(c.body.id)) as DurableObjectStub<ClusterObject>;
+    let stub = stubOf();
+    const alarm = await runInDurableObject(stub, async (_o, state) => await state.storage.getAlarm());
+    expect(alarm).toBeGreaterThan(Date.now());
+    // Pretend the cluster has been idle for longer than IDLE_MINUTES.
+    await runInDurableObject(stub, (_o, state) => {
+      const row = state.storage.sql.exec<{ meta: string }>("SELECT meta FROM cluster_state").one();
+      const meta = JSON.parse(row.meta);
+      meta.lastActive = 0;
+      state.storage.sql.exec("UPDATE cluster_state SET meta = ?", JSON.stringify(meta));
+    });
+    await drain();
+    await abortAllDurableObjects();
+    stub = stubOf();
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const rows = await runInDurableObject(stub, (_o, state) => state.storage.sql.exec("SELECT count(*) AS n FROM cluster_state").one().n);
+    expect(rows).toBe(0);
+    expect((await call("GET", `/v1/clusters/${c.body.id}`, { token: c.body.token })).status).toBe(404);
+  });
+
+  it("an alarm runs the engine's timed transitions and persists them", async () => {
+    const c = await call("POST", "/v1/clusters");
+    const stub = E.CLUSTER.get(E.CLUSTER.idFromName(c.body.id)) as DurableObjectStub<ClusterObject>;
+    const ex = await call("POST", `/v1/clusters/${c.body.id}/exec`, { token: c.body.token, body: { command: "create-pod p1" } });
+    expect(ex.status).toBe(200);
+    const phase = () =>
+      runInDurableObject(stub, (_o, state) => {
+        const row = state.storage.sql.exec<{ body: string }>("SELECT body FROM cluster_objects WHERE key = ?", "pods|default/p1").one();
+        return JSON.parse(row.body).status?.phase as string;
+      });
+    expect(await phase()).toBe("Pending");
+    const alarm = await runInDurableObject(stub, async (_o, state) => await state.storage.getAlarm());
+    // The next wake is the pod's start (image pull + container start), long before idle expiry.
+    expect(alarm! - Date.now()).toBeLessThan(10_000);
+    await new Promise((r) => setTimeout(r, Math.max(0, alarm! - Date.now()) + 50));
+    for (let i = 0; i < 5 && (await phase()) !== "Running"; i++) await runDurableObjectAlarm(stub);
+    expect(await phase()).toBe("Running");
+  });
+
+  it("the live channel delivers in order and resumes after a reconnect", async () => {
+    const c = await call("POST", "/v1/clusters");
+    const open = async (since?: number) => {
+      const r = await SELF.fetch(
+        new Request(`https://lab.test/v1/clusters/${c.body.id}/live?token=${c.body.token}${since !== undefined ? `&since=${since}` : ""}`, { headers: { Upgrade: "websocket" } }),
+      );
+      expect(r.status).toBe(101);
+      const ws = r.webSocket!;
+      const msgs: any[] = [];
+      ws.addEventListener("message", (e) => msgs.push(JSON.parse(String(e.data))));
+      ws.accept();
+      return { ws, msgs };
+    };
+    const until = async (f: () => boolean) => {
+      for (let i = 0; i < 300 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(f()).toBe(true);
+    };
+    const a = await open();
+    await until(() => a.msgs.some((m) => m.type === "reset"));
+    const ex = (command: string) => call("POST", `/v1/clusters/${c.body.id}/exec`, { token: c.body.token, body: { command } });
+    expect((await ex("create-cm one 1")).status).toBe(200);
+    await until(() => a.msgs.some((m) => m.type === "exec"));
+    const first = a.msgs.filter((m) => m.type === "change");
+    expect(first.map((m) => m.object.metadata.name)).toEqual(["one"]);
+    const seen = first[0].rv;
+    a.ws.close();
+    await ex("create-cm two 2");
+    await ex("create-cm three 3");
+    const b = await open(seen);
+    await until(() => b.msgs.filter((m) => m.type === "change").length >= 2);
+    expect(b.msgs[0]).toMatchObject({ type: "hello" });
+    expect(b.msgs.some((m) => m.type === "reset")).toBe(false);
+    const changes = b.msgs.filter((m) => m.type === "change");
+    expect(changes.map((m) => m.object.metadata.name)).toEqual(["two", "three"]);
+    expect(changes.map((m) => m.rv)).toEqual([seen + 1, seen + 2]);
+    // A write while connected arrives live, after what came before.
+    await ex("create-cm four 4");
+    await until(() => b.msgs.filter((m) => m.type === "change").length >= 3);
+    expect(b.msgs.filter((m) => m.type === "change").map((m) => m.rv)).toEqual([seen + 1, seen + 2, seen + 3]);
+    b.ws.close();
+  });
+});
