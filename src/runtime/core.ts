@@ -3,8 +3,10 @@
 // both drive a ClusterCore and only differ in where they write its rows and how they wake it.
 //
 // Persistence is per object: a store subscription records which keys changed, and a write
-// (`takeDelta`) upserts only those rows plus one small meta row (clock, rng, revision, kubelet
-// and shell state). The host must persist the delta before it acknowledges the request.
+// (`takeDelta`) upserts only those rows plus one small meta row (clock, rng, revision). The
+// larger engine-side state (config, kubelet, shell) lives in side rows ("#kubelet", ...) that
+// are rewritten only when their JSON changed. The host must persist the delta before it
+// acknowledges the request.
 import { Cluster, type ClusterSnapshot } from "../engine/cluster.js";
 import { lookupKind } from "../engine/api/resources.js";
 import type { KObject } from "../engine/api/types.js";
@@ -106,6 +108,9 @@ export class LimitError extends Error {
 }
 
 const SEP = "|";
+/** Side rows: state that is not an object, kept apart from the meta row so it is written only on change. */
+const SIDE = ["#config", "#kubelet", "#shell"] as const;
+type SideKey = (typeof SIDE)[number];
 export function rowKey(resource: string, obj: KObject): string {
   return resource + SEP + objectKey(obj.metadata.namespace, obj.metadata.name!);
 }
@@ -115,6 +120,7 @@ export class ClusterCore {
   private readonly changes: LiveMessage[] = [];
   private readonly k8sEvents: K8sEventRecord[] = [];
   private full: boolean;
+  private readonly lastSide = new Map<string, string>();
   readonly shell: ShellRunner;
 
   private constructor(
@@ -165,7 +171,9 @@ export class ClusterCore {
     const cluster = Cluster.restore(snapshot);
     // Restoring resyncs every controller; if that wrote anything the rows are rewritten.
     const drift = cluster.store.revision() !== snapshot.revision;
-    return new ClusterCore(id, cluster, meta, shellFactory, shell, drift);
+    const core = new ClusterCore(id, cluster, meta, shellFactory, shell, drift);
+    for (const [k, body] of state.objects) if (k.startsWith("#")) core.lastSide.set(k, body);
+    return core;
   }
 
   get tenantId(): string | null {
@@ -234,22 +242,27 @@ export class ClusterCore {
     }
   }
 
-  /** The meta row as JSON. */
+  /** The meta row as JSON (small: written on every acknowledged write). */
   metaJSON(): string {
     const c = this.cluster;
-    const meta: Meta = {
+    const meta: Omit<Meta, "config" | "kubelet" | "shell"> = {
       version: 1,
-      config: c.config,
       clock: c.now(),
       rng: c.rng.state(),
       revision: c.store.revision(),
       crds: [...c.api.crds].sort(),
-      kubelet: c.kubelet.save(),
       eventSeq: c.api.eventSeq,
-      shell: this.shell.save() ?? null,
       ...this.meta,
     };
     return JSON.stringify(meta);
+  }
+
+  private sideRows(): Array<[SideKey, string]> {
+    return [
+      ["#config", this.lastSide.get("#config") ?? JSON.stringify(this.cluster.config)],
+      ["#kubelet", JSON.stringify(this.cluster.kubelet.save())],
+      ["#shell", JSON.stringify(this.shell.save() ?? null)],
+    ];
   }
 
   hasChanges(): boolean {
@@ -261,7 +274,7 @@ export class ClusterCore {
     const upserts: Array<[string, string]> = [];
     const deletes: string[] = [];
     if (this.full) {
-      for (const [k, b] of this.state().objects) upserts.push([k, b]);
+      for (const [k, b] of this.state().objects) if (!k.startsWith("#")) upserts.push([k, b]);
     } else {
       for (const k of this.dirty) {
         const i = k.indexOf(SEP);
@@ -272,6 +285,10 @@ export class ClusterCore {
         if (obj) upserts.push([k, JSON.stringify(obj)]);
         else deletes.push(k);
       }
+    }
+    for (const [k, body] of this.sideRows()) {
+      if (this.full || this.lastSide.get(k) !== body) upserts.push([k, body]);
+      this.lastSide.set(k, body);
     }
     const d: Delta = { meta: this.metaJSON(), upserts, deletes, full: this.full };
     this.full = false;
@@ -304,6 +321,7 @@ export class ClusterCore {
     const objects: Array<[string, string]> = [];
     const store = this.cluster.store;
     for (const r of store.resources()) for (const o of store.iterate(r)) objects.push([rowKey(r, o), JSON.stringify(o)]);
+    objects.push(...this.sideRows());
     return { meta: this.metaJSON(), objects };
   }
 
@@ -354,6 +372,13 @@ function decodeState(state: ClusterState): { snapshot: ClusterSnapshot; shell: u
   const meta = JSON.parse(state.meta) as Meta;
   const objects: Record<string, KObject[]> = {};
   for (const [k, body] of state.objects) {
+    if (k.startsWith("#")) {
+      const v = JSON.parse(body) as unknown;
+      if (k === "#config") meta.config = v as Meta["config"];
+      else if (k === "#kubelet") meta.kubelet = v;
+      else if (k === "#shell") meta.shell = v;
+      continue;
+    }
     const r = k.slice(0, k.indexOf(SEP));
     (objects[r] ??= []).push(JSON.parse(body) as KObject);
   }

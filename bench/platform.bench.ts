@@ -1,0 +1,101 @@
+// Platform benchmarks on the Node server (in process, over real HTTP on loopback):
+// create-cluster latency, exec throughput on one cluster, 200 tenants at once, batched history
+// writes, memory per idle cluster, and what per-object persistence saves over whole snapshots.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import type { Report } from "./run.js";
+import { startNodeServer } from "../src/runtime/node-server.js";
+import { ClusterCore } from "../src/runtime/core.js";
+import { DEFAULT_LIMITS } from "../src/runtime/limits.js";
+import { testShell } from "../test/platform/runner.js";
+import { load } from "./loadgen.js";
+
+const ADMIN = "bench-admin";
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const ms = (x: number) => `${x.toFixed(2)} ms`;
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+export default async function (report: Report) {
+  const dir = mkdtempSync(join(tmpdir(), "servicelab-bench-"));
+  const s = await startNodeServer({ port: 0, dataDir: dir, allowAnonymous: true, adminKey: ADMIN, idleMs: 3_600_000, shell: testShell });
+  const url = `http://127.0.0.1:${s.port}`;
+  const post = async (path: string, body: unknown, token?: string) => {
+    const r = await fetch(url + path, { method: "POST", headers: token ? { authorization: `Bearer ${token}` } : {}, body: JSON.stringify(body) });
+    return { status: r.status, body: (await r.json()) as any };
+  };
+  const big = { requestsPerSecond: 1e9, burst: 1e9, clustersPerTenant: 1e6 };
+  const admin = await post("/v1/tenants", { name: "bench", limits: big }, ADMIN);
+  const key: string = admin.body.apiKey;
+
+  // 1. create-cluster latency
+  const createJob = { method: "POST", path: "/v1/clusters", token: key, body: "{}" };
+  await load(s.port, Array(20).fill(createJob), 1);
+  const cr = await load(s.port, Array(200).fill(createJob), 1);
+  if (cr.codes["201"] !== 200) throw new Error(JSON.stringify(cr.codes));
+  const lat = cr.lat;
+  report("create cluster over HTTP, p50", ms(pct(lat, 50)), "< 10 ms");
+  report("create cluster over HTTP, p99", ms(pct(lat, 99)));
+
+  // 2. exec throughput on one cluster (a trivial command until the terminal lands)
+  const c = (await post("/v1/clusters", {}, key)).body;
+  await post(`/v1/clusters/${c.id}/exec`, { command: "echo warm" }, c.token);
+  const exJob = { method: "POST", path: `/v1/clusters/${c.id}/exec`, token: c.token, body: JSON.stringify({ command: "echo hi" }) };
+  await load(s.port, [exJob], 16, 500);
+  const ex = await load(s.port, [exJob], 16, 3000);
+  report("exec `echo hi` on one cluster, 16 in flight", `${Math.round(ex.lat.length / (ex.elapsed / 1000))}/s`, "≥ 2k/s for kubectl get svc");
+  report("  its p50 latency", ms(pct(ex.lat, 50)));
+
+  // 3. 200 tenants at once
+  const tenants = await Promise.all(Array.from({ length: 200 }, (_, i) => post("/v1/tenants", { name: `t${i}`, limits: big }, ADMIN).then((r) => r.body.apiKey as string)));
+  const clusters: Array<{ id: string; token: string }> = [];
+  for (const k of tenants) clusters.push((await post("/v1/clusters", {}, k)).body);
+  const round = (r: number) => clusters.map((cl) => ({ method: "POST", path: `/v1/clusters/${cl.id}/exec`, token: cl.token, body: JSON.stringify({ command: `create-cm r${r} x` }) }));
+  // First touch: each cluster's engine is built from its rows (~10 ms of CPU each).
+  const cold = await load(s.port, round(0), 200);
+  report("200 tenants, first write each at once (cold engines): p99", ms(pct(cold.lat, 99)));
+  const warm: number[] = [];
+  for (let r = 1; r <= 5; r++) {
+    const w = await load(s.port, round(r), 200);
+    if (w.codes["200"] !== 200) throw new Error(JSON.stringify(w.codes));
+    warm.push(...w.lat);
+  }
+  report("200 tenants, one write each at once (x5, warm): p50", ms(pct(warm, 50)));
+  report("200 tenants, one write each at once (x5, warm): p99", ms(pct(warm, 99)), "< 100 ms");
+
+  // 4. history writes, batched
+  await s.history.flush();
+  const rows = 100_000;
+  const t4 = performance.now();
+  for (let i = 0; i < rows; i++) s.history.apiCall({ ts: Date.now(), tenantId: "t", clusterId: "c", method: "POST", route: "/v1/clusters/:id/exec", status: 200, latencyMs: 1 });
+  await s.history.flush();
+  report("history rows written, batched", `${Math.round(rows / ((performance.now() - t4) / 1000))}/s`, "≥ 20k/s");
+
+  // 5. memory per idle cluster held by the host
+  const ids = [];
+  for (let i = 0; i < 60; i++) ids.push((await post("/v1/clusters", {}, key)).body);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const loadedBefore = s.host.loaded();
+  for (const cl of ids) await post(`/v1/clusters/${cl.id}/exec`, { command: "echo load" }, cl.token);
+  gc();
+  const per = (process.memoryUsage().heapUsed - before) / (s.host.loaded() - loadedBefore);
+  report("heap per idle cluster in the Node host (empty lab)", `${(per / 1024 / 1024).toFixed(2)} MB`);
+
+  // 6. persistence granularity: bytes written for one small write
+  const core = ClusterCore.create("cbench", { lab: "empty", tenantId: null, now: Date.now() }, testShell);
+  core.takeDelta();
+  await core.exec("create-cm one v", Date.now(), DEFAULT_LIMITS);
+  const d = core.takeDelta();
+  const deltaBytes = d.meta.length + d.upserts.reduce((a, [k, b]) => a + k.length + b.length, 0);
+  const st = core.state();
+  const fullBytes = st.meta.length + st.objects.reduce((a, [k, b]) => a + k.length + b.length, 0);
+  report("bytes persisted per small write: per-object rows", `${deltaBytes} B`);
+  report("bytes persisted per small write: whole snapshot", `${fullBytes} B`);
+
+  await s.close();
+}
