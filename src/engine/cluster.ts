@@ -25,6 +25,7 @@ import { NamespaceController } from "./controllers/namespace.js";
 import { ReplicaSetController } from "./controllers/replicaset.js";
 import { StatefulSetController } from "./controllers/statefulset.js";
 import { Kubelet } from "./kubelet/kubelet.js";
+import { KubeProxies, type KubeProxiesState } from "./proxy/kube-proxy.js";
 import { Scheduler } from "./kubelet/scheduler.js";
 import { Rng, type RngState } from "./rng.js";
 import { Store } from "./store/store.js";
@@ -40,6 +41,8 @@ export interface ClusterSnapshot {
   crds: string[];
   kubelet: unknown;
   eventSeq: number;
+  /** What each node's kube-proxy started with (absent in snapshots older than kube-proxy). */
+  proxies?: KubeProxiesState;
 }
 
 /**
@@ -82,6 +85,8 @@ export class Cluster {
   readonly kubelet: Kubelet;
   readonly scheduler: Scheduler;
   readonly controllers: Controller[];
+  /** One kube-proxy per node: `proxies.node(name)` -> { mode, proxier, config, ... }. */
+  readonly proxies: KubeProxies;
 
   constructor(partial: Partial<ClusterConfig> = {}, snapshot?: ClusterSnapshot) {
     this.config = clusterConfig(snapshot?.config ?? partial);
@@ -110,6 +115,7 @@ export class Cluster {
     };
     this.scheduler = new Scheduler(ctx);
     this.kubelet = new Kubelet(ctx);
+    this.proxies = new KubeProxies(ctx, this.kubelet);
     this.controllers = [
       new NamespaceController(ctx),
       new GarbageCollector(ctx),
@@ -121,12 +127,14 @@ export class Cluster {
       this.kubelet,
       new EndpointsController(ctx),
       new EndpointSliceController(ctx),
+      this.proxies,
       new MetalLBController(ctx),
     ];
     for (const c of this.controllers) this.manager.add(c);
     this.client = new Client(this);
     if (snapshot) {
       this.kubelet.load(snapshot.kubelet);
+      this.proxies.load(snapshot.proxies);
       // Timers are derived from object state: every controller looks at everything once.
       this.manager.resyncAll();
       this.manager.settle();
@@ -145,6 +153,7 @@ export class Cluster {
       crds: [...this.api.crds].sort(),
       kubelet: this.kubelet.save(),
       eventSeq: this.api.eventSeq,
+      proxies: this.proxies.save(),
     };
   }
 

@@ -29,6 +29,13 @@ const KILL_LATENCY_MS = 1_000;
 
 export const NODE_RESOLV_CONF = "nameserver 10.1.8.2\n";
 
+/**
+ * Decides, as a container starts, whether its process exits at once: `{ code, logs }` makes it
+ * exit with that code after writing those lines (restarts and CrashLoopBackOff follow as for any
+ * crash); undefined lets the image's own behaviour decide. kube-proxy refusing its config uses it.
+ */
+export type ContainerStartHook = (pod: Pod, container: string) => { code: number; logs: string[] } | undefined;
+
 export interface LogLine {
   t: number;
   line: string;
@@ -95,6 +102,8 @@ export class Kubelet implements Controller {
   /** Service uid -> revision at which it was created (for container environments). */
   private readonly serviceCreated = new Map<string, number>();
   private readonly tombstones: ServiceTombstone[] = [];
+  /** Consulted in order at every container start (see ContainerStartHook). */
+  readonly startHooks: ContainerStartHook[] = [];
 
   constructor(private readonly ctx: ControllerContext) {
     for (const n of ctx.config.nodes) {
@@ -294,6 +303,10 @@ export class Kubelet implements Controller {
 
   /** Whether the container's command exits as soon as it starts, and how. */
   private exitOnStart(pod: Pod, spec: Container, c: ContainerRuntime): { code: number; logs: string[] } | undefined {
+    for (const hook of this.startHooks) {
+      const r = hook(pod, spec.name);
+      if (r) return r;
+    }
     const req = c.profile.requiredEnv;
     const cmd = [...(spec.command ?? []), ...(spec.args ?? [])];
     if (req && cmd.length === 0) {

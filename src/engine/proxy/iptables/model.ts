@@ -76,7 +76,9 @@ export type Match =
   | { readonly m: "recent"; readonly op: "rcheck" | "set"; readonly name: string; readonly seconds: number | undefined; readonly reap: boolean }
   | { readonly m: "conntrack"; readonly ctstate: readonly CtState[]; readonly invert: boolean }
   | { readonly m: "mark"; readonly value: number; readonly mask: number; readonly invert: boolean }
-  | { readonly m: "nfacct"; readonly name: string };
+  | { readonly m: "nfacct"; readonly name: string }
+  /** -m set --match-set NAME FLAGS (IPVS mode's ipset matches; flags like "dst,dst"). */
+  | { readonly m: "set"; readonly name: string; readonly flags: string };
 
 export type Target =
   /** -j to a user-defined chain. */

@@ -161,6 +161,8 @@ function matchSave(m: Match): string {
       return `-m mark ${m.invert ? "! " : ""}--mark ${hex(m.value)}/${hex(m.mask)}`;
     case "nfacct":
       return `-m nfacct --nfacct-name ${m.name}`;
+    case "set":
+      return `-m set --match-set ${m.name} ${m.flags}`;
   }
 }
 
@@ -285,6 +287,8 @@ function matchRestore(m: Match): string {
       return `-m mark ${m.invert ? "! " : ""}--mark ${hex(m.value)}/${hex(m.mask)}`;
     case "nfacct":
       return `-m nfacct --nfacct-name ${m.name}`;
+    case "set":
+      return `-m set --match-set ${m.name} ${m.flags}`;
   }
 }
 
@@ -450,6 +454,8 @@ function matchList(m: Match, numeric: boolean): string {
       return ` mark match ${m.invert ? "! " : ""}${hex(m.value)}/${hex(m.mask)}`;
     case "nfacct":
       return ` nfacct-name  ${m.name}`;
+    case "set":
+      return ` match-set ${m.name} ${m.flags}`;
   }
 }
 
