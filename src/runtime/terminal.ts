@@ -1,7 +1,8 @@
-// Which terminal the host runs. src/shell is being written; until it exports a ShellFactory
-// (`(cluster, saved) => ShellRunner`), commands answer 127 (see shell.ts). Wiring it in is this
-// function's body. Tests inside workerd swap in their own runner with useShell().
-import { missingShell, type ShellFactory } from "./shell.js";
+// Which terminal the host runs: src/shell's Session (just-bash with kubectl and the node's
+// commands), its state saved with the cluster. Tests swap in their own runner with useShell().
+import type { Cluster } from "../engine/cluster.js";
+import { Session, type SessionState } from "../shell/session.js";
+import type { ShellFactory } from "./shell.js";
 
 let override: ShellFactory | undefined;
 
@@ -10,6 +11,12 @@ export function useShell(f: ShellFactory | undefined): void {
   override = f;
 }
 
+export const sessionShell: ShellFactory = (cluster: Cluster, saved: unknown) => {
+  const state = saved && typeof saved === "object" && (saved as SessionState).version === 1 ? (saved as SessionState) : undefined;
+  const s = new Session(cluster, { state });
+  return { run: (line) => s.run(line), save: () => s.save() };
+};
+
 export async function shellFactory(): Promise<ShellFactory> {
-  return override ?? missingShell;
+  return override ?? sessionShell;
 }
