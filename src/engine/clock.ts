@@ -26,8 +26,16 @@ export class ManualClock implements Clock {
 }
 
 /** metav1.Time as JSON: RFC 3339 in UTC with seconds precision. */
+let lastSecond = NaN;
+let lastText = "";
+
 export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  const sec = Math.floor(ms / 1000);
+  if (sec !== lastSecond) {
+    lastSecond = sec;
+    lastText = new Date(sec * 1000).toISOString().replace(".000Z", "Z");
+  }
+  return lastText;
 }
 
 /** metav1.MicroTime (events' eventTime): RFC 3339 with microseconds. */

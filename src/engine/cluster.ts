@@ -105,6 +105,8 @@ export class Cluster {
       this.api.eventSeq = snapshot.eventSeq;
     }
     this.manager = new ControllerManager(this.store, this.clock);
+    this.manager.trustScope = this.api;
+    this.api.paranoid = this.config.freeze;
     const ctx: ControllerContext = {
       api: this.api,
       store: this.store,

@@ -16,6 +16,14 @@ interface Ref {
 const infoByResource = new Map<string, ResourceInfo>(RESOURCES.map((r) => [resourceKey(r.group, r.resource), r]));
 const infoByKind = new Map<string, ResourceInfo>(RESOURCES.map((r) => [`${r.group}/${r.kind}`, r]));
 
+const EVENTS = resourceKey("", "events");
+
+function sameOwners(a: KObject, b: KObject): boolean {
+  const x = a.metadata.ownerReferences ?? [];
+  const y = b.metadata.ownerReferences ?? [];
+  return x.length === y.length && x.every((r, i) => r.uid === y[i].uid);
+}
+
 function groupOf(apiVersion: string): string {
   const i = apiVersion.indexOf("/");
   return i < 0 ? "" : apiVersion.slice(0, i);
@@ -39,6 +47,7 @@ export class GarbageCollector implements Controller {
 
   constructor(private readonly ctx: ControllerContext) {
     for (const resource of ctx.store.resources()) {
+      if (resource === EVENTS) continue;
       for (const o of ctx.store.iterate(resource)) this.track(resource, o, false);
     }
   }
@@ -60,7 +69,14 @@ export class GarbageCollector implements Controller {
   }
 
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
-    if (ev.type === "MODIFIED" && ev.old) this.track(ev.resource, ev.old, true);
+    // Events neither own nor are owned.
+    if (ev.resource === EVENTS) return;
+    if (ev.type === "MODIFIED" && ev.old) {
+      // Most modifications keep the owner references: nothing to re-index.
+      if (ev.old.metadata.ownerReferences === ev.object.metadata.ownerReferences || sameOwners(ev.old, ev.object)) {
+        if (!ev.object.metadata.deletionTimestamp) return;
+      } else this.track(ev.resource, ev.old, true);
+    }
     this.track(ev.resource, ev.object, ev.type === "DELETED");
     const self = encode({ resource: ev.resource, namespace: ev.object.metadata.namespace, name: ev.object.metadata.name! });
     const uid = ev.object.metadata.uid!;

@@ -46,6 +46,11 @@ export class ControllerManager {
   private settling = false;
   /** Reconciles run so far, for tests and benchmarks. */
   reconciles = 0;
+  /**
+   * Set while controllers run: their writes come from the cluster itself, so the apiserver may
+   * skip decoding them (they are built from stored, typed objects).
+   */
+  trustScope?: { trusted: boolean };
 
   constructor(
     private readonly store: Store,
@@ -106,6 +111,9 @@ export class ControllerManager {
   settle(): void {
     if (this.settling) return;
     this.settling = true;
+    const scope = this.trustScope;
+    const wasTrusted = scope?.trusted ?? false;
+    if (scope) scope.trusted = true;
     let budget = MAX_RECONCILES;
     try {
       for (;;) {
@@ -130,6 +138,7 @@ export class ControllerManager {
       }
     } finally {
       this.settling = false;
+      if (scope) scope.trusted = wasTrusted;
     }
   }
 

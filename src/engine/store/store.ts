@@ -32,9 +32,71 @@ export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 
+/** One resource's objects: by namespace ("" for cluster-scoped), then by name. */
+class Bucket {
+  readonly byNs = new Map<string, Map<string, KObject>>();
+  size = 0;
+  /** Sorted names per namespace, and sorted namespaces; rebuilt only after adds and removes. */
+  private sortedNames = new Map<string, KObject[] | undefined>();
+  private sortedNs: string[] | undefined;
+
+  get(ns: string, name: string): KObject | undefined {
+    return this.byNs.get(ns)?.get(name);
+  }
+
+  set(ns: string, name: string, obj: KObject): boolean {
+    let m = this.byNs.get(ns);
+    if (!m) {
+      m = new Map();
+      this.byNs.set(ns, m);
+      this.sortedNs = undefined;
+    }
+    const isNew = !m.has(name);
+    m.set(name, obj);
+    if (isNew) this.size++;
+    // A modification keeps the order; only the cached objects go stale.
+    this.sortedNames.set(ns, undefined);
+    return isNew;
+  }
+
+  delete(ns: string, name: string): void {
+    const m = this.byNs.get(ns);
+    if (!m?.delete(name)) return;
+    this.size--;
+    this.sortedNames.set(ns, undefined);
+    if (m.size === 0) {
+      this.byNs.delete(ns);
+      this.sortedNames.delete(ns);
+      this.sortedNs = undefined;
+    }
+  }
+
+  /** Objects of one namespace in name order (cached until the next write to it). */
+  listNs(ns: string): KObject[] {
+    let cached = this.sortedNames.get(ns);
+    if (!cached) {
+      const m = this.byNs.get(ns);
+      if (!m) return [];
+      const names = [...m.keys()].sort(cmpStr);
+      cached = names.map((n) => m.get(n)!);
+      this.sortedNames.set(ns, cached);
+    }
+    return cached;
+  }
+
+  namespaces(): string[] {
+    if (!this.sortedNs) this.sortedNs = [...this.byNs.keys()].sort(cmpStr);
+    return this.sortedNs;
+  }
+
+  *values(): IterableIterator<KObject> {
+    for (const m of this.byNs.values()) yield* m.values();
+  }
+}
+
 export class Store {
   private rv = 0;
-  private readonly buckets = new Map<string, Map<string, KObject>>();
+  private readonly buckets = new Map<string, Bucket>();
   private readonly listeners = new Set<StoreListener>();
   private readonly log: StoreEvent[] = [];
   private readonly freeze: boolean;
@@ -50,34 +112,26 @@ export class Store {
     return this.rv;
   }
 
-  /** Reserve the next revision for an object about to be written. */
-  nextRevision(): number {
-    return this.rv + 1;
-  }
-
-  private bucket(resource: string): Map<string, KObject> {
+  private bucket(resource: string): Bucket {
     let b = this.buckets.get(resource);
     if (!b) {
-      b = new Map();
+      b = new Bucket();
       this.buckets.set(resource, b);
     }
     return b;
   }
 
   get(resource: string, namespace: string | undefined, name: string): KObject | undefined {
-    return this.buckets.get(resource)?.get(objectKey(namespace, name));
+    return this.buckets.get(resource)?.get(namespace ?? "", name);
   }
 
   /** Objects of a resource, optionally of one namespace, in key order (as etcd lists them). */
   list(resource: string, namespace?: string): KObject[] {
     const b = this.buckets.get(resource);
     if (!b) return [];
+    if (namespace) return [...b.listNs(namespace)];
     const out: KObject[] = [];
-    for (const o of b.values()) {
-      if (namespace && o.metadata.namespace !== namespace) continue;
-      out.push(o);
-    }
-    out.sort((x, y) => cmpKey(x, y));
+    for (const ns of b.namespaces()) out.push(...b.listNs(ns));
     return out;
   }
 
@@ -97,23 +151,24 @@ export class Store {
 
   /** Writes an object (create or replace); stamps metadata.resourceVersion. */
   put(resource: string, obj: KObject): KObject {
-    const key = objectKey(obj.metadata.namespace, obj.metadata.name!);
     const b = this.bucket(resource);
-    const old = b.get(key);
+    const ns = obj.metadata.namespace ?? "";
+    const name = obj.metadata.name!;
+    const old = b.get(ns, name);
     this.rv++;
     obj.metadata.resourceVersion = String(this.rv);
     if (this.freeze) deepFreeze(obj);
-    b.set(key, obj);
+    b.set(ns, name, obj);
     this.emit({ type: old ? "MODIFIED" : "ADDED", resource, object: obj, old, rv: this.rv });
     return obj;
   }
 
   remove(resource: string, namespace: string | undefined, name: string): KObject | undefined {
     const b = this.buckets.get(resource);
-    const key = objectKey(namespace, name);
-    const old = b?.get(key);
+    const ns = namespace ?? "";
+    const old = b?.get(ns, name);
     if (!b || !old) return undefined;
-    b.delete(key);
+    b.delete(ns, name);
     this.rv++;
     // The DELETED event carries the last state with the deletion's revision, as etcd3 watch does.
     const gone = { ...old, metadata: { ...old.metadata, resourceVersion: String(this.rv) } };
@@ -144,7 +199,8 @@ export class Store {
 
   private emit(ev: StoreEvent): void {
     this.log.push(ev);
-    if (this.log.length > this.logSize) this.log.splice(0, this.log.length - this.logSize);
+    // Trim in chunks: shifting one element per write would be quadratic.
+    if (this.log.length > this.logSize * 1.5) this.log.splice(0, this.log.length - this.logSize);
     for (const l of this.listeners) l(ev);
   }
 
@@ -166,20 +222,15 @@ export class Store {
       const b = this.bucket(r);
       for (const o of objs) {
         if (this.freeze) deepFreeze(o);
-        b.set(objectKey(o.metadata.namespace, o.metadata.name!), o);
+        b.set(o.metadata.namespace ?? "", o.metadata.name!, o);
       }
     }
     this.rv = rv;
   }
 }
 
-function cmpKey(a: KObject, b: KObject): number {
-  const an = a.metadata.namespace ?? "";
-  const bn = b.metadata.namespace ?? "";
-  if (an !== bn) return an < bn ? -1 : 1;
-  const a1 = a.metadata.name ?? "";
-  const b1 = b.metadata.name ?? "";
-  return a1 < b1 ? -1 : a1 > b1 ? 1 : 0;
+function cmpStr(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export function deepFreeze<T>(o: T): T {
