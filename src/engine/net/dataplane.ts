@@ -100,7 +100,26 @@ export const NODE_GATEWAY = "10.1.8.2";
 
 const MAX_HOPS = 8;
 
-type Leave = { k: "stopped"; r: ConnectResult } | { k: "outside"; reason: string } | { k: "pod" } | { k: "node"; node: string };
+/** One connection's walk through the nodes. */
+interface Walk {
+  res: ConnectResult;
+  pkt: Pkt;
+  opts: ConnectOptions;
+  now: number;
+  visited: { node: string; orig: Tuple }[];
+  /** The current node's evaluation context and rules. */
+  ctx: EvalContext;
+  rules: NodeRules | undefined;
+}
+
+const STOPPED = "\u0000stopped";
+const POD = "\u0000pod";
+
+function resetPerNode(pkt: Pkt): void {
+  pkt.mark = 0;
+  pkt.dnat = false;
+  pkt.masquerade = false;
+}
 
 interface NodeInfo {
   net: NodeNet;
@@ -204,111 +223,113 @@ export class Dataplane {
     if (!this.nodes.has(node)) throw new Error(`data plane: unknown node ${node}`);
     const sport = proto === "icmp" ? (opts.sport ?? 0) : (opts.sport ?? this.ephemeralPort(srcIP));
     const tuple: Tuple = { proto, src: srcIP, sport, dst, dport };
-    const res: ConnectResult = { verdict: "timeout", tuple, masqueraded: false, path: [], rules: 0, reason: "", trace };
+    const res: ConnectResult = { verdict: "timeout", tuple, masqueraded: false, path: [], rules: 0, reason: "" };
+    if (trace) res.trace = trace;
     const pkt: Pkt = { proto, src: srcIP, sport, dst, dport, mark: 0, ctNew: true, dnat: false, masquerade: false };
-    const step = (n: string, s: Omit<TraceStep, "node">) => trace?.push({ node: n, ...s });
 
-    if (source.kind === "pod") step(node, { kind: "hop", text: `${proto} ${srcIP}:${sport} -> ${dst}:${dport} leaves pod ${source.ip} into ${node} (veth)` });
-    else if (source.kind === "node") step(node, { kind: "hop", text: `${proto} ${srcIP}:${sport} -> ${dst}:${dport} from a process on ${node}` });
-    else step(node, { kind: "hop", text: `${proto} ${srcIP}:${sport} -> ${dst}:${dport} from outside enters ${node} (eth0)` });
+    if (trace) {
+      const what = `${proto} ${srcIP}:${sport} -> ${dst}:${dport}`;
+      const text =
+        source.kind === "pod"
+          ? `${what} leaves pod ${source.ip} into ${node} (veth)`
+          : source.kind === "node"
+            ? `${what} from a process on ${node}`
+            : `${what} from outside enters ${node} (eth0)`;
+      trace.push({ node, kind: "hop", text });
+    }
 
     // An established flow keeps the destination its first packet got (conntrack), no nat rules.
-    const ct = this.conntracks.get(node)?.lookup(tuple, now);
-    if (ct && proto !== "icmp") return this.established(ct, node, res, now);
+    const ct = proto === "icmp" ? undefined : this.conntracks.get(node)?.lookup(tuple, now);
+    if (ct) return this.established(ct, node, res, now);
 
-    const visited: { node: string; orig: Tuple }[] = [];
+    const w: Walk = { res, pkt, opts, now, visited: [], ctx: undefined as unknown as EvalContext, rules: undefined };
     for (let hop = 0; hop < MAX_HOPS; hop++) {
       res.path.push(node);
       const info = this.nodes.get(node)!;
-      const rules = this.env.rules(node);
-      const ctx = new EvalContext(node, (ip) => this.isLocal(node, ip), now, this.env.rng, this.kernel(node), trace);
-      const orig: Tuple = { proto, src: pkt.src, sport: pkt.sport, dst: pkt.dst, dport: pkt.dport };
-      visited.push({ node, orig });
-      const end = (v: Verdict, reason: string): ConnectResult => {
-        res.rules += ctx.rules;
-        res.verdict = v;
-        res.reason = reason;
-        step(node, { kind: "verdict", text: `${v}: ${reason}` });
-        return res;
-      };
-      const run = (hook: HookName): HookOutcome => {
-        if (trace) step(node, { kind: "hook", text: `${hookLabel(hook)} on ${node}${rules ? ` (${rules.mode})` : " (no kube-proxy rules)"}` });
-        if (!rules) return { t: "accept" };
-        return rules.mode === "nftables" ? nftablesHook(rules.table, hook, pkt, ctx) : iptablesHook(rules.ruleset, hook, pkt, ctx);
-      };
-      const stopped = (o: HookOutcome): ConnectResult | undefined =>
-        o.t === "drop" ? end("timeout", o.reason) : o.t === "reject" ? end("refused", o.reason) : undefined;
+      w.rules = this.env.rules(node);
+      w.ctx = new EvalContext(node, (ip) => this.isLocal(node, ip), now, this.env.rng, this.kernel(node), trace);
+      w.visited.push({ node, orig: { proto, src: pkt.src, sport: pkt.sport, dst: pkt.dst, dport: pkt.dport } });
 
-      let o = run(from === "local" ? "output" : "prerouting");
-      let s = stopped(o);
-      if (s) return s;
+      if (this.run(w, from === "local" ? "output" : "prerouting")) return res;
 
-      // IPVS: a bound virtual address is local; the virtual server takes the packet at LOCAL_IN.
       if (this.isLocal(node, pkt.dst)) {
-        if (from === "in") {
-          o = run("input");
-          s = stopped(o);
-          if (s) return s;
-        }
+        if (from === "in" && this.run(w, "input")) return res;
+        const rules = w.rules;
+        // IPVS: a bound virtual address is local; the virtual server takes the packet at LOCAL_IN.
         if (rules?.mode === "ipvs" && pkt.proto !== "icmp" && rules.ipvs.isBound(pkt.dst)) {
-          const vs = rules.ipvs.schedule(pkt.proto, pkt.dst, pkt.dport, { ip: pkt.src, port: pkt.sport }, now, trace ? (t) => step(node, { kind: "scheduler", text: t }) : undefined);
-          ctx.rules++;
-          if (trace) step(node, { kind: "lookup", table: "ipvs", text: `IPVS virtual server ${pkt.proto.toUpperCase()} ${pkt.dst}:${pkt.dport}: ${vs.found ? vs.service : "none"}` });
+          const vs = rules.ipvs.schedule(
+            pkt.proto,
+            pkt.dst,
+            pkt.dport,
+            { ip: pkt.src, port: pkt.sport },
+            now,
+            trace ? (t) => trace.push({ node, kind: "scheduler", text: t }) : undefined,
+          );
+          w.ctx.rules++;
+          if (trace) trace.push({ node, kind: "lookup", table: "ipvs", text: `IPVS virtual server ${pkt.proto.toUpperCase()} ${pkt.dst}:${pkt.dport}: ${vs.found ? vs.service : "none"}` });
           if (vs.found) {
-            if (!vs.real) return end("refused", `IPVS virtual server ${pkt.dst}:${pkt.dport} has no real servers`);
-            step(node, { kind: "nat", table: "ipvs", text: `IPVS Masq ${pkt.dst}:${pkt.dport} -> ${vs.real.ip}:${vs.real.port}` });
+            if (!vs.real) return this.end(w, "refused", `IPVS virtual server ${pkt.dst}:${pkt.dport} has no real servers`);
+            if (trace) trace.push({ node, kind: "nat", table: "ipvs", text: `IPVS Masq ${pkt.dst}:${pkt.dport} -> ${vs.real.ip}:${vs.real.port}` });
             pkt.dst = vs.real.ip;
             pkt.dport = vs.real.port;
             pkt.dnat = true;
             // IPVS sends the packet on through the output path: POSTROUTING (masquerade) follows.
-            from = "local";
-            const next = this.routeAndLeave(node, info, pkt, res, run, stopped, step, from);
-            if (next.k === "stopped") return next.r;
-            if (next.k === "outside") return end("timeout", next.reason);
-            if (next.k === "pod") return this.deliver(node, pkt, res, ctx, end, visited, opts, now);
-            res.rules += ctx.rules;
-            node = next.node;
+            const next = this.routeAndLeave(w, info, "local");
+            if (next === STOPPED) return res;
+            if (next === POD) return this.deliver(w, node);
+            res.rules += w.ctx.rules;
+            node = next;
             from = "in";
-            this.resetPerNode(pkt);
+            resetPerNode(pkt);
             continue;
           }
         }
-        return this.hostAnswer(node, pkt, res, end, visited, opts, now, ctx);
+        return this.hostAnswer(w, node);
       }
-      const next = this.routeAndLeave(node, info, pkt, res, run, stopped, step, from);
-      if (next.k === "stopped") return next.r;
-      if (next.k === "outside") return end("timeout", next.reason);
-      if (next.k === "pod") return this.deliver(node, pkt, res, ctx, end, visited, opts, now);
-      res.rules += ctx.rules;
-      node = next.node;
+      const next = this.routeAndLeave(w, info, from);
+      if (next === STOPPED) return res;
+      if (next === POD) return this.deliver(w, node);
+      res.rules += w.ctx.rules;
+      node = next;
       from = "in";
-      this.resetPerNode(pkt);
+      resetPerNode(pkt);
     }
     res.verdict = "timeout";
     res.reason = "routing loop";
     return res;
   }
 
-  private resetPerNode(pkt: Pkt): void {
-    pkt.mark = 0;
-    pkt.dnat = false;
-    pkt.masquerade = false;
+  /** Ends the walk: counts the node's rules, writes the verdict. */
+  private end(w: Walk, v: Verdict, reason: string): ConnectResult {
+    const res = w.res;
+    res.rules += w.ctx.rules;
+    w.ctx.rules = 0;
+    res.verdict = v;
+    res.reason = reason;
+    w.ctx.step({ kind: "verdict", text: `${v}: ${reason}` });
+    return res;
+  }
+
+  /** Runs one hook on the current node; true when the packet was dropped or rejected there. */
+  private run(w: Walk, hook: HookName): boolean {
+    const rules = w.rules;
+    const ctx = w.ctx;
+    if (ctx.trace) ctx.step({ kind: "hook", text: `${hook.toUpperCase()} on ${ctx.node}${rules ? ` (${rules.mode})` : " (no kube-proxy rules)"}` });
+    if (!rules) return false;
+    const o = rules.mode === "nftables" ? nftablesHook(rules.table, hook, w.pkt, ctx) : iptablesHook(rules.ruleset, hook, w.pkt, ctx);
+    if (o.t === "accept") return false;
+    this.end(w, o.t === "drop" ? "timeout" : "refused", o.reason);
+    return true;
   }
 
   /**
    * Routing for a packet that is not for this node: FORWARD (if it arrived), POSTROUTING, and
-   * where it goes next (a pod on this node, another node, or nowhere).
+   * where it goes next: POD (a pod on this node), a node name, or STOPPED (the walk ended).
    */
-  private routeAndLeave(
-    node: string,
-    info: NodeInfo,
-    pkt: Pkt,
-    res: ConnectResult,
-    run: (h: HookName) => HookOutcome,
-    stopped: (o: HookOutcome) => ConnectResult | undefined,
-    step: (n: string, s: Omit<TraceStep, "node">) => void,
-    from: "local" | "in",
-  ): Leave {
+  private routeAndLeave(w: Walk, info: NodeInfo, from: "local" | "in"): string {
+    const pkt = w.pkt;
+    const node = info.net.name;
+    const trace = w.ctx.trace;
     const d = ipNum(pkt.dst);
     let via: "cni0" | "flannel.1" | "eth0";
     let nextNode: string | undefined;
@@ -325,89 +346,73 @@ export class Dataplane {
         if (nextNode === node) nextNode = undefined;
       }
     }
-    step(node, {
-      kind: "route",
-      text:
-        via === "cni0"
-          ? `route ${pkt.dst} dev cni0 (local pod network ${info.net.podCIDR})`
-          : nextNode
-            ? `route ${pkt.dst} via ${via === "flannel.1" ? `${this.nodes.get(nextNode)!.flannel} dev flannel.1 (${nextNode}'s pod network)` : `dev eth0 to ${nextNode}`}`
-            : `route ${pkt.dst} via ${NODE_GATEWAY} dev eth0 (default route)`,
-    });
-    if (from === "in") {
-      const s = stopped(run("forward"));
-      if (s) return { k: "stopped", r: s };
+    if (trace) {
+      trace.push({
+        node,
+        kind: "route",
+        text:
+          via === "cni0"
+            ? `route ${pkt.dst} dev cni0 (local pod network ${info.net.podCIDR})`
+            : nextNode
+              ? `route ${pkt.dst} via ${via === "flannel.1" ? `${this.nodes.get(nextNode)!.flannel} dev flannel.1 (${nextNode}'s pod network)` : `dev eth0 to ${nextNode}`}`
+              : `route ${pkt.dst} via ${NODE_GATEWAY} dev eth0 (default route)`,
+      });
     }
-    const s = stopped(run("postrouting"));
-    if (s) return { k: "stopped", r: s };
+    if (from === "in" && this.run(w, "forward")) return STOPPED;
+    if (this.run(w, "postrouting")) return STOPPED;
     if (pkt.masquerade) {
       const addr = via === "cni0" ? info.cni0 : via === "flannel.1" ? info.flannel : info.net.ip;
       const port = pkt.proto === "icmp" ? pkt.sport : 1024 + (this.env.rng.uint32() % 64512);
-      step(node, { kind: "nat", text: `MASQUERADE ${pkt.src}:${pkt.sport} -> ${addr}:${port} (${via} address, fully-random port)` });
+      if (trace) trace.push({ node, kind: "nat", text: `MASQUERADE ${pkt.src}:${pkt.sport} -> ${addr}:${port} (${via} address, fully-random port)` });
       pkt.src = addr;
       pkt.sport = port;
       pkt.masquerade = false;
-      res.masqueraded = true;
+      w.res.masqueraded = true;
     }
-    if (via === "cni0") return { k: "pod" };
+    if (via === "cni0") return POD;
     if (nextNode) {
-      step(node, { kind: "hop", text: `-> ${nextNode} via ${via}` });
-      return { k: "node", node: nextNode };
+      if (trace) trace.push({ node, kind: "hop", text: `-> ${nextNode} via ${via}` });
+      return nextNode;
     }
-    return { k: "outside", reason: `${pkt.dst} is outside the cluster: the gateway ${NODE_GATEWAY} routes nowhere (no internet)` };
+    this.end(w, "timeout", `${pkt.dst} is outside the cluster: the gateway ${NODE_GATEWAY} routes nowhere (no internet)`);
+    return STOPPED;
   }
 
-  private deliver(
-    node: string,
-    pkt: Pkt,
-    res: ConnectResult,
-    ctx: EvalContext,
-    end: (v: Verdict, reason: string) => ConnectResult,
-    visited: { node: string; orig: Tuple }[],
-    opts: ConnectOptions,
-    now: number,
-  ): ConnectResult {
+  private deliver(w: Walk, node: string): ConnectResult {
+    const { pkt, res } = w;
     res.dst = { ip: pkt.dst, port: pkt.dport };
     res.seenSrc = { ip: pkt.src, port: pkt.sport };
     const pod = this.env.podByIP(pkt.dst);
-    if (!pod || pod.node !== node) return end("unreachable", `no pod has ${pkt.dst} on ${node} (ARP: no answer, host unreachable)`);
+    if (!pod || pod.node !== node) return this.end(w, "unreachable", `no pod has ${pkt.dst} on ${node} (ARP: no answer, host unreachable)`);
     res.pod = pod.key;
-    if (ctx.trace) ctx.step({ kind: "app", text: `pod ${pod.key} (${pkt.dst}) receives ${pkt.proto} from ${pkt.src}:${pkt.sport}` });
+    if (w.ctx.trace) w.ctx.step({ kind: "app", text: `pod ${pod.key} (${pkt.dst}) receives ${pkt.proto} from ${pkt.src}:${pkt.sport}` });
     if (pkt.proto === "icmp") {
-      this.record(visited, pkt, now, "established", opts);
-      return end("established", `echo reply from pod ${pod.key}`);
+      this.record(w, "established");
+      return this.end(w, "established", `echo reply from pod ${pod.key}`);
     }
     if (!pod.running || !pod.listens(pkt.proto, pkt.dport)) {
-      this.record(visited, pkt, now, "refused", opts);
-      return end("refused", `pod ${pod.key}: nothing listens on ${pkt.proto} port ${pkt.dport}${pod.running ? "" : " (container not running)"}`);
+      this.record(w, "refused");
+      return this.end(w, "refused", `pod ${pod.key}: nothing listens on ${pkt.proto} port ${pkt.dport}${pod.running ? "" : " (container not running)"}`);
     }
-    this.record(visited, pkt, now, "established", opts);
-    return end("established", `pod ${pod.key} accepted on ${pkt.dst}:${pkt.dport}`);
+    this.record(w, "established");
+    return this.end(w, "established", `pod ${pod.key} accepted on ${pkt.dst}:${pkt.dport}`);
   }
 
-  private hostAnswer(
-    node: string,
-    pkt: Pkt,
-    res: ConnectResult,
-    end: (v: Verdict, reason: string) => ConnectResult,
-    visited: { node: string; orig: Tuple }[],
-    opts: ConnectOptions,
-    now: number,
-    ctx: EvalContext,
-  ): ConnectResult {
+  private hostAnswer(w: Walk, node: string): ConnectResult {
+    const { pkt, res } = w;
     res.dst = { ip: pkt.dst, port: pkt.dport };
     res.seenSrc = { ip: pkt.src, port: pkt.sport };
     res.host = node;
     if (pkt.proto === "icmp") {
-      this.record(visited, pkt, now, "established", opts);
-      return end("established", `echo reply from ${node} (${pkt.dst} is local)`);
+      this.record(w, "established");
+      return this.end(w, "established", `echo reply from ${node} (${pkt.dst} is local)`);
     }
     if (this.env.hostListens?.(node, pkt.proto, pkt.dport)) {
-      this.record(visited, pkt, now, "established", opts);
-      return end("established", `a process on ${node} listens on ${pkt.proto} ${pkt.dst}:${pkt.dport}`);
+      this.record(w, "established");
+      return this.end(w, "established", `a process on ${node} listens on ${pkt.proto} ${pkt.dst}:${pkt.dport}`);
     }
-    this.record(visited, pkt, now, "refused", opts);
-    return end("refused", `nothing on ${node} listens on ${pkt.proto} port ${pkt.dport} (${pkt.dst} is local)`);
+    this.record(w, "refused");
+    return this.end(w, "refused", `nothing on ${node} listens on ${pkt.proto} port ${pkt.dport} (${pkt.dst} is local)`);
   }
 
   private established(ct: CtEntry, node: string, res: ConnectResult, now: number): ConnectResult {
@@ -428,7 +433,8 @@ export class Dataplane {
   }
 
   /** Writes the connection into the conntrack table of every node it crossed. */
-  private record(visited: { node: string; orig: Tuple }[], last: Pkt, now: number, outcome: "established" | "refused", opts: ConnectOptions): void {
+  private record(w: Walk, outcome: "established" | "refused"): void {
+    const { visited, pkt: last, now, opts } = w;
     const proto = last.proto;
     for (let i = 0; i < visited.length; i++) {
       const v = visited[i];
@@ -459,10 +465,6 @@ export class Dataplane {
       );
     }
   }
-}
-
-function hookLabel(h: HookName): string {
-  return h.toUpperCase();
 }
 
 function fmt(n: number): string {

@@ -72,23 +72,32 @@ function runChain(table: NftTable, chain: Chain, pkt: Pkt, ctx: EvalContext, dep
 /** undefined: the rule did not end the chain (no match, or only non-terminal statements). */
 function runRule(table: NftTable, chain: Chain, r: Rule, n: number, pkt: Pkt, ctx: EvalContext, depth: number): Outcome | undefined {
   const tracing = ctx.trace !== undefined;
-  let announced = false;
-  const announce = () => {
-    if (tracing && !announced) {
-      announced = true;
-      ctx.step({ kind: "rule", table: T, chain: chain.name, rule: n, text: `${n}: ${ruleText(r, "list")}` });
-    }
-  };
-  for (const e of r.exprs) {
-    const res = expr(table, chain, e, n, pkt, ctx, depth, announce);
+  const ann: Announcer | undefined = tracing ? { done: false, chain, r, n, ctx } : undefined;
+  const exprs = r.exprs;
+  for (let i = 0; i < exprs.length; i++) {
+    const res = expr(table, chain, exprs[i], n, pkt, ctx, depth, ann);
     if (res === false) {
       if (tracing) ctx.step({ kind: "skip", table: T, chain: chain.name, rule: n, count: 1, text: `rule ${n} did not match` });
       return undefined;
     }
     if (res !== true) return res;
   }
-  announce();
+  if (ann) announce(ann);
   return undefined;
+}
+
+/** Writes the rule into the trace once, before its first effect (tracing only). */
+interface Announcer {
+  done: boolean;
+  chain: Chain;
+  r: Rule;
+  n: number;
+  ctx: EvalContext;
+}
+function announce(a: Announcer | undefined): void {
+  if (a === undefined || a.done) return;
+  a.done = true;
+  a.ctx.step({ kind: "rule", table: T, chain: a.chain.name, rule: a.n, text: `${a.n}: ${ruleText(a.r, "list")}` });
 }
 
 /** true: matched / statement done, continue; false: rule does not match; Outcome: verdict. */
@@ -100,11 +109,15 @@ function expr(
   pkt: Pkt,
   ctx: EvalContext,
   depth: number,
-  announce: () => void,
+  ann: Announcer | undefined,
 ): boolean | Outcome {
   switch (e.t) {
-    case "ct-state":
-      return e.states.includes(pkt.ctNew ? "new" : "established");
+    case "ct-state": {
+      const want = pkt.ctNew ? "new" : "established";
+      const st = e.states;
+      for (let i = 0; i < st.length; i++) if (st[i] === want) return true;
+      return false;
+    }
     case "ip": {
       const v = e.field === "saddr" ? pkt.src : pkt.dst;
       return addrMatches(e.value, v) !== e.neg;
@@ -125,7 +138,7 @@ function expr(
         hit = exp !== undefined && exp > ctx.now;
       } else hit = set.elements.has(v);
       if (ctx.trace && (hit || set.flags.includes("dynamic"))) {
-        announce();
+        announce(ann);
         ctx.step({ kind: "lookup", table: T, chain: chain.name, rule: n, text: `lookup ${v} in @${e.set}: ${hit ? "found" : "not found"}` });
       }
       return hit;
@@ -147,7 +160,7 @@ function expr(
       }
       const el = pkt.proto === "icmp" && e.key.includes("dport") ? undefined : map.elements.get(key);
       if (ctx.trace) {
-        announce();
+        announce(ann);
         ctx.step({
           kind: "lookup",
           table: T,
@@ -165,7 +178,7 @@ function expr(
       const pick = Math.floor((draw * e.mod) / 0x100000000);
       const v = e.targets[pick];
       if (ctx.trace) {
-        announce();
+        announce(ann);
         ctx.step({ kind: "random", table: T, chain: chain.name, rule: n, text: `numgen random mod ${e.mod} = ${pick}: ${v ? verdictText(v) : "no element"}` });
       }
       if (!v) return false;
@@ -173,7 +186,7 @@ function expr(
     }
     case "mark-set":
       pkt.mark = e.op === "or" ? (pkt.mark | e.value) >>> 0 : (pkt.mark ^ e.value) >>> 0;
-      announce();
+      announce(ann);
       return true;
     case "update-set": {
       const set = table.sets.get(e.set);
@@ -182,27 +195,27 @@ function expr(
       if (!m) ctx.kernel.nftDynamic.set(e.set, (m = new Map()));
       const v = e.field === "saddr" ? pkt.src : pkt.dst;
       m.set(v, ctx.now + timeout);
-      announce();
+      announce(ann);
       if (ctx.trace) ctx.step({ kind: "lookup", table: T, chain: chain.name, rule: n, text: `update @${e.set} { ${v} } (timeout ${set?.timeout ?? 0}s)` });
       return true;
     }
     case "dnat":
-      announce();
+      announce(ann);
       ctx.step({ kind: "nat", table: T, chain: chain.name, rule: n, text: `dnat ${pkt.dst}:${pkt.dport} -> ${e.addr}:${e.port}` });
       pkt.dst = e.addr;
       pkt.dport = e.port;
       pkt.dnat = true;
       return ACCEPT;
     case "masquerade":
-      announce();
+      announce(ann);
       pkt.masquerade = true;
       return ACCEPT;
     case "reject":
-      announce();
+      announce(ann);
       ctx.step({ kind: "verdict", table: T, chain: chain.name, rule: n, text: `reject by chain ${chain.name} rule ${n}` });
       return { t: "reject", reason: `reject in chain ${chain.name}${r(chain, n)}` };
     case "verdict":
-      announce();
+      announce(ann);
       return verdict(table, chain, e.verdict, n, pkt, ctx, depth);
     default:
       throw new UnknownRuleShape(`nftables expression ${JSON.stringify(e)}`);
