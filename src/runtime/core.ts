@@ -121,6 +121,7 @@ export class ClusterCore {
   private readonly k8sEvents: K8sEventRecord[] = [];
   private full: boolean;
   private readonly lastSide = new Map<string, string>();
+  private persistedActive = 0;
   readonly shell: ShellRunner;
 
   private constructor(
@@ -173,6 +174,7 @@ export class ClusterCore {
     const drift = cluster.store.revision() !== snapshot.revision;
     const core = new ClusterCore(id, cluster, meta, shellFactory, shell, drift);
     for (const [k, body] of state.objects) if (k.startsWith("#")) core.lastSide.set(k, body);
+    core.persistedActive = meta.lastActive;
     return core;
   }
 
@@ -269,8 +271,23 @@ export class ClusterCore {
     return this.full || this.dirty.size > 0;
   }
 
-  /** The rows to persist now; clears the dirty set (call, persist, then `published()`). */
+  /**
+   * The rows to persist now, or null when nothing needs writing: a read-only command (kubectl
+   * get) moves only the clock, and the clock need not be stored (timers fire at their own times
+   * whenever the cluster is next advanced, so the state at any wall time is the same). The
+   * meta row is still refreshed once a minute so idle expiry sees activity.
+   */
+  takeDeltaIfChanged(): Delta | null {
+    if (!this.full && this.dirty.size === 0 && this.meta.lastActive - this.persistedActive < 60_000) {
+      const side = this.sideRows();
+      if (side.every(([k, body]) => this.lastSide.get(k) === body)) return null;
+    }
+    return this.takeDelta();
+  }
+
+  /** The rows to persist now; clears the dirty set. */
   takeDelta(): Delta {
+    this.persistedActive = this.meta.lastActive;
     const upserts: Array<[string, string]> = [];
     const deletes: string[] = [];
     if (this.full) {

@@ -84,8 +84,8 @@ export class NodeClusterHost implements ClusterHost {
 
   /** Commits what changed, then tells live subscribers (never before the commit). */
   private async persist(id: string, s: Slot, core: ClusterCore): Promise<void> {
-    const d = core.takeDelta();
-    await this.db.batch(deltaStatements(id, d, this.now()) as InStatement[], "write");
+    const d = core.takeDeltaIfChanged();
+    if (d) await this.db.batch(deltaStatements(id, d, this.now()) as InStatement[], "write");
     const msgs = core.takeMessages();
     for (const ev of core.takeK8sEvents()) {
       this.opts.history?.event({ ts: ev.ts, clusterId: id, tenantId: core.tenantId, type: "k8s-event", detail: ev });

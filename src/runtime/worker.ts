@@ -97,7 +97,8 @@ export class ClusterObject extends DurableObject<Env> {
   }
 
   private async persist(core: ClusterCore): Promise<void> {
-    this.write(core.id, deltaStatements(core.id, core.takeDelta(), Date.now()));
+    const d = core.takeDeltaIfChanged();
+    if (d) this.write(core.id, deltaStatements(core.id, d, Date.now()));
     this.broadcast(core.takeMessages());
     const events = core.takeK8sEvents();
     if (events.length) {
