@@ -38,9 +38,11 @@ export interface NodeNet {
 export interface IpvsHandle {
   /** Is `ip` bound to kube-ipvs0 (a local address in IPVS mode)? */
   isBound(ip: string): boolean;
+  /** ipset lookups for `-m set --match-set` (type and entries as `ipset list` prints them). */
+  ipset(name: string): { type: string; entries: ReadonlyMap<string, unknown> } | undefined;
   /**
-   * The virtual server for (proto, ip, port) picks a real server for a new connection from
-   * `client`, or says why not. `steps` receives the scheduler's reasoning when tracing.
+   * The virtual server at (proto, ip, port), if any, schedules a new connection from `client`.
+   * `close` ends the connection (curl closed it: active -> inactive, TIME_WAIT).
    */
   schedule(
     proto: L4,
@@ -49,14 +51,13 @@ export interface IpvsHandle {
     client: { ip: string; port: number },
     now: number,
     steps: ((text: string) => void) | undefined,
-  ): { found: false } | { found: true; service: string; real: { ip: string; port: number } | undefined };
-  /** The connection to `real` through the virtual server ended (counters, graceful termination). */
-  release?(proto: L4, ip: string, port: number, real: { ip: string; port: number }, state: "active" | "inactive"): void;
+  ): { found: false } | { found: true; service: string; real: { ip: string; port: number } | undefined; close?: () => void };
 }
 
 export type NodeRules =
   | { mode: "iptables"; ruleset: Ruleset }
-  | { mode: "nftables"; table: NftTable }
+  /** `iptables`: what earlier modes left in iptables (evaluated too, as the kernel does). */
+  | { mode: "nftables"; table: NftTable; iptables?: Ruleset }
   | { mode: "ipvs"; ruleset: Ruleset; ipvs: IpvsHandle };
 
 export interface PodHost {
@@ -110,6 +111,8 @@ interface Walk {
   /** The current node's evaluation context and rules. */
   ctx: EvalContext;
   rules: NodeRules | undefined;
+  /** IPVS connection to close when the walk ends (curl closes its connection). */
+  close: (() => void) | undefined;
 }
 
 const STOPPED = "\u0000stopped";
@@ -242,12 +245,13 @@ export class Dataplane {
     const ct = proto === "icmp" ? undefined : this.conntracks.get(node)?.lookup(tuple, now);
     if (ct) return this.established(ct, node, res, now);
 
-    const w: Walk = { res, pkt, opts, now, visited: [], ctx: undefined as unknown as EvalContext, rules: undefined };
+    const w: Walk = { res, pkt, opts, now, visited: [], ctx: undefined as unknown as EvalContext, rules: undefined, close: undefined };
     for (let hop = 0; hop < MAX_HOPS; hop++) {
       res.path.push(node);
       const info = this.nodes.get(node)!;
       w.rules = this.env.rules(node);
       w.ctx = new EvalContext(node, (ip) => this.isLocal(node, ip), now, this.env.rng, this.kernel(node), trace);
+      if (w.rules?.mode === "ipvs") w.ctx.ipset = w.rules.ipvs.ipset.bind(w.rules.ipvs);
       w.visited.push({ node, orig: { proto, src: pkt.src, sport: pkt.sport, dst: pkt.dst, dport: pkt.dport } });
 
       if (this.run(w, from === "local" ? "output" : "prerouting")) return res;
@@ -255,8 +259,8 @@ export class Dataplane {
       if (this.isLocal(node, pkt.dst)) {
         if (from === "in" && this.run(w, "input")) return res;
         const rules = w.rules;
-        // IPVS: a bound virtual address is local; the virtual server takes the packet at LOCAL_IN.
-        if (rules?.mode === "ipvs" && pkt.proto !== "icmp" && rules.ipvs.isBound(pkt.dst)) {
+        // IPVS: virtual servers (ClusterIPs on kube-ipvs0, NodePorts on node IPs) take the packet at LOCAL_IN.
+        if (rules?.mode === "ipvs" && pkt.proto !== "icmp") {
           const vs = rules.ipvs.schedule(
             pkt.proto,
             pkt.dst,
@@ -270,6 +274,7 @@ export class Dataplane {
           if (vs.found) {
             if (!vs.real) return this.end(w, "refused", `IPVS virtual server ${pkt.dst}:${pkt.dport} has no real servers`);
             if (trace) trace.push({ node, kind: "nat", table: "ipvs", text: `IPVS Masq ${pkt.dst}:${pkt.dport} -> ${vs.real.ip}:${vs.real.port}` });
+            if (vs.close && !opts.keepOpen) w.close = vs.close;
             pkt.dst = vs.real.ip;
             pkt.dport = vs.real.port;
             pkt.dnat = true;
@@ -307,6 +312,7 @@ export class Dataplane {
     res.verdict = v;
     res.reason = reason;
     w.ctx.step({ kind: "verdict", text: `${v}: ${reason}` });
+    if (w.close) (w.close(), (w.close = undefined));
     return res;
   }
 
@@ -316,7 +322,11 @@ export class Dataplane {
     const ctx = w.ctx;
     if (ctx.trace) ctx.step({ kind: "hook", text: `${hook.toUpperCase()} on ${ctx.node}${rules ? ` (${rules.mode})` : " (no kube-proxy rules)"}` });
     if (!rules) return false;
-    const o = rules.mode === "nftables" ? nftablesHook(rules.table, hook, w.pkt, ctx) : iptablesHook(rules.ruleset, hook, w.pkt, ctx);
+    let o: HookOutcome;
+    if (rules.mode === "nftables") {
+      o = nftablesHook(rules.table, hook, w.pkt, ctx);
+      if (o.t === "accept" && rules.iptables) o = iptablesHook(rules.iptables, hook, w.pkt, ctx);
+    } else o = iptablesHook(rules.ruleset, hook, w.pkt, ctx);
     if (o.t === "accept") return false;
     this.end(w, o.t === "drop" ? "timeout" : "refused", o.reason);
     return true;

@@ -236,7 +236,40 @@ function matchOne(m: Match, pkt: Pkt, ctx: EvalContext, chain: string, n: number
     }
     case "mark":
       return ((pkt.mark & m.mask) >>> 0 === m.value) !== m.invert;
+    case "set": {
+      const set = ctx.ipset?.(m.name);
+      if (!set) throw new Error(`packet tracer: ipset ${m.name} does not exist`);
+      const hit = ipsetHas(set, m.flags, pkt);
+      if (tracing) ctx.step({ kind: "lookup", table: "ipset", chain, rule: n, text: `ipset ${m.name} (${set.type}) ${m.flags}: ${hit ? "member" : "not a member"}` });
+      return hit;
+    }
     default:
       throw new UnknownRuleShape(`iptables match ${JSON.stringify(m)}`);
+  }
+}
+
+/** `-m set --match-set NAME flags`: the packet's fields named by flags, as ipset writes entries. */
+function ipsetHas(set: { type: string; entries: ReadonlyMap<string, unknown> }, flags: string, pkt: Pkt): boolean {
+  const f = flags.split(",");
+  const addr = (x: string | undefined) => (x === "src" ? pkt.src : pkt.dst);
+  const port = (x: string | undefined) => (x === "src" ? pkt.sport : pkt.dport);
+  switch (set.type) {
+    case "bitmap:port":
+      return pkt.proto !== "icmp" && set.entries.has(String(port(f[0])));
+    case "hash:ip":
+      return set.entries.has(addr(f[0]));
+    case "hash:ip,port":
+      return pkt.proto !== "icmp" && set.entries.has(`${addr(f[0])},${pkt.proto}:${port(f[1])}`);
+    case "hash:ip,port,ip":
+      return pkt.proto !== "icmp" && set.entries.has(`${addr(f[0])},${pkt.proto}:${port(f[1])},${addr(f[2])}`);
+    case "hash:ip,port,net": {
+      if (pkt.proto === "icmp") return false;
+      const prefix = `${addr(f[0])},${pkt.proto}:${port(f[1])},`;
+      const third = addr(f[2]);
+      for (const k of set.entries.keys()) if (k.startsWith(prefix) && addrMatches(k.slice(prefix.length), third)) return true;
+      return false;
+    }
+    default:
+      throw new UnknownRuleShape(`ipset type ${set.type}`);
   }
 }
