@@ -223,6 +223,11 @@ export class MetalLBController implements Controller {
 
   constructor(private readonly ctx: ControllerContext) {}
 
+  /** The node whose speaker announces the Service "namespace/name" (layer 2), for the data plane. */
+  announcingNode(serviceKey: string): string | undefined {
+    return this.announced.get(serviceKey);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Watch
 
