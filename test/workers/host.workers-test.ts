@@ -35,6 +35,24 @@ describe("Workers host", () => {
     expect((await call("GET", "/v1/clusters/cnosuch", { token: c.body.token })).status).toBe(404);
   });
 
+  it("runs the real terminal inside workerd", async () => {
+    useShell(undefined);
+    try {
+      const c = await call("POST", "/v1/clusters", { body: { lab: "clusterip-web" } });
+      const ex = (command: string) => call("POST", `/v1/clusters/${c.body.id}/exec`, { token: c.body.token, body: { command } });
+      expect((await ex("kubectl create service clusterip web --tcp=8080:80")).body).toMatchObject({ exitCode: 0, stdout: "service/web created\n" });
+      const svc = await ex("kubectl get svc web");
+      expect(svc.body.exitCode).toBe(0);
+      expect(svc.body.stdout).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP/);
+      await ex("cd /tmp");
+      await drain();
+      await abortAllDurableObjects();
+      expect((await ex("pwd")).body.stdout).toBe("/tmp\n");
+    } finally {
+      useShell(testShell);
+    }
+  });
+
   it("state survives the object's restart", async () => {
     const c = await call("POST", "/v1/clusters", { body: { lab: "clusterip-web" } });
     const before = await call("GET", `/v1/clusters/${c.body.id}`, { token: c.body.token });
