@@ -172,6 +172,12 @@ export class IpvsProxier implements Proxier {
   private readonly masqueradeAll: boolean;
   private readonly excluded: ReturnType<typeof parsePrefix>[];
   private synced = false;
+  private tainted = false;
+
+  /** Something outside changed the IPVS state (ipvsadm -C in a shell): the next full sync rebuilds all. */
+  invalidate(): void {
+    this.tainted = true;
+  }
 
   constructor(
     readonly node: ProxyNode,
@@ -216,7 +222,8 @@ export class IpvsProxier implements Proxier {
       const svc = state.services.get(key);
       const eps = state.endpoints.get(key) ?? [];
       const old = this.records.get(key);
-      if (old && svc && old.svc === svc && old.eps === eps && !full) continue;
+      // Same inputs (the tracker hands out the same objects while nothing changed): same state.
+      if (old && svc && old.svc === svc && old.eps === eps && !this.tainted) continue;
       if (!svc || parseIPv4Sloppy(svc.clusterIP) === undefined) {
         if (old) this.remove(key, old, new Set());
         continue;
@@ -227,6 +234,7 @@ export class IpvsProxier implements Proxier {
     this.processGraceful();
     this.writeIptables();
     this.synced = true;
+    this.tainted = false;
     return { full, servicesSynced: n };
   }
 
@@ -246,8 +254,10 @@ export class IpvsProxier implements Proxier {
     for (const k of rec.vss) if (!keepVS.has(k)) this.services.delete(k);
     for (const ip of rec.bound) {
       const c = (this.bound.get(ip) ?? 1) - 1;
-      if (c <= 0) this.bound.delete(ip);
-      else this.bound.set(ip, c);
+      if (c <= 0) {
+        this.bound.delete(ip);
+        this.ipsets.get(SET.IPVS_IPS)!.entries.delete(ip);
+      } else this.bound.set(ip, c);
     }
     this.records.delete(key);
   }
@@ -330,6 +340,8 @@ export class IpvsProxier implements Proxier {
       if (w.bind) {
         rec.bound.push(w.ip);
         this.bound.set(w.ip, (this.bound.get(w.ip) ?? 0) + 1);
+        // KUBE-IPVS-IPS holds every address bound to kube-ipvs0.
+        this.ipsets.get(SET.IPVS_IPS)!.entries.set(w.ip, 1);
       }
     }
     if (old) this.remove(key, old, keep);
@@ -338,11 +350,39 @@ export class IpvsProxier implements Proxier {
 
   /** syncEndpoint: add new real servers (sorted "IP:port"), gracefully delete the gone ones. */
   private syncEndpoints(vs: VirtualServer, eps: readonly EndpointInfo[]): void {
+    // Fast path: the same servers in the same order, none draining (the common resync).
+    if (vs.dests.length === eps.length) {
+      let same = true;
+      for (let i = 0; i < eps.length; i++) {
+        const d = vs.dests[i];
+        if (d.ip !== eps[i].ip || d.port !== eps[i].port || d.weight === 0) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return;
+    }
+    if (vs.dests.length === 0) {
+      // A new virtual server: every endpoint is added, in sorted "IP:port" order.
+      let sorted = true;
+      for (let i = 1; i < eps.length && sorted; i++) sorted = endpointString(eps[i - 1]) < endpointString(eps[i]);
+      const list = sorted ? eps : [...eps].sort((a, b) => (endpointString(a) < endpointString(b) ? -1 : 1));
+      for (const ep of list) this.addDest(vs, ep);
+      return;
+    }
     const want = new Map<string, EndpointInfo>();
     for (const ep of eps) want.set(endpointString(ep), ep);
     const have = new Map<string, RealServer>(vs.dests.map((d) => [`${d.ip}:${d.port}`, d]));
     let changed = false;
-    for (const s of [...want.keys()].sort()) {
+    // sets.List(newEndpoints): added in sorted string order (the tracker's order already).
+    let keys = [...want.keys()];
+    for (let i = 1; i < keys.length; i++) {
+      if (keys[i - 1] > keys[i]) {
+        keys = keys.sort();
+        break;
+      }
+    }
+    for (const s of keys) {
       const d = have.get(s);
       if (d) {
         if (d.weight === 0) {
@@ -603,10 +643,6 @@ export class IpvsProxier implements Proxier {
     natR.get(KUBE_MARK_MASQ)!.push(rule({ target: { t: "MARK", op: "or", value: mark } }));
     for (const [name, rules] of natR) nat.chains.get(name)!.rules = rules;
     for (const [name, rules] of filR) filter.chains.get(name)!.rules = rules;
-    // KUBE-IPVS-IPS holds every address bound to kube-ipvs0.
-    const ips = this.ipsets.get(SET.IPVS_IPS)!.entries;
-    ips.clear();
-    for (const ip of this.bound.keys()) ips.set(ip, 1);
   }
 
   /** True when `ip` is excluded from cleanup (ipvs.excludeCIDRs). */

@@ -17,11 +17,17 @@ function ipNum(ip: string): number {
 
 /** ipvs_cmp_services: protocol number, then address, then port. */
 export function sortedServices(p: IpvsProxier): VirtualServer[] {
-  return [...p.services.values()].sort((a, b) => PROTO_NUM[a.protocol] - PROTO_NUM[b.protocol] || ipNum(a.ip) - ipNum(b.ip) || a.port - b.port);
+  // Decorate once: parsing addresses inside the comparator is n log n parses.
+  const keyed = [...p.services.values()].map((vs) => ({ vs, k: PROTO_NUM[vs.protocol] * 2 ** 48 + ipNum(vs.ip) * 65536 + vs.port }));
+  keyed.sort((a, b) => a.k - b.k);
+  return keyed.map((x) => x.vs);
 }
 
 function sortedDests(vs: VirtualServer): RealServer[] {
-  return [...vs.dests].sort((a, b) => ipNum(a.ip) - ipNum(b.ip) || a.port - b.port);
+  if (vs.dests.length < 2) return vs.dests;
+  const keyed = vs.dests.map((d) => ({ d, k: ipNum(d.ip) * 65536 + d.port }));
+  keyed.sort((a, b) => a.k - b.k);
+  return keyed.map((x) => x.d);
 }
 
 const pad = (s: string, w: number) => s.padEnd(w);
