@@ -48,6 +48,8 @@ export function bootstrap(c: Cluster): void {
     createStaticPod(c, master, comp);
   }
 
+  for (const sa of ["coredns", "kube-proxy"]) api.create(R.serviceaccounts, "kube-system", { metadata: { name: sa } });
+
   // kube-proxy (kubeadm's addon/proxy manifests).
   api.create(R.configmaps, "kube-system", {
     metadata: { name: "kube-proxy", labels: { app: "kube-proxy" } },

@@ -23,6 +23,7 @@ import { type Controller, type ControllerContext, ControllerManager } from "./co
 import { MetalLBController } from "./controllers/metallb.js";
 import { NamespaceController } from "./controllers/namespace.js";
 import { ReplicaSetController } from "./controllers/replicaset.js";
+import { ServiceAccountController } from "./controllers/serviceaccount.js";
 import { StatefulSetController } from "./controllers/statefulset.js";
 import { Kubelet } from "./kubelet/kubelet.js";
 import { KubeProxies, type KubeProxiesState } from "./proxy/kube-proxy.js";
@@ -41,6 +42,8 @@ export interface ClusterSnapshot {
   crds: string[];
   kubelet: unknown;
   eventSeq: number;
+  /** Pending timed requeues, in firing order. */
+  timers?: [number, string, string][];
   /** What each node's kube-proxy started with (absent in snapshots older than kube-proxy). */
   proxies?: KubeProxiesState;
 }
@@ -120,6 +123,7 @@ export class Cluster {
     this.proxies = new KubeProxies(ctx, this.kubelet);
     this.controllers = [
       new NamespaceController(ctx),
+      new ServiceAccountController(ctx),
       new GarbageCollector(ctx),
       new DeploymentController(ctx),
       new ReplicaSetController(ctx),
@@ -137,7 +141,9 @@ export class Cluster {
     if (snapshot) {
       this.kubelet.load(snapshot.kubelet);
       this.proxies.load(snapshot.proxies);
-      // Timers are derived from object state: every controller looks at everything once.
+      // Saved timers keep their order; then every controller looks at everything once, which
+      // re-derives any timer a snapshot without them lacks (idempotent when nothing changed).
+      this.manager.loadTimers(snapshot.timers ?? []);
       this.manager.resyncAll();
       this.manager.settle();
     }
@@ -155,6 +161,7 @@ export class Cluster {
       crds: [...this.api.crds].sort(),
       kubelet: this.kubelet.save(),
       eventSeq: this.api.eventSeq,
+      timers: this.manager.saveTimers(),
       proxies: this.proxies.save(),
     };
   }

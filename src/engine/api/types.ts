@@ -695,6 +695,26 @@ export const L2Advertisement = z.strictObject({
 });
 export type L2Advertisement = z.infer<typeof L2Advertisement>;
 
+// ---------------------------------------------------------------------------------------------
+// Kinds ServiceLab stores and serves but does not interpret (RBAC, ServiceAccounts, Secrets,
+// webhooks, MetalLB's other CRDs): any fields are kept as they come.
+
+export const Opaque = z.looseObject({ ...typeMeta, metadata: ObjectMeta });
+export type Opaque = z.infer<typeof Opaque>;
+
+export const CustomResourceDefinition = z.looseObject({
+  ...typeMeta,
+  metadata: ObjectMeta,
+  spec: z.looseObject({
+    group: str,
+    names: z.looseObject({ plural: str, singular: str.optional(), kind: str, listKind: str.optional(), shortNames: z.array(str).nullable().optional() }),
+    scope: str,
+    versions: z.array(z.looseObject({ name: str, served: bool, storage: bool })),
+  }),
+  status: opaque.optional(),
+});
+export type CustomResourceDefinition = z.infer<typeof CustomResourceDefinition>;
+
 /** Any stored object: the metadata every kind shares. */
 export interface KObject {
   apiVersion?: string;

@@ -184,7 +184,9 @@ export class ApiServer {
       undo();
       return withTypeMeta(info, obj);
     }
-    return withTypeMeta(info, this.store.put(key(info), stripTypeMeta(obj)));
+    const stored = this.store.put(key(info), stripTypeMeta(obj));
+    if (info === R.customresourcedefinitions) this.crds.add(crdName(stored));
+    return withTypeMeta(info, stored);
   }
 
   private generateName(info: ResourceInfo, namespace: string | undefined, prefix: string): string {
@@ -432,6 +434,7 @@ export class ApiServer {
   removeNow(info: ResourceInfo, obj: KObject): KObject {
     const gone = this.store.remove(key(info), obj.metadata.namespace, obj.metadata.name!);
     if (gone && info === R.services) this.services.release(gone as Service);
+    if (gone && info === R.customresourcedefinitions) this.crds.delete(crdName(gone));
     return gone ?? obj;
   }
 
@@ -528,6 +531,12 @@ function decodeBody(api: ApiServer, info: ResourceInfo, body: unknown, validatio
     return { object: cloneJSON(body) as KObject, warnings: [] };
   }
   return decode(info, body, validation);
+}
+
+/** "<plural>.<group>": the name a CRD must have, and what makes its kind served. */
+function crdName(crd: KObject): string {
+  const spec = crd.spec as { names?: { plural?: string }; group?: string } | undefined;
+  return `${spec?.names?.plural ?? ""}.${spec?.group ?? ""}`;
 }
 
 export function key(info: ResourceInfo): string {

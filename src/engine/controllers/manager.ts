@@ -42,6 +42,8 @@ export class ControllerManager {
   private readonly controllers: Controller[] = [];
   private readonly queues = new Map<Controller, Set<string>>();
   private readonly timers: Timer[] = [];
+  /** (controller, key, at) of pending timers: the same requeue is armed once. */
+  private readonly armed = new Set<string>();
   private seq = 0;
   private settling = false;
   /** Reconciles run so far, for tests and benchmarks. */
@@ -85,6 +87,9 @@ export class ControllerManager {
       this.enqueue(controller, key);
       return;
     }
+    const id = `${controller.name}|${atMs}|${key}`;
+    if (this.armed.has(id)) return;
+    this.armed.add(id);
     const t: Timer = { at: atMs, seq: this.seq++, controller, key };
     // Binary insertion keeps timers ordered by (at, seq): deterministic firing order.
     let lo = 0;
@@ -96,6 +101,27 @@ export class ControllerManager {
       else hi = mid;
     }
     this.timers.splice(lo, 0, t);
+  }
+
+  /** Pending timers as data, in firing order: [at, controller name, key]. */
+  saveTimers(): [number, string, string][] {
+    return this.timers.map((t) => [t.at, t.controller.name, t.key]);
+  }
+
+  /**
+   * Restores saved timers (before resyncAll), so that a restored cluster fires them in the
+   * original order and replays exactly.
+   */
+  loadTimers(saved: readonly [number, string, string][]): void {
+    const byName = new Map(this.controllers.map((c) => [c.name, c]));
+    for (const [at, name, key] of saved) {
+      const c = byName.get(name);
+      const id = `${name}|${at}|${key}`;
+      if (c && !this.armed.has(id)) {
+        this.armed.add(id);
+        this.timers.push({ at, seq: this.seq++, controller: c, key });
+      }
+    }
   }
 
   /** The clock time of the next timed requeue, or undefined. */
@@ -154,6 +180,7 @@ export class ControllerManager {
       this.clock.set(at);
       while (this.timers.length && this.timers[0].at === at) {
         const t = this.timers.shift()!;
+        this.armed.delete(`${t.controller.name}|${t.at}|${t.key}`);
         this.enqueue(t.controller, t.key);
       }
       this.settle();

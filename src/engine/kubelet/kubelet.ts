@@ -167,6 +167,7 @@ export class Kubelet implements Controller {
         return;
       }
       runtime = this.createSandbox(pod);
+      if (!runtime) return;
       this.pods.set(key, runtime);
     }
     const now = this.ctx.clock.now();
@@ -185,12 +186,18 @@ export class Kubelet implements Controller {
   // ---------------------------------------------------------------------------------------------
   // Lifecycle
 
-  private createSandbox(pod: Pod): PodRuntime {
+  private createSandbox(pod: Pod): PodRuntime | undefined {
     const now = this.ctx.clock.now();
     const node = this.nodes.get(pod.spec.nodeName!)!;
     const nodeObj = this.ctx.store.get(rkey(R.nodes), undefined, pod.spec.nodeName!) as Node | undefined;
     const nodeIP = nodeIPOf(nodeObj);
     const ip = pod.spec.hostNetwork ? nodeIP : this.allocateIP(pod.spec.nodeName!, node, nodeObj);
+    if (!ip) {
+      // The CNI's IPAM has no address left: the sandbox cannot be created and the pod waits.
+      const cidr = nodeObj?.spec?.podCIDR ?? "";
+      this.event(pod, "Warning", "FailedCreatePodSandBox", `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "${hex64(this.ctx.rng)}": plugin type="flannel" failed (add): failed to delegate add: failed to allocate for range 0: no IP addresses available in range set: ${cidr}`);
+      return undefined;
+    }
     const rt: PodRuntime = {
       uid: pod.metadata.uid!,
       ip,

@@ -61,7 +61,7 @@ function requiredAffinityMatches(pod: Pod, node: Node): boolean {
   );
 }
 
-export type FitFailure = "unschedulable" | "taint" | "selector" | "notReady";
+export type FitFailure = "unschedulable" | "taint" | "selector" | "notReady" | "tooManyPods";
 
 /** Why `pod` cannot run on `node`, or undefined when it can. */
 export function fitFailure(pod: Pod, node: Node): { reason: FitFailure; taint?: Taint } | undefined {
@@ -162,7 +162,9 @@ export class Scheduler implements Controller {
     const fits: Node[] = [];
     const failures = new Map<string, number>();
     for (const n of nodes) {
-      const f = fitFailure(pod, n);
+      // NodeResourcesFit: a node holds at most status.allocatable.pods pods.
+      const maxPods = Number(n.status?.allocatable?.pods ?? 110);
+      const f = fitFailure(pod, n) ?? ((this.perNode.get(n.metadata.name!) ?? 0) >= maxPods ? { reason: "tooManyPods" as const } : undefined);
       if (!f) fits.push(n);
       else {
         const msg = failureMessage(f);
@@ -238,6 +240,8 @@ function failureMessage(f: { reason: FitFailure; taint?: Taint }): string {
       return "node(s) were unschedulable";
     case "notReady":
       return "node(s) had untolerated taint {node.kubernetes.io/not-ready: }";
+    case "tooManyPods":
+      return "Too many pods";
   }
 }
 

@@ -1,0 +1,110 @@
+// Engine benchmarks (issue 2): cluster creation, scaling, EndpointSlice churn, memory.
+import { R } from "../src/engine/api/resources.js";
+import { Cluster } from "../src/engine/cluster.js";
+import type { NodeConfig } from "../src/engine/config.js";
+import { isPodReady } from "../src/engine/controllers/util.js";
+import { deploymentBody } from "../src/engine/testing.js";
+import type { Report } from "./run.js";
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** A control-plane node and `n` workers, each with its own /24 of 10.244.0.0/16. */
+function workers(n: number): NodeConfig[] {
+  const nodes: NodeConfig[] = [{ name: "master", ip: "10.1.8.30", podCIDR: "10.244.0.0/24", controlPlane: true }];
+  for (let i = 1; i <= n; i++) nodes.push({ name: `node${i}`, ip: `10.1.${8 + Math.floor((30 + i) / 250)}.${(30 + i) % 250}`, podCIDR: `10.244.${i}.0/24` });
+  return nodes;
+}
+
+function heapMB(): number {
+  gc?.();
+  gc?.();
+  return process.memoryUsage().heapUsed / 1024 / 1024;
+}
+
+function time<T>(fn: () => T): [T, number] {
+  const t0 = performance.now();
+  const r = fn();
+  return [r, performance.now() - t0];
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+export default function engineBench(report: Report): void {
+  const cpu = () => process.cpuUsage().user / 1000;
+  // 1. A default cluster, warm.
+  for (let i = 0; i < 5; i++) Cluster.create({ seed: i });
+  const times: number[] = [];
+  for (let i = 0; i < 30; i++) times.push(time(() => Cluster.create({ seed: i }))[1]);
+  report("create a default cluster (median of 30)", `${median(times).toFixed(2)} ms`, "< 5 ms");
+
+  // 2. Scale 0 -> 1000 -> 0, counting EndpointSlice writes. A node holds 110 pods, as a real
+  // kubelet's default max-pods: 1000 pods need ten workers.
+  const c = Cluster.create({ seed: 1, nodes: workers(10) });
+  // A readiness probe on the index page, so that a lab can make one pod unready by removing it.
+  const body = deploymentBody("web", "httpd", 0) as import("../src/engine/api/types.js").Deployment;
+  body.spec.template.spec.containers[0].readinessProbe = { httpGet: { path: "/index.html", port: 80 }, periodSeconds: 1, failureThreshold: 1 };
+  c.client.create(R.deployments, "default", body);
+  c.client.create(R.services, "default", { metadata: { name: "web" }, spec: { selector: { app: "web" }, ports: [{ port: 80 }] } });
+  let sliceWrites = 0;
+  const unsub = c.store.subscribe((ev) => {
+    if (ev.resource === "endpointslices.discovery.k8s.io") sliceWrites++;
+  });
+  const cpu0 = cpu();
+  const [, up] = time(() => {
+    c.client.patch(R.deployments, "default", "web", "merge", { spec: { replicas: 1000 } });
+    c.runUntilIdle(60_000);
+  });
+  const ready = (c.client.list(R.pods, "default").items as import("../src/engine/api/types.js").Pod[]).filter(isPodReady).length;
+  const slices = c.client.list(R.endpointslices, "default", { labelSelector: "kubernetes.io/service-name=web" }).items.length;
+  report("scale a Deployment 0 -> 1000 pods, all Running and Ready", `${up.toFixed(1)} ms`, "< 200 ms (both ways)");
+  report("  ready pods / EndpointSlices / slice writes", `${ready} / ${slices} / ${sliceWrites}`);
+
+  // 3. One readiness flip at 1000 endpoints.
+  const pods = c.client.list(R.pods, "default").items as import("../src/engine/api/types.js").Pod[];
+  const victim = pods[500];
+  sliceWrites = 0;
+  const [, flip] = time(() => {
+    // The probe fails once the page is gone: one period later the pod is unready.
+    c.kubelet.filesystem(victim)!.remove("/usr/local/apache2/htdocs/index.html");
+    c.advance(1_000);
+  });
+  report("one readiness flip at 1000 endpoints: slices rewritten", `${sliceWrites}`, "exactly 1");
+  report("  time", `${flip.toFixed(2)} ms`);
+
+  sliceWrites = 0;
+  const [, down] = time(() => {
+    c.client.patch(R.deployments, "default", "web", "merge", { spec: { replicas: 0 } });
+    c.runUntilIdle(120_000);
+  });
+  report("scale back 1000 -> 0 pods, all gone", `${down.toFixed(1)} ms`);
+  report("  pods left / slice writes", `${c.client.list(R.pods, "default").items.length} / ${sliceWrites}`);
+  report("  0 -> 1000 -> 0 total (CPU time of this process)", `${(up + down).toFixed(1)} ms (${(cpu() - cpu0).toFixed(0)} ms CPU)`, "< 200 ms");
+  unsub();
+
+  // 4. Memory.
+  const base = heapMB();
+  const idle: Cluster[] = [];
+  for (let i = 0; i < 20; i++) idle.push(Cluster.create({ seed: i }));
+  const per = (heapMB() - base) / idle.length;
+  report("memory of an idle default cluster (20 clusters, per cluster)", `${per.toFixed(2)} MB`, "< 2 MB");
+  idle.length = 0;
+
+  const base2 = heapMB();
+  const big = Cluster.create({ seed: 9, nodes: workers(100) });
+  const [, build] = time(() => {
+    for (let i = 0; i < 1000; i++) {
+      big.api.create(R.deployments, "default", deploymentBody(`app${i}`, "httpd", 10));
+      big.api.create(R.services, "default", { metadata: { name: `app${i}` }, spec: { selector: { app: `app${i}` }, ports: [{ port: 80 }] } });
+    }
+    big.settle();
+    big.runUntilIdle(60_000);
+  });
+  const bigMB = heapMB() - base2;
+  report("1000 Services x 10 pods: build time", `${(build / 1000).toFixed(2)} s`);
+  report("1000 Services x 10 pods: heap", `${bigMB.toFixed(1)} MB`, "< 64 MB");
+  report("  pods running", `${big.store.count("pods")}`);
+  report("  events stored", `${big.store.count("events")}`);
+}
