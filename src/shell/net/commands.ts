@@ -1,0 +1,448 @@
+// The node and pod network commands, as (argv, context) -> {stdout, stderr, exitCode}:
+// curl, wget, ping, nslookup, dig, host, iptables-save, iptables, nft, ipvsadm, ipset,
+// conntrack, ip, and `explain` (ServiceLab's own: the trace of one connection).
+import { conntrackList } from "../../engine/net/conntrack.js";
+import { dataplaneOf } from "../../engine/net/cluster-env.js";
+import { explainText } from "../../engine/net/explain.js";
+import type { L4, Source } from "../../engine/net/packet.js";
+import { iptablesList, iptablesRules, iptablesSave, toOutput } from "../../engine/proxy/iptables/render.js";
+import { ipsetList, ipsetMissing, ipvsadmConnections, ipvsadmList } from "../../engine/proxy/ipvs/render.js";
+import { nftList } from "../../engine/proxy/nftables/render.js";
+import type { NodeCommand, NodeCommandContext, NodeCommandResult } from "../node-commands.js";
+import { NODE_RESOLV, type Where, fetch, isIP, lookup, sourceOf } from "./http.js";
+
+const ok = (stdout: string, stderr = ""): NodeCommandResult => ({ stdout, stderr, exitCode: 0 });
+const fail = (stderr: string, exitCode = 1, stdout = ""): NodeCommandResult => ({ stdout, stderr, exitCode });
+
+function where(ctx: NodeCommandContext): Where {
+  return { cluster: ctx.cluster, node: ctx.node, pod: ctx.pod?.pod };
+}
+
+async function resolvConf(ctx: NodeCommandContext): Promise<string> {
+  if (!ctx.pod) return NODE_RESOLV;
+  try {
+    return await ctx.readFile("/etc/resolv.conf");
+  } catch {
+    return NODE_RESOLV;
+  }
+}
+
+function parseURL(u: string): { scheme: string; host: string; port: number; path: string } | undefined {
+  const m = /^(?:([a-z]+):\/\/)?([^/:?#]+)(?::(\d+))?([/?][^#]*)?$/i.exec(u);
+  if (!m) return undefined;
+  const scheme = (m[1] ?? "http").toLowerCase();
+  return { scheme, host: m[2], port: m[3] ? Number(m[3]) : scheme === "https" ? 443 : 80, path: m[4] ? (m[4].startsWith("?") ? `/${m[4]}` : m[4]) : "/" };
+}
+
+/** Resolves a host for curl/wget/ping: an IP as is, else DNS from where the command runs. */
+async function resolveHost(ctx: NodeCommandContext, host: string): Promise<string | undefined> {
+  if (isIP(host)) return host;
+  if (host === "localhost") return "127.0.0.1";
+  const r = lookup(where(ctx), host, await resolvConf(ctx));
+  if (!r.ok) return undefined;
+  return r.answer.answers.find((a) => a.type === "A")?.data;
+}
+
+// ---- curl ------------------------------------------------------------------------------------
+
+export const curl: NodeCommand = async (args, ctx) => {
+  let silent = false;
+  let showErr = false;
+  let verbose = false;
+  let head = false;
+  let out: string | undefined;
+  let maxTime: number | undefined;
+  let url: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "-o" || a === "--output") out = args[++i];
+    else if (a === "-m" || a === "--max-time" || a === "--connect-timeout") maxTime = Number(args[++i]);
+    else if (a === "-H" || a === "-X" || a === "-w" || a === "-A" || a === "-d") i++;
+    else if (a.startsWith("--") && a.length > 2) {
+      if (a === "--silent") silent = true;
+      else if (a === "--verbose") verbose = true;
+      else if (a === "--head") head = true;
+      else if (a === "--show-error") showErr = true;
+    } else if (a.startsWith("-") && a.length > 1) {
+      for (const f of a.slice(1)) {
+        if (f === "s") silent = true;
+        else if (f === "S") showErr = true;
+        else if (f === "v") verbose = true;
+        else if (f === "I") head = true;
+      }
+    } else url = a;
+  }
+  const err = (code: number, msg: string): NodeCommandResult => fail(silent && !showErr ? "" : `curl: (${code}) ${msg}\n`, code);
+  if (!url) return fail("curl: try 'curl --help' or 'curl --manual' for more information\n", 2);
+  const u = parseURL(url);
+  if (!u) return err(3, "URL rejected: Malformed input to a URL function");
+  if (u.scheme !== "http" && u.scheme !== "https") return err(1, `Protocol "${u.scheme}" not supported`);
+  const ip = await resolveHost(ctx, u.host);
+  if (!ip) return err(6, `Could not resolve host: ${u.host}`);
+  let vlog = verbose ? `*   Trying ${ip}:${u.port}...\n` : "";
+  const f = fetch(where(ctx), ip, u.port, u.path, head ? "HEAD" : "GET");
+  const c = f.conn;
+  const timeoutMs = maxTime !== undefined ? Math.round(maxTime * 1000) : 0;
+  if (c.verdict === "timeout") {
+    if (timeoutMs) return { ...err(28, `Connection timed out after ${timeoutMs + 1} milliseconds`), stderr: vlog + (silent && !showErr ? "" : `curl: (28) Connection timed out after ${timeoutMs + 1} milliseconds\n`) };
+    return { ...err(28, `Failed to connect to ${u.host} port ${u.port} after 134321 ms: Couldn't connect to server`), stderr: vlog + (silent && !showErr ? "" : `curl: (28) Failed to connect to ${u.host} port ${u.port} after 134321 ms: Couldn't connect to server\n`) };
+  }
+  if (c.verdict === "refused" || c.verdict === "unreachable") {
+    const ms = c.verdict === "unreachable" ? 3068 : 0;
+    const r = err(7, `Failed to connect to ${u.host} port ${u.port} after ${ms} ms: Couldn't connect to server`);
+    return { ...r, stderr: vlog + r.stderr };
+  }
+  if (u.scheme === "https" || !f.response) {
+    vlog += verbose ? `* Connected to ${u.host} (${ip}) port ${u.port}\n` : "";
+    if (u.scheme === "https") return { ...err(35, "OpenSSL/3.0.13: error:0A00010B:SSL routines::wrong version number"), stderr: vlog + (silent && !showErr ? "" : "curl: (35) OpenSSL/3.0.13: error:0A00010B:SSL routines::wrong version number\n") };
+    return { ...err(52, "Empty reply from server"), stderr: vlog + (silent && !showErr ? "" : "curl: (52) Empty reply from server\n") };
+  }
+  const r = f.response;
+  const date = new Date(ctx.cluster.now()).toUTCString();
+  const size = new TextEncoder().encode(r.body).length;
+  const headers = [`HTTP/1.1 ${r.status} ${r.reason}`, `Date: ${date}`, ...Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`), `Content-Length: ${size}`];
+  if (verbose) {
+    vlog += `* Connected to ${u.host} (${ip}) port ${u.port}\n> ${head ? "HEAD" : "GET"} ${u.path} HTTP/1.1\n> Host: ${u.host}${u.port === 80 ? "" : `:${u.port}`}\n> User-Agent: curl/8.5.0\n> Accept: */*\n> \n`;
+    vlog += headers.map((h) => `< ${h}\n`).join("") + "< \n";
+  }
+  const body = head ? headers.map((h) => `${h}\r\n`).join("") + "\r\n" : r.body;
+  if (verbose) vlog += `* Connection #0 to host ${u.host} left intact\n`;
+  if (out !== undefined && out !== "-") {
+    await ctx.writeFile(out, body);
+    const progress = silent ? "" : `  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n100   ${String(size).padStart(3)}  100   ${String(size).padStart(3)}    0     0   ${size}k      0 --:--:-- --:--:-- --:--:-- ${size}k\n`;
+    return ok("", vlog + progress);
+  }
+  return ok(body, vlog);
+};
+
+// ---- wget (busybox) --------------------------------------------------------------------------
+
+export const wget: NodeCommand = async (args, ctx) => {
+  let out: string | undefined;
+  let quiet = false;
+  let url: string | undefined;
+  let timeout = 0;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "-O") out = args[++i];
+    else if (a === "-q") quiet = true;
+    else if (a === "-qO-" || a === "-qO") (quiet = true), (out = a === "-qO-" ? "-" : args[++i]);
+    else if (a === "-T") timeout = Number(args[++i]);
+    else if (!a.startsWith("-")) url = a;
+  }
+  if (!url) return fail("BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: wget [-cqS] [--spider] [-O FILE] [-o LOGFILE] [--header STR]\n", 1);
+  const u = parseURL(url);
+  if (!u) return fail(`wget: bad address '${url}'\n`);
+  const ip = await resolveHost(ctx, u.host);
+  if (!ip) return fail(`wget: bad address '${u.host}'\n`);
+  const conn = quiet ? "" : `Connecting to ${u.host}${u.port === 80 ? "" : `:${u.port}`} (${ip}:${u.port})\n`;
+  const f = fetch(where(ctx), ip, u.port, u.path);
+  if (f.conn.verdict === "refused" || f.conn.verdict === "unreachable") return fail(`${conn}wget: can't connect to remote host (${ip}): ${f.conn.verdict === "refused" ? "Connection refused" : "Host is unreachable"}\n`);
+  if (f.conn.verdict === "timeout") return fail(`${conn}wget: ${timeout ? "download timed out" : `can't connect to remote host (${ip}): Connection timed out`}\n`);
+  if (!f.response) return fail(`${conn}wget: error getting response: Connection reset by peer\n`);
+  const r = f.response;
+  if (r.status >= 400) return fail(`${conn}wget: server returned error: HTTP/1.1 ${r.status} ${r.reason}\n`);
+  if (out === "-") return ok(r.body, conn);
+  const file = out ?? (u.path.split("/").pop() || "index.html");
+  await ctx.writeFile(file, r.body);
+  const size = new TextEncoder().encode(r.body).length;
+  return ok("", quiet ? "" : `${conn}saving to '${file}'\n${file.padEnd(20)} 100% |********************************|   ${size}  0:00:00 ETA\n'${file}' saved\n`);
+};
+
+// ---- ping (iputils) --------------------------------------------------------------------------
+
+export const ping: NodeCommand = async (args, ctx) => {
+  let count = 4;
+  let host: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "-c") count = Number(args[++i]);
+    else if (args[i] === "-W" || args[i] === "-i" || args[i] === "-w") i++;
+    else if (!args[i].startsWith("-")) host = args[i];
+  }
+  if (!host) return fail("ping: usage error: Destination address required\n", 2);
+  const ip = await resolveHost(ctx, host);
+  if (!ip) return fail(`ping: ${host}: Name or service not known\n`, 2);
+  const dp = dataplaneOf(ctx.cluster);
+  const src = sourceOf(where(ctx));
+  let out = `PING ${host} (${ip}) 56(84) bytes of data.\n`;
+  let received = 0;
+  let errors = 0;
+  const times: number[] = [];
+  for (let seq = 1; seq <= count; seq++) {
+    const r = dp.connect(src, ip, 0, { proto: "icmp", sport: 8 });
+    if (r.verdict === "established") {
+      received++;
+      const hops = r.path.length - 1 + (r.pod ? 1 : 0);
+      const t = 0.05 + 0.35 * Math.min(hops, 2) + ((seq * 37) % 11) / 100;
+      times.push(t);
+      out += `64 bytes from ${ip}: icmp_seq=${seq} ttl=${64 - Math.max(0, hops - 1)} time=${t.toFixed(3)} ms\n`;
+    } else if (r.verdict === "refused" || r.verdict === "unreachable") {
+      errors++;
+      out += `From ${r.path.length ? (dp.nodeNet(r.path[r.path.length - 1])?.ip ?? ip) : ip} icmp_seq=${seq} Destination ${r.verdict === "refused" ? "Port" : "Host"} Unreachable\n`;
+    }
+  }
+  const loss = Math.round(((count - received) / count) * 100);
+  out += `\n--- ${host} ping statistics ---\n${count} packets transmitted, ${received} received, ${errors ? `+${errors} errors, ` : ""}${loss}% packet loss, time ${Math.max(0, count - 1) * 1001 + (received ? 2 : 40)}ms\n`;
+  if (times.length) {
+    const min = Math.min(...times);
+    const max = Math.max(...times);
+    const avg = times.reduce((a, b) => a + b, 0) / times.length;
+    const mdev = Math.sqrt(times.reduce((a, b) => a + (b - avg) ** 2, 0) / times.length);
+    out += `rtt min/avg/max/mdev = ${min.toFixed(3)}/${avg.toFixed(3)}/${max.toFixed(3)}/${mdev.toFixed(3)} ms\n`;
+  }
+  return { stdout: out, stderr: "", exitCode: received ? 0 : 1 };
+};
+
+// ---- nslookup / host / dig ---------------------------------------------------------------------
+
+export const nslookup: NodeCommand = async (args, ctx) => {
+  const name = args.find((a) => !a.startsWith("-"));
+  if (!name) return fail("Usage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]\n");
+  const busybox = !!ctx.pod;
+  const r = lookup(where(ctx), name, await resolvConf(ctx));
+  const server = r.server;
+  const head = busybox ? `Server:\t\t${server}\nAddress:\t${server}:53\n\n` : `Server:\t\t${server}\nAddress:\t${server}#53\n\n`;
+  if (!r.ok) {
+    if (r.error === "timeout" || r.error === "refused") return fail("", 1, busybox ? `;; connection timed out; no servers could be reached\n\n` : `;; connection timed out; no servers could be reached\n\n\n`);
+    return fail("", 1, `${head}** server can't find ${busybox ? `${name}` : name}: NXDOMAIN\n\n`);
+  }
+  let body = busybox ? "" : "";
+  for (const a of r.answer.answers) {
+    if (a.type === "CNAME") body += `${a.name.slice(0, -1)}\tcanonical name = ${a.data.slice(0, -1)}\n`;
+    else if (a.type === "A") body += `Name:\t${a.name.slice(0, -1)}\nAddress: ${a.data}\n`;
+  }
+  return ok(`${head}${body}\n`);
+};
+
+export const host: NodeCommand = async (args, ctx) => {
+  const name = args.find((a) => !a.startsWith("-"));
+  if (!name) return fail("Usage: host [-aCdilrTvVw] [-c class] [-N ndots] [-t type] [-W time]\n", 1);
+  const r = lookup(where(ctx), name, await resolvConf(ctx));
+  if (!r.ok) return r.error === "nxdomain" ? fail("", 1, `Host ${name} not found: 3(NXDOMAIN)\n`) : fail("", 1, `;; connection timed out; no servers could be reached\n`);
+  let out = "";
+  for (const a of r.answer.answers) out += a.type === "CNAME" ? `${a.name.slice(0, -1)} is an alias for ${a.data.slice(0, -1)}.\n` : `${a.name.slice(0, -1)} has address ${a.data}\n`;
+  return ok(out);
+};
+
+export const dig: NodeCommand = async (args, ctx) => {
+  let name: string | undefined;
+  let type: "A" | "SRV" | "PTR" | "TXT" | "CNAME" = "A";
+  let short = false;
+  let search = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "+short") short = true;
+    else if (a === "+search") search = true;
+    else if (a === "-x") (type = "PTR"), (name = `${args[++i].split(".").reverse().join(".")}.in-addr.arpa`);
+    else if (a === "-t") type = args[++i].toUpperCase() as typeof type;
+    else if (/^(A|SRV|PTR|TXT|CNAME)$/i.test(a)) type = a.toUpperCase() as typeof type;
+    else if (!a.startsWith("+") && !a.startsWith("@") && !a.startsWith("-")) name = a;
+  }
+  if (!name) return fail("", 1);
+  const r = lookup(where(ctx), name, await resolvConf(ctx), type, search);
+  if (!r.ok && r.error !== "nxdomain") return fail("", 9, `\n; <<>> DiG 9.18.28 <<>> ${args.join(" ")}\n;; global options: +cmd\n;; connection timed out; no servers could be reached\n`);
+  const answers = r.ok ? r.answer.answers : [];
+  if (short) return ok(answers.map((a) => `${a.data}\n`).join(""));
+  const q = r.ok ? r.name : name.endsWith(".") ? name : `${name}.`;
+  let out = `\n; <<>> DiG 9.18.28 <<>> ${args.join(" ")}\n;; global options: +cmd\n;; Got answer:\n;; ->>HEADER<<- opcode: QUERY, status: ${r.ok ? "NOERROR" : "NXDOMAIN"}, id: 4242\n;; flags: qr aa rd; QUERY: 1, ANSWER: ${answers.length}, AUTHORITY: 0, ADDITIONAL: 1\n;; WARNING: recursion requested but not available\n\n;; QUESTION SECTION:\n;${q}\t\t\tIN\t${type}\n`;
+  if (answers.length) out += `\n;; ANSWER SECTION:\n${answers.map((a) => `${a.name}\t${a.ttl}\tIN\t${a.type}\t${a.data}\n`).join("")}`;
+  out += `\n;; Query time: 0 msec\n;; SERVER: ${r.server}#53(${r.server}) (UDP)\n;; MSG SIZE  rcvd: ${50 + answers.length * 16}\n\n`;
+  return ok(out);
+};
+
+// ---- rule listings -------------------------------------------------------------------------------
+
+function ctime(t: number): string {
+  const d = new Date(t);
+  const days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+  const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, " ")} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} ${d.getUTCFullYear()}`;
+}
+
+const EMPTY_RULESET = { tables: [] };
+
+export const iptablesSaveCmd: NodeCommand = (args, ctx) => {
+  let table: string | undefined;
+  for (let i = 0; i < args.length; i++) if (args[i] === "-t") table = args[++i];
+  const rs = ctx.cluster.proxies.node(ctx.node).iptables() ?? EMPTY_RULESET;
+  return toOutput(iptablesSave(rs, { date: ctime(ctx.cluster.now()), table }));
+};
+
+export const iptables: NodeCommand = (args, ctx) => {
+  let table = "filter";
+  let chain: string | undefined;
+  let op: "L" | "S" | undefined;
+  let numeric = false;
+  let verbose = false;
+  let exact = false;
+  let lineNumbers = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "-t") table = args[++i];
+    else if (a === "--line-numbers") lineNumbers = true;
+    else if (a === "-L" || a === "--list" || a === "-S" || a === "--list-rules") {
+      op = a === "-L" || a === "--list" ? "L" : "S";
+      if (args[i + 1] && !args[i + 1].startsWith("-")) chain = args[++i];
+    } else if (/^-[LSnvx]+$/.test(a)) {
+      for (const f of a.slice(1)) {
+        if (f === "L") op = "L";
+        else if (f === "S") op = "S";
+        else if (f === "n") numeric = true;
+        else if (f === "v") verbose = true;
+        else if (f === "x") exact = true;
+      }
+      if ((a.includes("L") || a.includes("S")) && args[i + 1] && !args[i + 1].startsWith("-")) chain = args[++i];
+    } else return fail(`iptables v1.8.9 (nf_tables): unknown option "${a}"\nTry \`iptables -h' or 'iptables --help' for more information.\n`, 2);
+  }
+  if (!op) return fail("iptables v1.8.9 (nf_tables): no command specified\nTry `iptables -h' or 'iptables --help' for more information.\n", 2);
+  const rs = ctx.cluster.proxies.node(ctx.node).iptables() ?? EMPTY_RULESET;
+  if (op === "S") return toOutput(iptablesRules(rs, { table, chain }));
+  return toOutput(iptablesList(rs, { table, chain, numeric, verbose, exact, lineNumbers }));
+};
+
+export const nft: NodeCommand = (args, ctx) => {
+  const p = ctx.cluster.proxies.node(ctx.node).nftables();
+  const words = args.filter((a) => a !== "-a" && a !== "-n");
+  return nftList(p?.table, words);
+};
+
+export const ipvsadm: NodeCommand = (args, ctx) => {
+  const p = ctx.cluster.proxies.node(ctx.node).ipvs();
+  const flags = args.join(" ");
+  const empty = "IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\n";
+  if (!p) return ok(empty);
+  if (/-L?[a-z]*c|--connection/.test(flags) && /-[A-Za-z]*c/.test(flags)) return ok(ipvsadmConnections(p, ctx.cluster.now()));
+  let service: { protocol: string; ip: string; port: number } | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const m = /^-[A-Za-z]*([tu])$/.exec(a);
+    if ((m || a === "--tcp-service" || a === "--udp-service") && args[i + 1]) {
+      const [ip, port] = args[i + 1].split(":");
+      service = { protocol: (m ? m[1] : a[2]) === "u" ? "UDP" : "TCP", ip, port: Number(port) };
+    }
+  }
+  const format = args.includes("--stats") ? "stats" : args.includes("--rate") ? "rate" : "list";
+  const out = ipvsadmList(p, { format, service });
+  if (out === undefined) return fail("Memory allocation problem\n", 1);
+  return ok(out);
+};
+
+export const ipset: NodeCommand = (args, ctx) => {
+  const p = ctx.cluster.proxies.node(ctx.node).ipvs();
+  if (args[0] !== "list" && args[0] !== "-L") return fail(`ipset v7.17: Unknown argument: \`${args[0] ?? ""}'\n`, 1);
+  if (!p) return args[1] ? fail(ipsetMissing(args[1]), 1) : ok("");
+  const out = ipsetList(p, ctx.cluster.proxies.node(ctx.node).iptables(), args[1]);
+  return out === undefined ? fail(ipsetMissing(args[1] ?? ""), 1) : ok(out);
+};
+
+export const conntrack: NodeCommand = (args, ctx) => {
+  const dp = dataplaneOf(ctx.cluster);
+  const now = ctx.cluster.now();
+  const o: { proto?: string; src?: string; dst?: string; dport?: number } = {};
+  let op = "";
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "-L" || a === "--dump" || a === "-F" || a === "--flush" || a === "-C" || a === "--count") op = a;
+    else if (a === "-p" || a === "--proto") o.proto = args[++i];
+    else if (a === "-s" || a === "--src" || a === "--orig-src") o.src = args[++i];
+    else if (a === "-d" || a === "--dst" || a === "--orig-dst") o.dst = args[++i];
+    else if (a === "--dport" || a === "--orig-port-dst") o.dport = Number(args[++i]);
+  }
+  const table = dp.conntrack(ctx.node);
+  if (op === "-F" || op === "--flush") {
+    table.flush();
+    return ok("", "conntrack v1.4.7 (conntrack-tools): connection tracking table has been emptied.\n");
+  }
+  if (op === "-C" || op === "--count") return ok(`${table.list(now).length}\n`);
+  if (!op) return fail("conntrack v1.4.7 (conntrack-tools): no command specified. Please, use -h or --help\n", 2);
+  const r = conntrackList(table, now, o);
+  return ok(r.stdout, r.stderr);
+};
+
+// ---- ip ------------------------------------------------------------------------------------------
+
+export const ip: NodeCommand = (args, ctx) => {
+  const dp = dataplaneOf(ctx.cluster);
+  const obj = args[0] ?? "";
+  if (ctx.pod?.pod.status?.podIP && !ctx.pod.pod.spec.hostNetwork) {
+    const pip = ctx.pod.pod.status.podIP;
+    const gw = pip.split(".").slice(0, 3).join(".") + ".1";
+    if (/^r/.test(obj)) return ok(`default via ${gw} dev eth0 \n10.244.0.0/16 via ${gw} dev eth0 \n${pip.split(".").slice(0, 3).join(".")}.0/24 dev eth0 proto kernel scope link src ${pip} \n`);
+    return ok(`1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN group default qlen 1000\n    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n    inet 127.0.0.1/8 scope host lo\n       valid_lft forever preferred_lft forever\n2: eth0@if7: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1450 qdisc noqueue state UP group default\n    link/ether 0a:58:0a:f4:01:05 brd ff:ff:ff:ff:ff:ff link-netnsid 0\n    inet ${pip}/24 brd ${pip.split(".").slice(0, 3).join(".")}.255 scope global eth0\n       valid_lft forever preferred_lft forever\n`);
+  }
+  const me = dp.nodeNet(ctx.node);
+  if (!me) return fail("Cannot find device\n");
+  const base = me.podCIDR.split("/")[0].split(".").slice(0, 3).join(".");
+  if (/^r/.test(obj)) {
+    let out = `default via 10.1.8.2 dev eth0 proto static \n10.1.8.0/24 dev eth0 proto kernel scope link src ${me.ip} \n`;
+    for (const n of ctx.cluster.config.nodes) {
+      if (n.name === ctx.node) out += `${n.podCIDR} dev cni0 proto kernel scope link src ${base}.1 \n`;
+      else out += `${n.podCIDR} via ${n.podCIDR.split("/")[0]} dev flannel.1 onlink \n`;
+    }
+    return ok(out);
+  }
+  if (/^(a|addr|address)$/.test(obj)) {
+    const dev = args[args.indexOf("show") + 1] ?? args[args.indexOf("dev") + 1];
+    const ipvs = ctx.cluster.proxies.node(ctx.node).ipvs();
+    let out = `1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN group default qlen 1000\n    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00\n    inet 127.0.0.1/8 scope host lo\n       valid_lft forever preferred_lft forever\n`;
+    out += `2: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc fq_codel state UP group default qlen 1000\n    link/ether 00:0c:29:00:08:${me.ip.split(".")[3]} brd ff:ff:ff:ff:ff:ff\n    inet ${me.ip}/24 brd 10.1.8.255 scope global eth0\n       valid_lft forever preferred_lft forever\n`;
+    out += `3: flannel.1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1450 qdisc noqueue state UNKNOWN group default\n    inet ${base}.0/32 scope global flannel.1\n       valid_lft forever preferred_lft forever\n`;
+    out += `4: cni0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1450 qdisc noqueue state UP group default qlen 1000\n    inet ${base}.1/24 brd ${base}.255 scope global cni0\n       valid_lft forever preferred_lft forever\n`;
+    if (dev === "kube-ipvs0") return ipvs ? ok(ipAddrDummy(ipvs)) : fail('Device "kube-ipvs0" does not exist.\n');
+    return ok(out);
+  }
+  return fail(`Object "${obj}" is unknown, try "ip help".\n`, 255);
+};
+import { ipAddrShowDummy as ipAddrDummy } from "../../engine/proxy/ipvs/render.js";
+
+// ---- explain -------------------------------------------------------------------------------------
+
+/** `explain [--from pod/NAME|node/NAME|IP] [-u|--udp] [--json] HOST[:PORT]`: one connection's full trace. */
+export const explain: NodeCommand = async (args, ctx) => {
+  let from: string | undefined;
+  let target: string | undefined;
+  let proto: L4 = "tcp";
+  let json = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--from") from = args[++i];
+    else if (a === "-u" || a === "--udp") proto = "udp";
+    else if (a === "--icmp") proto = "icmp";
+    else if (a === "--json") json = true;
+    else target = a;
+  }
+  if (!target) return fail("usage: explain [--from pod/NAME|node/NAME|IP] [--udp|--icmp] [--json] HOST[:PORT]\n", 2);
+  const u = parseURL(target);
+  if (!u) return fail(`explain: bad target ${target}\n`, 2);
+  const dst = await resolveHost(ctx, u.host);
+  if (!dst) return fail(`explain: cannot resolve ${u.host}\n`, 1);
+  let src: Source = sourceOf(where(ctx));
+  if (from?.startsWith("node/")) src = { kind: "node", node: from.slice(5) };
+  else if (from?.startsWith("pod/")) {
+    const [ns, name] = from.slice(4).includes("/") ? from.slice(4).split("/") : ["default", from.slice(4)];
+    const pod = ctx.cluster.store.list("pods", ns).find((p) => p.metadata.name === name) as unknown as { status?: { podIP?: string }; spec: { nodeName?: string } } | undefined;
+    if (!pod?.status?.podIP) return fail(`explain: pod ${ns}/${name} has no IP\n`, 1);
+    src = { kind: "pod", ip: pod.status.podIP, node: pod.spec.nodeName ?? ctx.node };
+  } else if (from && isIP(from)) src = { kind: "external", ip: from };
+  const r = dataplaneOf(ctx.cluster).connect(src, dst, proto === "icmp" ? 0 : u.port, { proto, trace: true });
+  if (json) return ok(JSON.stringify(r, null, 2) + "\n");
+  return ok(explainText(r));
+};
+
+export const NET_COMMANDS: Record<string, NodeCommand> = {
+  curl,
+  wget,
+  ping,
+  nslookup,
+  host,
+  dig,
+  "iptables-save": iptablesSaveCmd,
+  iptables,
+  nft,
+  ipvsadm,
+  ipset,
+  conntrack,
+  ip,
+  explain,
+};

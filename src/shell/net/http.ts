@@ -1,0 +1,109 @@
+// One connection plus what answers on it: DNS through the data plane to CoreDNS, then the
+// connection, then the app (httpd/nginx files via the kubelet, others not HTTP). Shared by curl,
+// wget and the 100-request loop benchmark.
+import type { Pod } from "../../engine/api/types.js";
+import type { Cluster } from "../../engine/cluster.js";
+import { CoreDNS, type DnsAnswer, parseResolvConf, type ResolvConf, type RRType, searchCandidates } from "../../engine/dns/coredns.js";
+import { httpGet, listenerApp, type HttpResponse } from "../../engine/kubelet/apps.js";
+import { dataplaneOf, podIndexOf } from "../../engine/net/cluster-env.js";
+import type { ConnectResult, Source } from "../../engine/net/packet.js";
+
+export const NODE_RESOLV = "nameserver 10.1.8.2\n";
+
+export interface Where {
+  cluster: Cluster;
+  node: string;
+  pod?: Pod;
+}
+
+export function sourceOf(w: Where): Source {
+  if (w.pod && !w.pod.spec.hostNetwork && w.pod.status?.podIP) return { kind: "pod", ip: w.pod.status.podIP, node: w.pod.spec.nodeName ?? w.node };
+  return { kind: "node", node: w.pod?.spec.nodeName ?? w.node };
+}
+
+const dnsCache = new WeakMap<Cluster, CoreDNS>();
+export function dnsOf(cluster: Cluster): CoreDNS {
+  let d = dnsCache.get(cluster);
+  if (!d) dnsCache.set(cluster, (d = new CoreDNS(cluster.store, { domain: cluster.config.dnsDomain })));
+  return d;
+}
+
+export function isIP(s: string): boolean {
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(s);
+}
+
+export type Lookup =
+  | { ok: true; server: string; name: string; answer: DnsAnswer }
+  | { ok: false; server: string; error: "nxdomain" | "timeout" | "refused"; tried: string[] };
+
+/**
+ * A DNS query as the resolver in `where` sends it: UDP to the first nameserver of its
+ * resolv.conf, through the data plane (so a missing CoreDNS pod or a broken rule shows), and
+ * CoreDNS answers for the cluster domain; the node resolver 10.1.8.2 knows nothing.
+ */
+export function lookup(w: Where, name: string, rcText: string, qtype: RRType = "A", search = true): Lookup {
+  const rc: ResolvConf = parseResolvConf(rcText);
+  const server = rc.nameservers[0] ?? "10.1.8.2";
+  const candidates = search ? searchCandidates(name, rc) : [name.endsWith(".") ? name : `${name}.`];
+  if (server === "10.1.8.2") return { ok: false, server, error: "nxdomain", tried: candidates };
+  const dp = dataplaneOf(w.cluster);
+  const conn = dp.connect(sourceOf(w), server, 53, { proto: "udp" });
+  if (conn.verdict !== "established") return { ok: false, server, error: conn.verdict === "refused" ? "refused" : "timeout", tried: candidates };
+  const dns = dnsOf(w.cluster);
+  for (const c of candidates) {
+    const a = dns.query(c, qtype);
+    if (a.rcode === "NOERROR" && a.answers.length) {
+      const last = a.answers[a.answers.length - 1];
+      if (qtype === "A" && last.type === "CNAME") {
+        const t = dns.query(last.data, "A");
+        return { ok: true, server, name: c, answer: { ...a, answers: [...a.answers, ...t.answers] } };
+      }
+      return { ok: true, server, name: c, answer: a };
+    }
+  }
+  return { ok: false, server, error: "nxdomain", tried: candidates };
+}
+
+export interface Fetch {
+  conn: ConnectResult;
+  /** Set when an HTTP server answered. */
+  response?: HttpResponse;
+  /** The peer accepted but does not speak HTTP. */
+  notHttp?: boolean;
+}
+
+/** Opens a TCP connection and, when it is established, asks the app for `path`. */
+export function fetch(w: Where, ip: string, port: number, path: string, method = "GET"): Fetch {
+  const dp = dataplaneOf(w.cluster);
+  const conn = dp.connect(sourceOf(w), ip, port);
+  if (conn.verdict !== "established") return { conn };
+  if (conn.pod && conn.dst) {
+    const e = podIndexOf(w.cluster).get(conn.dst.ip);
+    if (e) {
+      const kubelet = w.cluster.kubelet;
+      for (const c of e.pod.spec.containers) {
+        const prof = kubelet.profile(e.pod, c.name);
+        const fs = kubelet.filesystem(e.pod, c.name);
+        if (!prof || !fs) continue;
+        const app = listenerApp(prof, conn.dst.port, "TCP");
+        if (app === "http" || app === "wordpress") {
+          const response = httpGet(prof, fs, path);
+          kubelet.appendLog(e.pod, c.name, [accessLog(prof.key, conn.seenSrc?.ip ?? "", method, path, response, w.cluster.now())]);
+          return { conn, response };
+        }
+        if (app) return { conn, notHttp: true };
+      }
+    }
+  }
+  return { conn, notHttp: true };
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+function accessLog(server: string, src: string, method: string, path: string, r: HttpResponse, t: number): string {
+  const d = new Date(t);
+  const p = (n: number) => String(n).padStart(2, "0");
+  const ts = `${p(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +0000`;
+  const size = new TextEncoder().encode(r.body).length;
+  if (server === "nginx") return `${src} - - [${ts}] "${method} ${path} HTTP/1.1" ${r.status} ${size} "-" "curl/8.5.0" "-"`;
+  return `${src} - - [${ts}] "${method} ${path} HTTP/1.1" ${r.status} ${size}`;
+}
