@@ -167,7 +167,8 @@ describe("quotas and rate limits", () => {
   });
 
   it("requests per second: 429 naming the limit with Retry-After", async () => {
-    const t = await h.tenant("rl", { requestsPerSecond: 1, burst: 3 });
+    // A refill too slow to matter however loaded the machine is.
+    const t = await h.tenant("rl", { requestsPerSecond: 0.01, burst: 3 });
     const codes: number[] = [];
     let last: any;
     for (let i = 0; i < 6; i++) {
@@ -246,7 +247,7 @@ describe("live channel", () => {
     return { ws, msgs, opened: new Promise((r, j) => (ws.on("open", r), ws.on("error", j))) };
   };
   const until = async (f: () => boolean) => {
-    for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 1000 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
     expect(f()).toBe(true);
   };
 

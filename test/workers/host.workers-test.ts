@@ -119,7 +119,7 @@ describe("Workers host", () => {
       return { ws, msgs };
     };
     const until = async (f: () => boolean) => {
-      for (let i = 0; i < 300 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 1000 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
       expect(f()).toBe(true);
     };
     const a = await open();
