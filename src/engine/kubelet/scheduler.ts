@@ -7,58 +7,16 @@ import { R } from "../api/resources.js";
 import type { KObject, Node, Pod, Taint, Toleration } from "../api/types.js";
 import { key as rkey } from "../apiserver/apiserver.js";
 import type { Controller, ControllerContext } from "../controllers/manager.js";
-import { getControllerOf, splitKey } from "../controllers/util.js";
+import { getControllerOf, podFitsNodeAffinity, splitKey, toleratesTaint } from "../controllers/util.js";
 import { rfc3339 } from "../clock.js";
 import type { StoreEvent } from "../store/store.js";
 
 const PODS = rkey(R.pods);
 const NODES = rkey(R.nodes);
 
+/** Does any of the tolerations tolerate the taint (v1.Toleration.ToleratesTaint)? */
 export function tolerates(tolerations: readonly Toleration[] | null | undefined, taint: Taint): boolean {
-  return (tolerations ?? []).some((t) => {
-    if (t.effect && t.effect !== taint.effect) return false;
-    if (t.operator === "Exists") return !t.key || t.key === taint.key;
-    return t.key === taint.key && (t.value ?? "") === (taint.value ?? "");
-  });
-}
-
-interface NodeSelectorRequirement {
-  key: string;
-  operator: string;
-  values?: string[];
-}
-
-function matchRequirement(req: NodeSelectorRequirement, value: string | undefined): boolean {
-  switch (req.operator) {
-    case "In":
-      return value !== undefined && (req.values ?? []).includes(value);
-    case "NotIn":
-      return value === undefined || !(req.values ?? []).includes(value);
-    case "Exists":
-      return value !== undefined;
-    case "DoesNotExist":
-      return value === undefined;
-    case "Gt":
-      return value !== undefined && Number(value) > Number(req.values?.[0]);
-    case "Lt":
-      return value !== undefined && Number(value) < Number(req.values?.[0]);
-    default:
-      return false;
-  }
-}
-
-function requiredAffinityMatches(pod: Pod, node: Node): boolean {
-  const aff = (pod.spec.affinity as { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: { matchExpressions?: NodeSelectorRequirement[]; matchFields?: NodeSelectorRequirement[] }[] } } } | undefined)?.nodeAffinity;
-  const terms = aff?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
-  if (!terms || terms.length === 0) return true;
-  const labels = node.metadata.labels ?? {};
-  // Terms are ORed, requirements inside a term are ANDed.
-  return terms.some(
-    (t) =>
-      (t.matchExpressions ?? []).every((r) => matchRequirement(r, labels[r.key])) &&
-      (t.matchFields ?? []).every((r) => matchRequirement(r, r.key === "metadata.name" ? node.metadata.name : undefined)) &&
-      ((t.matchExpressions?.length ?? 0) + (t.matchFields?.length ?? 0) > 0),
-  );
+  return (tolerations ?? []).some((t) => toleratesTaint(t, taint));
 }
 
 export type FitFailure = "unschedulable" | "taint" | "selector" | "notReady" | "tooManyPods";
@@ -76,10 +34,7 @@ export function fitFailure(pod: Pod, node: Node): { reason: FitFailure; taint?: 
     if (taint.effect === "PreferNoSchedule") continue;
     if (!tolerates(pod.spec.tolerations, taint)) return { reason: "taint", taint };
   }
-  const sel = pod.spec.nodeSelector ?? {};
-  const labels = node.metadata.labels ?? {};
-  for (const [k, v] of Object.entries(sel)) if (labels[k] !== v) return { reason: "selector" };
-  if (!requiredAffinityMatches(pod, node)) return { reason: "selector" };
+  if (!podFitsNodeAffinity(pod.spec, node.metadata.name!, node.metadata.labels)) return { reason: "selector" };
   return undefined;
 }
 
