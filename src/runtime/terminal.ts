@@ -2,6 +2,7 @@
 // commands), its state saved with the cluster. Tests swap in their own runner with useShell().
 import type { Cluster } from "../engine/cluster.js";
 import { Session, type SessionState } from "../shell/session.js";
+// Registers curl, wget, nslookup, dig, iptables-save, nft, ipvsadm, ... in the node's commands.
 import type { ShellFactory } from "./shell.js";
 
 let override: ShellFactory | undefined;
