@@ -14,6 +14,8 @@ import type { AttachRequest, Editor, KubectlContext, Output } from "./kubectl/co
 import { kubeconfigText, kubectl } from "./kubectl/kubectl.js";
 import { foldPatterns } from "./grep.js";
 import { type NodeCommandContext, type NodeCommands, nodeCommands as defaultRegistry } from "./node-commands.js";
+// The node's network commands (curl, iptables-save, ipvsadm, nft, nslookup...) join the default registry.
+import "./net/index.js";
 
 export type ShellResult = Output;
 
