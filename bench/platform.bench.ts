@@ -88,6 +88,7 @@ export default async function (report: Report) {
 
   // 6. persistence granularity: bytes written for one small write
   const core = ClusterCore.create("cbench", { lab: "empty", tenantId: null, now: Date.now() }, sessionShell);
+  await core.exec("kubectl get svc", Date.now(), DEFAULT_LIMITS); // the terminal's first state row
   core.takeDelta();
   await core.exec("kubectl create configmap one --from-literal=a=b", Date.now(), DEFAULT_LIMITS);
   const d = core.takeDelta();
