@@ -242,6 +242,18 @@ export class ApiServer {
     const ns = this.checkNamespace(info, namespace);
     const old = this.store.get(key(info), ns, name);
     if (!old) throw notFound(info.resource, info.group, name);
+    if (this.trusted && opts.subresource === "status" && isObjectWithMeta(body)) {
+      // A controller's status write takes only the status, which it built for this write: no
+      // copy of the body (the stored object shares the status, and never changes it).
+      checkTypeMeta(info, body);
+      if (body.metadata.name && body.metadata.name !== name) {
+        throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
+      }
+      const rv = body.metadata.resourceVersion;
+      if (rv && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
+      const next = { ...old, metadata: { ...old.metadata }, status: body.status } as KObject;
+      return this.finishUpdate(info, old, next, opts);
+    }
     const { object: obj, warnings } = decodeBody(this, info, body, opts.fieldValidation ?? "Strict");
     opts.warnings?.push(...warnings);
     checkTypeMeta(info, obj);
@@ -341,15 +353,37 @@ export class ApiServer {
     return withTypeMeta(info, this.store.put(key(info), stripTypeMeta(obj)));
   }
 
-  /** The pods/binding subresource: the scheduler's way of setting spec.nodeName. */
+  /**
+   * The pods/binding subresource: the scheduler's way of setting spec.nodeName. As BindingREST's
+   * setPodHostAndAnnotations (K/pkg/registry/core/pod/storage), the same write sets the
+   * PodScheduled condition to True (podutil.UpdatePodCondition: in place, keeping
+   * lastTransitionTime when the status is unchanged), so a binding is one write.
+   */
   bind(namespace: string, name: string, nodeName: string): KObject {
     const old = this.store.get(key(R.pods), namespace, name);
     if (!old) throw notFound("pods", "", name);
     if ((old.spec as { nodeName?: string }).nodeName) {
       throw conflict("pods", "", name, `pod ${name} is already assigned to node "${(old.spec as { nodeName?: string }).nodeName}"`);
     }
-    const next = cloneJSON(old) as KObject;
-    (next.spec as { nodeName?: string }).nodeName = nodeName;
+    type Cond = { type: string; status: string; lastProbeTime?: string | null; lastTransitionTime?: string | null };
+    const status = (old.status ?? {}) as { conditions?: Cond[] };
+    const conds = status.conditions ?? [];
+    const i = conds.findIndex((c) => c.type === "PodScheduled");
+    const prev = i >= 0 ? conds[i] : undefined;
+    const cond: Cond = {
+      type: "PodScheduled",
+      status: "True",
+      lastProbeTime: null,
+      lastTransitionTime: prev?.status === "True" ? (prev.lastTransitionTime ?? null) : rfc3339(this.clock.now()),
+    };
+    const conditions = i >= 0 ? conds.map((c, j) => (j === i ? cond : c)) : [...conds, cond];
+    // Structural sharing: only spec, status and metadata are new; the rest is the stored object's.
+    const next = {
+      ...old,
+      metadata: { ...old.metadata },
+      spec: { ...(old.spec as object), nodeName },
+      status: { ...status, conditions },
+    } as KObject;
     return this.store.put(key(R.pods), next);
   }
 
@@ -525,6 +559,10 @@ export class ApiServer {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+function isObjectWithMeta(body: unknown): body is KObject {
+  return !!body && typeof body === "object" && !!(body as KObject).metadata;
+}
 
 function decodeBody(api: ApiServer, info: ResourceInfo, body: unknown, validation: FieldValidation): { object: KObject; warnings: string[] } {
   if (api.trusted && body && typeof body === "object" && (body as KObject).metadata) {

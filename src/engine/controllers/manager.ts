@@ -41,6 +41,8 @@ const MAX_RECONCILES = 1_000_000;
 export class ControllerManager {
   private readonly controllers: Controller[] = [];
   private readonly queues = new Map<Controller, Set<string>>();
+  /** Each controller with its queue's add, made once: a store event allocates no closures. */
+  private readonly watchers: { c: Controller; enqueue: (key: string) => void }[] = [];
   private readonly timers: Timer[] = [];
   /** (controller, key, at) of pending timers: the same requeue is armed once. */
   private readonly armed = new Set<string>();
@@ -63,7 +65,9 @@ export class ControllerManager {
 
   add(c: Controller): void {
     this.controllers.push(c);
-    this.queues.set(c, new Set());
+    const q = new Set<string>();
+    this.queues.set(c, q);
+    this.watchers.push({ c, enqueue: (k) => void q.add(k) });
   }
 
   enqueue(c: Controller, key: string): void {
@@ -76,10 +80,7 @@ export class ControllerManager {
   }
 
   private onEvent(ev: StoreEvent): void {
-    for (const c of this.controllers) {
-      const q = this.queues.get(c)!;
-      c.watch(ev, (k) => q.add(k));
-    }
+    for (const w of this.watchers) w.c.watch(ev, w.enqueue);
   }
 
   requeueAt(controller: Controller, key: string, atMs: number): void {

@@ -123,7 +123,8 @@ export class ReplicaSetController implements Controller {
   }
 
   private createPod(rs: ReplicaSet): void {
-    const tmpl = structuredClone(rs.spec.template!);
+    // No copy: the apiserver never changes a body (it decodes or copies what it stores).
+    const tmpl = rs.spec.template!;
     const pod = {
       metadata: {
         generateName: `${rs.metadata.name}-`,

@@ -131,12 +131,8 @@ export class Scheduler implements Controller {
       return;
     }
     const node = this.pick(pod, fits);
+    // The binding also sets PodScheduled=True (one write, as the real apiserver does it).
     const bound = this.ctx.api.bind(ns!, name, node.metadata.name!);
-    const withCond = structuredClone(bound) as Pod;
-    const conds = (withCond.status!.conditions ?? []).filter((c) => c.type !== "PodScheduled");
-    conds.push({ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: nowTime(this.ctx) });
-    withCond.status!.conditions = conds;
-    this.ctx.api.update(R.pods, ns, name, withCond, { subresource: "status" });
     this.ctx.api.recordEvent({
       involved: bound,
       involvedInfo: R.pods,
