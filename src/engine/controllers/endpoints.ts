@@ -213,6 +213,18 @@ export class ServiceMembership {
     if (ev.type === "DELETED") this.nsPods(ns).delete(name);
     else this.nsPods(ns).set(name, pod);
 
+    // Most pod writes are status writes that keep the labels (shared, so identical) and do not
+    // move the endpoint: memberships stay, nothing to sync.
+    if (
+      ev.type === "MODIFIED" &&
+      old &&
+      old.metadata.labels === pod.metadata.labels &&
+      old.spec.hostname === pod.spec.hostname &&
+      old.spec.subdomain === pod.spec.subdomain &&
+      !podEndpointsChanged(old, pod)[0]
+    ) {
+      return;
+    }
     const cur = this.matching(ns, pod.metadata.labels);
     const prev = old ? this.matching(ns, old.metadata.labels) : new Set<string>();
     // Keep membership sets in step with the labels.

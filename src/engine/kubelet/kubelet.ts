@@ -470,16 +470,15 @@ export class Kubelet implements Controller {
   }
 
   private containerStatus(c: ContainerRuntime, ready: boolean, now: number): ContainerStatus {
-    const ref = parseImage(c.image);
-    const digest = Array.from(sha256(imageDigestInput(ref)), (b) => b.toString(16).padStart(2, "0")).join("");
+    const img = imageNames(c.image);
     const started = c.state === "running";
     const status: ContainerStatus = {
       name: c.name,
       state: {},
       ready,
       restartCount: c.restartCount,
-      image: ref.registry === "docker.io" ? `docker.io/${ref.repository}:${ref.tag}` : `${ref.registry}/${ref.repository}:${ref.tag}`,
-      imageID: c.id || c.last ? `${ref.registry}/${ref.repository}@sha256:${digest}` : "",
+      image: img.image,
+      imageID: c.id || c.last ? img.imageID : "",
       started,
     };
     if (c.id) status.containerID = `containerd://${c.id}`;
@@ -797,6 +796,23 @@ export function probeSucceeds(probe: NonNullable<Container["readinessProbe"]>, s
     return true;
   }
   return true;
+}
+
+/** An image's status.image and status.imageID (the digest is a hash: computed once per image). */
+const imageNameCache = new Map<string, { image: string; imageID: string }>();
+function imageNames(image: string): { image: string; imageID: string } {
+  let v = imageNameCache.get(image);
+  if (!v) {
+    const ref = parseImage(image);
+    const digest = Array.from(sha256(imageDigestInput(ref)), (b) => b.toString(16).padStart(2, "0")).join("");
+    v = {
+      image: ref.registry === "docker.io" ? `docker.io/${ref.repository}:${ref.tag}` : `${ref.registry}/${ref.repository}:${ref.tag}`,
+      imageID: `${ref.registry}/${ref.repository}@sha256:${digest}`,
+    };
+    if (imageNameCache.size > 1000) imageNameCache.clear();
+    imageNameCache.set(image, v);
+  }
+  return v;
 }
 
 function nodeIPOf(node: Node | undefined): string {
