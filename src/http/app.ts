@@ -142,8 +142,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const bearer = (c: Context): string | undefined => {
     const h = c.req.header("authorization");
     if (h && /^bearer /i.test(h)) return h.slice(7).trim();
-    // Browsers cannot set headers on a WebSocket: the live channel also takes ?token=.
-    return c.req.query("token") || undefined;
+    // Browsers cannot set headers on a WebSocket: the live channel (only) also takes ?token=,
+    // so tokens do not end up in URLs and access logs elsewhere.
+    return c.req.path.endsWith("/live") ? c.req.query("token") || undefined : undefined;
   };
 
   const principal = async (c: Context<Env>): Promise<Principal> => {
