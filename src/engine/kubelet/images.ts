@@ -305,6 +305,16 @@ const PROFILES: Record<string, (tag: string) => ImageProfile> = {
   }),
 };
 
+/** MetalLB's images (quay.io/metallb/controller, .../speaker): distroless, Prometheus metrics on
+ * --port=7472 (the probes' "monitoring" port); the controller's webhook on 9443, the speaker's
+ * memberlist on 7946. */
+function metallb(component: "controller" | "speaker"): ImageProfile {
+  const listens: Listener[] = [{ port: 7472, protocol: "TCP", app: "http" }];
+  if (component === "controller") listens.push({ port: 9443, protocol: "TCP", app: "none" });
+  else listens.push({ port: 7946, protocol: "TCP", app: "none" }, { port: 7946, protocol: "UDP", app: "none" });
+  return { key: `metallb-${component}`, shell: null, workingDir: "/", env: { PATH: STD_PATH }, files: {}, listens, start: "serve", stopSeconds: 1, sizeBytes: component === "controller" ? 28_417_231 : 51_287_104 };
+}
+
 /** Images without a shell or a listener of interest: system images. */
 const SYSTEM = /^(pause|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube-proxy|controller|speaker)$/;
 
@@ -312,6 +322,7 @@ export function imageProfile(image: string): ImageProfile {
   const ref = parseImage(image);
   const make = PROFILES[ref.name];
   if (make) return make(ref.tag);
+  if (/(^|\/)metallb\/(controller|speaker)$/.test(ref.repository)) return metallb(ref.name as "controller" | "speaker");
   if (SYSTEM.test(ref.name)) {
     return { key: ref.name, shell: null, workingDir: "/", env: { PATH: STD_PATH }, files: {}, listens: [], start: "idle", stopSeconds: 1, sizeBytes: 30_000_000 };
   }
