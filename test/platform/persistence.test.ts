@@ -63,7 +63,10 @@ describe("persistence (Node host)", () => {
       }
     };
     const running = [...clusters.flatMap((c, i) => [writer(c, 2 * i), writer(c, 2 * i + 1)]), creator()];
-    await new Promise((r) => setTimeout(r, 1500));
+    // Kill once enough writes were acknowledged (how long that takes depends on the machine's
+    // load), while the writers still have requests in flight.
+    const count = () => [...acked.values()].reduce((n, l) => n + l.length, 0);
+    for (let waited = 0; count() < 80 && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
     first.child.kill("SIGKILL");
     stop = true;
     await Promise.all(running);
@@ -86,5 +89,5 @@ describe("persistence (Node host)", () => {
     } finally {
       second.child.kill("SIGKILL");
     }
-  }, 60_000);
+  }, 90_000);
 });
