@@ -16,7 +16,10 @@ export interface NodeCommandContext {
   env: Record<string, string>;
   /** Reads a file of the current filesystem (node or container). */
   readFile(path: string): Promise<string>;
-  writeFile(path: string, content: string): Promise<void>;
+  /** Writes a file (bytes for downloads such as a .tar.gz). */
+  writeFile(path: string, content: string | Uint8Array): Promise<void>;
+  /** Whether a path exists in the current filesystem. */
+  exists?(path: string): Promise<boolean>;
 }
 
 export interface NodeCommandResult {

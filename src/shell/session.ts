@@ -39,6 +39,8 @@ export interface SessionState {
   vars: Record<string, string>;
   namespace: string;
   files: Record<string, string>;
+  /** Files that are not UTF-8 text (a downloaded .tar.gz), base64. */
+  binary?: Record<string, string>;
   attached?: { namespace: string; pod: string; container: string; shell: string; removeOnExit: boolean };
 }
 
@@ -66,7 +68,7 @@ export class Session {
     this.registry = opts.nodeCommands ?? defaultRegistry;
     const st = opts.state;
     this.vars = st?.vars ?? {};
-    this.fs = new InMemoryFs(st ? st.files : this.initialFiles());
+    this.fs = new InMemoryFs(st ? { ...st.files, ...fromBase64Files(st.binary) } : this.initialFiles());
     if (st) {
       this.node = st.node;
       this.cwd = st.cwd;
@@ -206,6 +208,7 @@ export class Session {
         env,
         readFile: (p) => target.readFile(target.resolvePath(ctx.cwd, p)),
         writeFile: (p, content) => target.writeFile(target.resolvePath(ctx.cwd, p), content),
+        exists: (p) => target.exists(target.resolvePath(ctx.cwd, p)),
       };
       return fn(args, c);
     });
@@ -379,9 +382,19 @@ export class Session {
   /** The terminal's state as JSON: files, working directory, variables, namespace, attachment. */
   save(): SessionState {
     const files: Record<string, string> = {};
+    const binary: Record<string, string> = {};
+    const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
     for (const p of this.fs.getAllPaths()) {
       const e = (this.fs as unknown as { data: Map<string, { type: string; content?: unknown }> }).data?.get(p);
-      if (e && e.type === "file") files[p] = typeof e.content === "string" ? e.content : new TextDecoder().decode(e.content as Uint8Array);
+      if (!e || e.type !== "file") continue;
+      if (typeof e.content === "string") files[p] = e.content;
+      else {
+        try {
+          files[p] = utf8.decode(e.content as Uint8Array);
+        } catch {
+          binary[p] = toBase64(e.content as Uint8Array);
+        }
+      }
     }
     return {
       version: 1,
@@ -390,6 +403,7 @@ export class Session {
       vars: { ...this.vars },
       namespace: this.namespace,
       files,
+      ...(Object.keys(binary).length ? { binary } : {}),
       ...(this.attached
         ? { attached: { namespace: this.attached.pod.metadata.namespace!, pod: this.attached.pod.metadata.name!, container: this.attached.container, shell: this.attached.shell, removeOnExit: this.attached.removeOnExit } }
         : {}),
@@ -405,6 +419,18 @@ export class Session {
 function toBytes(s: unknown): Uint8Array {
   if (typeof s === "string") return Uint8Array.from(s, (c) => c.charCodeAt(0));
   return (s as Uint8Array) ?? new Uint8Array();
+}
+
+function toBase64(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+function fromBase64Files(files: Record<string, string> | undefined): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const [p, b64] of Object.entries(files ?? {})) out[p] = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  return out;
 }
 
 function shellQuote(s: string): string {

@@ -1,0 +1,71 @@
+// The internet as a lab node sees it: nothing, except the few downloads the lab guide makes.
+// A URL in the catalog resolves (to an address of 198.18.0.0/15, the range RFC 2544 sets aside
+// for tests) and answers with its bytes; every other host fails to resolve, as on a node without
+// internet access. The catalog is data: add an entry to serve another file.
+
+import { METALLB_NATIVE_YAML, METALLB_README, METALLB_VERSION } from "./metallb-v0.14.8.js";
+import { gzipStored, tar } from "./targz.js";
+
+export interface InternetObject {
+  contentType: string;
+  body: Uint8Array;
+}
+
+interface Entry {
+  /** Whether this entry serves `host` + `path`. */
+  matches(host: string, path: string): boolean;
+  get(): InternetObject;
+}
+
+/** MetalLB v0.14.8's release commit time (2024-07-23T12:22:48Z): the archive's file times. */
+const METALLB_MTIME = Date.UTC(2024, 6, 23, 12, 22, 48) / 1000;
+
+let metallbArchive: Uint8Array | undefined;
+function metallbTarGz(): Uint8Array {
+  if (!metallbArchive) {
+    const top = `metallb-${METALLB_VERSION}/`;
+    const archive = tar(
+      [
+        { path: top },
+        { path: `${top}README.md`, content: METALLB_README },
+        { path: `${top}config/` },
+        { path: `${top}config/manifests/` },
+        { path: `${top}config/manifests/metallb-native.yaml`, content: METALLB_NATIVE_YAML },
+      ],
+      METALLB_MTIME,
+    );
+    metallbArchive = gzipStored(archive, 0);
+  }
+  return metallbArchive;
+}
+
+const CATALOG: Entry[] = [
+  {
+    // The guide's mirror (https://laoma.cloud/.../metallb-0.14.8.tar.gz) or any other host.
+    matches: (_host, path) => path.split("?")[0].endsWith(`/metallb-${METALLB_VERSION}.tar.gz`),
+    get: () => ({ contentType: "application/octet-stream", body: metallbTarGz() }),
+  },
+  {
+    // GitHub's archive of the tag.
+    matches: (host, path) => host === "github.com" && /^\/metallb\/metallb\/archive\/(refs\/tags\/)?v0\.14\.8\.tar\.gz$/.test(path),
+    get: () => ({ contentType: "application/x-gzip", body: metallbTarGz() }),
+  },
+  {
+    // The manifest MetalLB's installation page applies.
+    matches: (host, path) => host === "raw.githubusercontent.com" && path === `/metallb/metallb/v${METALLB_VERSION}/config/manifests/metallb-native.yaml`,
+    get: () => ({ contentType: "text/plain; charset=utf-8", body: new TextEncoder().encode(METALLB_NATIVE_YAML) }),
+  },
+];
+
+/** What the internet serves at host + path, or undefined (the host does not resolve). */
+export function internetGet(host: string, path: string): InternetObject | undefined {
+  const e = CATALOG.find((x) => x.matches(host.toLowerCase(), path));
+  return e?.get();
+}
+
+/** The address a catalog host resolves to: stable per name, inside 198.18.0.0/15. */
+export function internetAddress(host: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < host.length; i++) h = Math.imul(h ^ host.charCodeAt(i), 0x01000193) >>> 0;
+  return `198.${18 + (h & 1)}.${(h >>> 8) & 0xff}.${1 + ((h >>> 16) % 254)}`;
+}
