@@ -10,6 +10,7 @@ import { ipsetList, ipsetMissing, ipvsadmConnections, ipvsadmList } from "../../
 import { nftList } from "../../engine/proxy/nftables/render.js";
 import type { NodeCommand, NodeCommandContext, NodeCommandResult } from "../node-commands.js";
 import { NODE_RESOLV, type Where, fetch, isIP, lookup, sourceOf } from "./http.js";
+import { internetAddress, internetGet } from "./internet/index.js";
 
 const ok = (stdout: string, stderr = ""): NodeCommandResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1, stdout = ""): NodeCommandResult => ({ stdout, stderr, exitCode });
@@ -27,11 +28,12 @@ async function resolvConf(ctx: NodeCommandContext): Promise<string> {
   }
 }
 
-function parseURL(u: string): { scheme: string; host: string; port: number; path: string } | undefined {
+/** A URL's parts; `authority` is host[:port] as written (what Host: and BusyBox's messages show). */
+function parseURL(u: string): { scheme: string; host: string; port: number; path: string; authority: string } | undefined {
   const m = /^(?:([a-z]+):\/\/)?([^/:?#]+)(?::(\d+))?([/?][^#]*)?$/i.exec(u);
   if (!m) return undefined;
   const scheme = (m[1] ?? "http").toLowerCase();
-  return { scheme, host: m[2], port: m[3] ? Number(m[3]) : scheme === "https" ? 443 : 80, path: m[4] ? (m[4].startsWith("?") ? `/${m[4]}` : m[4]) : "/" };
+  return { scheme, host: m[2], port: m[3] ? Number(m[3]) : scheme === "https" ? 443 : 80, path: m[4] ? (m[4].startsWith("?") ? `/${m[4]}` : m[4]) : "/", authority: m[3] ? `${m[2]}:${m[3]}` : m[2] };
 }
 
 /** Resolves a host for curl/wget/ping: an IP as is, else DNS from where the command runs. */
@@ -53,22 +55,27 @@ export const curl: NodeCommand = async (args, ctx) => {
   let out: string | undefined;
   let maxTime: number | undefined;
   let url: string | undefined;
+  let writeOut: string | undefined;
+  let follow = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === "-o" || a === "--output") out = args[++i];
     else if (a === "-m" || a === "--max-time" || a === "--connect-timeout") maxTime = Number(args[++i]);
-    else if (a === "-H" || a === "-X" || a === "-w" || a === "-A" || a === "-d") i++;
+    else if (a === "-w" || a === "--write-out") writeOut = args[++i];
+    else if (a === "-H" || a === "-X" || a === "-A" || a === "-d") i++;
     else if (a.startsWith("--") && a.length > 2) {
       if (a === "--silent") silent = true;
       else if (a === "--verbose") verbose = true;
       else if (a === "--head") head = true;
       else if (a === "--show-error") showErr = true;
+      else if (a === "--location") follow = true;
     } else if (a.startsWith("-") && a.length > 1) {
       for (const f of a.slice(1)) {
         if (f === "s") silent = true;
         else if (f === "S") showErr = true;
         else if (f === "v") verbose = true;
         else if (f === "I") head = true;
+        else if (f === "L") follow = true;
       }
     } else url = a;
   }
@@ -77,10 +84,22 @@ export const curl: NodeCommand = async (args, ctx) => {
   const u = parseURL(url);
   if (!u) return err(3, "URL rejected: Malformed input to a URL function");
   if (u.scheme !== "http" && u.scheme !== "https") return err(1, `Protocol "${u.scheme}" not supported`);
-  const ip = await resolveHost(ctx, u.host);
+  let ip = await resolveHost(ctx, u.host);
   if (!ip) return err(6, `Could not resolve host: ${u.host}`);
   let vlog = verbose ? `*   Trying ${ip}:${u.port}...\n` : "";
-  const f = fetch(where(ctx), ip, u.port, u.path, head ? "HEAD" : "GET");
+  // curl's Host header carries the port only when it is not the scheme's default.
+  const hostHeader = (p: NonNullable<typeof u>) => (p.port === (p.scheme === "https" ? 443 : 80) ? p.host : `${p.host}:${p.port}`);
+  let f = fetch(where(ctx), ip, u.port, u.path, head ? "HEAD" : "GET", hostHeader(u));
+  // -L: follow Location (up to curl's default of 50), each hop a new connection.
+  for (let hop = 0; follow && hop < 50 && f.response && f.response.status >= 300 && f.response.status < 400 && f.response.headers.Location; hop++) {
+    const loc = f.response.headers.Location;
+    const next = parseURL(loc.startsWith("/") ? `${u.scheme}://${u.authority}${loc}` : loc);
+    if (!next) break;
+    const nip = await resolveHost(ctx, next.host);
+    if (!nip) return err(6, `Could not resolve host: ${next.host}`);
+    ip = nip;
+    f = fetch(where(ctx), ip, next.port, next.path, head ? "HEAD" : "GET", hostHeader(next));
+  }
   const c = f.conn;
   const timeoutMs = maxTime !== undefined ? Math.round(maxTime * 1000) : 0;
   if (c.verdict === "timeout") {
@@ -107,17 +126,22 @@ export const curl: NodeCommand = async (args, ctx) => {
   }
   const body = head ? headers.map((h) => `${h}\r\n`).join("") + "\r\n" : r.body;
   if (verbose) vlog += `* Connection #0 to host ${u.host} left intact\n`;
+  // -w: the variables the labs use.
+  const written = writeOut === undefined ? "" : writeOut.replace(/%\{(\w+)\}/g, (m, v: string) => (v === "http_code" || v === "response_code" ? String(r.status) : v === "remote_ip" ? ip! : v === "size_download" ? String(head ? 0 : size) : m)).replace(/\\n/g, "\n");
+  if (out === "/dev/null") return ok(written, vlog);
   if (out !== undefined && out !== "-") {
     await ctx.writeFile(out, body);
     const progress = silent ? "" : `  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n100   ${String(size).padStart(3)}  100   ${String(size).padStart(3)}    0     0   ${size}k      0 --:--:-- --:--:-- --:--:-- ${size}k\n`;
-    return ok("", vlog + progress);
+    return ok(written, vlog + progress);
   }
-  return ok(body, vlog);
+  return ok(body + written, vlog);
 };
 
-// ---- wget (busybox) --------------------------------------------------------------------------
+// ---- wget: GNU Wget 1.21 on the node (Rocky Linux 9), BusyBox's in pods -------------------------
 
-export const wget: NodeCommand = async (args, ctx) => {
+export const wget: NodeCommand = async (args, ctx) => (ctx.pod ? busyboxWget(args, ctx) : gnuWget(args, ctx));
+
+async function busyboxWget(args: string[], ctx: NodeCommandContext): Promise<NodeCommandResult> {
   let out: string | undefined;
   let quiet = false;
   let url: string | undefined;
@@ -131,23 +155,150 @@ export const wget: NodeCommand = async (args, ctx) => {
     else if (!a.startsWith("-")) url = a;
   }
   if (!url) return fail("BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: wget [-cqS] [--spider] [-O FILE] [-o LOGFILE] [--header STR]\n", 1);
-  const u = parseURL(url);
+  let u = parseURL(url);
   if (!u) return fail(`wget: bad address '${url}'\n`);
-  const ip = await resolveHost(ctx, u.host);
-  if (!ip) return fail(`wget: bad address '${u.host}'\n`);
-  const conn = quiet ? "" : `Connecting to ${u.host}${u.port === 80 ? "" : `:${u.port}`} (${ip}:${u.port})\n`;
-  const f = fetch(where(ctx), ip, u.port, u.path);
-  if (f.conn.verdict === "refused" || f.conn.verdict === "unreachable") return fail(`${conn}wget: can't connect to remote host (${ip}): ${f.conn.verdict === "refused" ? "Connection refused" : "Host is unreachable"}\n`);
-  if (f.conn.verdict === "timeout") return fail(`${conn}wget: ${timeout ? "download timed out" : `can't connect to remote host (${ip}): Connection timed out`}\n`);
-  if (!f.response) return fail(`${conn}wget: error getting response: Connection reset by peer\n`);
-  const r = f.response;
-  if (r.status >= 400) return fail(`${conn}wget: server returned error: HTTP/1.1 ${r.status} ${r.reason}\n`);
-  if (out === "-") return ok(r.body, conn);
-  const file = out ?? (u.path.split("/").pop() || "index.html");
-  await ctx.writeFile(file, r.body);
-  const size = new TextEncoder().encode(r.body).length;
-  return ok("", quiet ? "" : `${conn}saving to '${file}'\n${file.padEnd(20)} 100% |********************************|   ${size}  0:00:00 ETA\n'${file}' saved\n`);
-};
+  // The output name comes from the URL as typed, before any redirect (download_one_url).
+  const file = out ?? (u.path.split("?")[0].split("/").pop() || "index.html");
+  let log = "";
+  // BusyBox follows up to 5 redirects, printing "Connecting to host[:port] (ip:port)" for each hop.
+  for (let hop = 0; ; hop++) {
+    const ip = await resolveHost(ctx, u.host);
+    if (!ip) return fail(`${log}wget: bad address '${u.host}'\n`);
+    log += quiet ? "" : `Connecting to ${u.authority} (${ip}:${u.port})\n`;
+    const f = fetch(where(ctx), ip, u.port, u.path, "GET", u.authority);
+    if (f.conn.verdict === "refused" || f.conn.verdict === "unreachable") return fail(`${log}wget: can't connect to remote host (${ip}): ${f.conn.verdict === "refused" ? "Connection refused" : "Host is unreachable"}\n`);
+    if (f.conn.verdict === "timeout") return fail(`${log}wget: ${timeout ? "download timed out" : `can't connect to remote host (${ip}): Connection timed out`}\n`);
+    if (!f.response) return fail(`${log}wget: error getting response: Connection reset by peer\n`);
+    const r = f.response;
+    const loc = r.headers.Location;
+    if (r.status >= 300 && r.status < 400 && loc) {
+      if (hop >= 5) return fail(`${log}wget: too many redirections\n`);
+      const next = parseURL(loc.startsWith("/") ? `${u.scheme}://${u.authority}${loc}` : loc);
+      if (!next) return fail(`${log}wget: bad address '${loc}'\n`);
+      u = next;
+      continue;
+    }
+    if (r.status >= 400) return fail(`${log}wget: server returned error: HTTP/1.1 ${r.status} ${r.reason}\n`);
+    if (out === "-") return ok(r.body, log);
+    if (out === undefined && ctx.exists && (await ctx.exists(file))) return fail(`${log}wget: can't open '${file}': File exists\n`);
+    await ctx.writeFile(file, r.body);
+    const size = new TextEncoder().encode(r.body).length;
+    return ok("", quiet ? "" : `${log}saving to '${file}'\n${file.padEnd(20)} 100% |********************************|  ${String(size).padStart(4)}  0:00:00 ETA\n'${file}' saved\n`);
+  }
+}
+
+function wgetTime(t: number): string {
+  return new Date(t).toISOString().replace("T", " ").slice(0, 19);
+}
+
+/** Wget's sizes: the progress bar with two decimals, "Length: (...)" with one below 10, else none. */
+function humanSize(n: number, short = false): string {
+  if (n < 1024) return `${n}`;
+  const [v, unit] = n < 1024 * 1024 ? [n / 1024, "K"] : [n / 1024 / 1024, "M"];
+  return `${v.toFixed(short ? (v < 10 ? 1 : 0) : 2)}${unit}`;
+}
+
+/**
+ * GNU Wget on the node. The node has no internet: a host resolves only for what the built-in
+ * catalog serves (./internet); cluster addresses are reached through the data plane.
+ */
+async function gnuWget(args: string[], ctx: NodeCommandContext): Promise<NodeCommandResult> {
+  let out: string | undefined;
+  let quiet = false;
+  const urls: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "-O" || a === "--output-document") out = args[++i];
+    else if (a.startsWith("--output-document=")) out = a.slice(18);
+    else if (a === "-q" || a === "--quiet") quiet = true;
+    else if (a === "-qO-" || a === "-qO") (quiet = true), (out = a === "-qO-" ? "-" : args[++i]);
+    else if (a === "-T" || a === "-t" || a === "--timeout" || a === "--tries") i++;
+    else if (a.startsWith("-")) continue;
+    else urls.push(a);
+  }
+  if (!urls.length) return fail("wget: missing URL\nUsage: wget [OPTION]... [URL]...\n\nTry `wget --help' for more options.\n", 1);
+  let stdout = "";
+  let stderr = "";
+  let code = 0;
+  const now = ctx.cluster.now();
+  for (const raw of urls) {
+    const u = parseURL(raw);
+    if (!u) {
+      stderr += `${raw}: Unsupported scheme.\n`;
+      code = 1;
+      continue;
+    }
+    const shown = `${u.scheme}://${u.authority}${u.path}`;
+    const say = (s: string) => {
+      if (!quiet) stderr += s;
+    };
+    say(`--${wgetTime(now)}--  ${shown}\n`);
+    let ip: string | undefined;
+    let body: Uint8Array | undefined;
+    let status = "200 OK";
+    let type = "text/html";
+    const remote = isIP(u.host) ? undefined : internetGet(u.host, u.path);
+    if (remote) {
+      ip = internetAddress(u.host);
+      say(`Resolving ${u.host} (${u.host})... ${ip}\n`);
+      say(`Connecting to ${u.host} (${u.host})|${ip}|:${u.port}... connected.\n`);
+      body = remote.body;
+      type = remote.contentType;
+    } else {
+      ip = isIP(u.host) ? u.host : await resolveHost(ctx, u.host);
+      if (!ip) {
+        say(`Resolving ${u.host} (${u.host})... failed: Name or service not known.\n`);
+        stderr += `wget: unable to resolve host address ‘${u.host}’\n`;
+        code = 4;
+        continue;
+      }
+      if (!isIP(u.host)) say(`Resolving ${u.host} (${u.host})... ${ip}\n`);
+      const target = isIP(u.host) ? `${ip}:${u.port}` : `${u.host} (${u.host})|${ip}|:${u.port}`;
+      const f = fetch(where(ctx), ip, u.port, u.path, "GET", u.authority);
+      if (f.conn.verdict !== "established") {
+        const why = f.conn.verdict === "refused" ? "Connection refused" : f.conn.verdict === "unreachable" ? "No route to host" : "Connection timed out";
+        say(`Connecting to ${target}... failed: ${why}.\n`);
+        code = 4;
+        continue;
+      }
+      say(`Connecting to ${target}... connected.\n`);
+      if (u.scheme === "https" || !f.response) {
+        say(u.scheme === "https" ? `GnuTLS: An unexpected TLS packet was received.\nUnable to establish SSL connection.\n` : `HTTP request sent, awaiting response... No data received.\n`);
+        code = 4;
+        continue;
+      }
+      status = `${f.response.status} ${f.response.reason}`;
+      if (f.response.status >= 400) {
+        say(`HTTP request sent, awaiting response... ${status}\n${wgetTime(now)} ERROR ${status}.\n\n`);
+        code = 8;
+        continue;
+      }
+      body = new TextEncoder().encode(f.response.body);
+      type = f.response.headers["Content-Type"] ?? "text/html";
+    }
+    say(`HTTP request sent, awaiting response... ${status}\n`);
+    const n = body.length;
+    say(`Length: ${n}${n >= 1024 ? ` (${humanSize(n, true)})` : ""} [${type.split(";")[0]}]\n`);
+    let file = out ?? (u.path.split("?")[0].split("/").pop() || "index.html");
+    if (out === "-") {
+      say(`Saving to: ‘STDOUT’\n\n`);
+      stdout += new TextDecoder().decode(body);
+    } else {
+      // An existing file is kept: the download becomes file.1, file.2, ...
+      if (out === undefined && ctx.exists && (await ctx.exists(file))) {
+        let k = 1;
+        while (await ctx.exists(`${file}.${k}`)) k++;
+        file = `${file}.${k}`;
+      }
+      await ctx.writeFile(file, body);
+      say(`Saving to: ‘${file}’\n\n`);
+    }
+    const name = (out === "-" ? "-" : file).padEnd(22).slice(0, 22);
+    say(`${name}100%[===================>] ${humanSize(n).padStart(7)}  --.-KB/s    in 0s      \n\n`);
+    say(`${wgetTime(now)} (${(n / 1024 / 1024 / 0.001).toFixed(0)} MB/s) - ${out === "-" ? "written to stdout" : `‘${file}’ saved`} [${n}/${n}]\n\n`);
+  }
+  return { stdout, stderr, exitCode: code };
+}
 
 // ---- ping (iputils) --------------------------------------------------------------------------
 

@@ -72,8 +72,8 @@ export interface Fetch {
   notHttp?: boolean;
 }
 
-/** Opens a TCP connection and, when it is established, asks the app for `path`. */
-export function fetch(w: Where, ip: string, port: number, path: string, method = "GET"): Fetch {
+/** Opens a TCP connection and, when it is established, asks the app for `path` (`host`: the Host header). */
+export function fetch(w: Where, ip: string, port: number, path: string, method = "GET", host = ip): Fetch {
   const dp = dataplaneOf(w.cluster);
   const conn = dp.connect(sourceOf(w), ip, port);
   if (conn.verdict !== "established") return { conn };
@@ -87,7 +87,8 @@ export function fetch(w: Where, ip: string, port: number, path: string, method =
         if (!prof || !fs) continue;
         const app = listenerApp(prof, conn.dst.port, "TCP");
         if (app === "http" || app === "wordpress") {
-          const response = httpGet(prof, fs, path);
+          const dbAccepts = app === "wordpress" ? wordpressDatabaseAccepts(w.cluster, e.pod, c.name) : undefined;
+          const response = httpGet(prof, fs, path, { host, dbAccepts });
           kubelet.appendLog(e.pod, c.name, [accessLog(prof.key, conn.seenSrc?.ip ?? "", method, path, response, w.cluster.now())]);
           return { conn, response };
         }
@@ -96,6 +97,47 @@ export function fetch(w: Where, ip: string, port: number, path: string, method =
     }
   }
   return { conn, notHttp: true };
+}
+
+/**
+ * Whether a WordPress container reaches its database as its wp-config does: WORDPRESS_DB_HOST
+ * ("host[:port]", default "mysql") resolved with the pod's resolv.conf, a TCP connection from the
+ * pod through the data plane, a mysql server behind it, and WORDPRESS_DB_USER/PASSWORD (image
+ * defaults "example username"/"example password") known to that server (root with
+ * MYSQL_ROOT_PASSWORD, or MYSQL_USER with MYSQL_PASSWORD).
+ */
+export function wordpressDatabaseAccepts(cluster: Cluster, pod: Pod, container: string): boolean {
+  const kubelet = cluster.kubelet;
+  const env = new Map(kubelet.environment(pod, container));
+  const [dbHost, dbPort] = (env.get("WORDPRESS_DB_HOST") || "mysql").split(":");
+  const user = env.get("WORDPRESS_DB_USER") ?? "example username";
+  const password = env.get("WORDPRESS_DB_PASSWORD") ?? "example password";
+  const w: Where = { cluster, node: pod.spec.nodeName ?? "", pod };
+  let ip = dbHost;
+  if (!isIP(dbHost)) {
+    let rc = NODE_RESOLV;
+    try {
+      rc = kubelet.filesystem(pod, container)?.read("/etc/resolv.conf") ?? NODE_RESOLV;
+    } catch {
+      /* no resolv.conf: the node's */
+    }
+    const r = lookup(w, dbHost, rc);
+    const a = r.ok ? r.answer.answers.find((x) => x.type === "A") : undefined;
+    if (!a) return false;
+    ip = a.data;
+  }
+  const conn = dataplaneOf(cluster).connect(sourceOf(w), ip, Number(dbPort || 3306));
+  if (conn.verdict !== "established" || !conn.dst) return false;
+  const db = podIndexOf(cluster).get(conn.dst.ip)?.pod;
+  if (!db) return false;
+  for (const c of db.spec.containers) {
+    const prof = kubelet.profile(db, c.name);
+    if (!prof || listenerApp(prof, conn.dst.port, "TCP") !== "mysql") continue;
+    const dbEnv = new Map(kubelet.environment(db, c.name));
+    if (user === "root") return password === dbEnv.get("MYSQL_ROOT_PASSWORD");
+    return !!dbEnv.get("MYSQL_USER") && user === dbEnv.get("MYSQL_USER") && password === dbEnv.get("MYSQL_PASSWORD");
+  }
+  return false;
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
