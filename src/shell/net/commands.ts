@@ -347,10 +347,13 @@ export const ping: NodeCommand = async (args, ctx) => {
 // ---- nslookup / host / dig ---------------------------------------------------------------------
 
 export const nslookup: NodeCommand = async (args, ctx) => {
-  const name = args.find((a) => !a.startsWith("-"));
+  const [name, serverArg] = args.filter((a) => !a.startsWith("-"));
   if (!name) return fail("Usage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]\n");
   const busybox = !!ctx.pod;
-  const r = lookup(where(ctx), name, await resolvConf(ctx));
+  // `nslookup NAME SERVER` asks SERVER (the node can ask CoreDNS at 10.96.0.10 itself).
+  let rc = await resolvConf(ctx);
+  if (serverArg) rc = rc.replace(/^nameserver.*\n?/gm, "") + `nameserver ${serverArg}\n`;
+  const r = lookup(where(ctx), name, rc);
   const server = r.server;
   const head = busybox ? `Server:\t\t${server}\nAddress:\t${server}:53\n\n` : `Server:\t\t${server}\nAddress:\t${server}#53\n\n`;
   if (!r.ok) {
