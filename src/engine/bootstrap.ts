@@ -2,8 +2,10 @@
 // nodes, the kubernetes Service, CoreDNS behind kube-dns, kube-proxy as a DaemonSet with its
 // ConfigMap, and the control plane's static pods. All of it is written through the apiserver.
 
+import type { ResourceInfo } from "./api/resources.js";
 import { R } from "./api/resources.js";
 import type { KObject } from "./api/types.js";
+import { decode } from "./apiserver/decode.js";
 import { rfc3339 } from "./clock.js";
 import type { Cluster } from "./cluster.js";
 import type { NodeConfig } from "./config.js";
@@ -13,8 +15,43 @@ export const COREDNS_IMAGE = "registry.k8s.io/coredns/coredns:v1.12.0";
 export const PAUSE_IMAGE = "registry.k8s.io/pause:3.10";
 export const ETCD_IMAGE = "registry.k8s.io/etcd:3.5.21-0";
 
+/**
+ * Bootstrap's objects are the same for every cluster of one configuration: each body is decoded
+ * (zod, which also puts the fields in the Go struct order the apiserver serves) once per process
+ * and then written in the trusted scope, as the controllers' writes are (no second decode;
+ * validation still runs in paranoid mode, i.e. in tests). Bodies with per-cluster random content
+ * (nodes, static pods) take the ordinary path.
+ */
+const decodedBodies = new Map<string, KObject>();
+
+function decodedOnce(info: ResourceInfo, body: unknown): KObject {
+  const k = `${info.resource}.${info.group}|${JSON.stringify(body)}`;
+  let d = decodedBodies.get(k);
+  if (!d) {
+    d = decode(info, body).object;
+    if (decodedBodies.size >= 256) decodedBodies.clear();
+    decodedBodies.set(k, d);
+  }
+  return d;
+}
+
+/** The apiserver's create for a body decoded once per process (the apiserver copies it). */
+function trustedCreator(c: Cluster): { create(info: ResourceInfo, ns: string | undefined, body: unknown): KObject } {
+  return {
+    create(info, ns, body) {
+      const was = c.api.trusted;
+      c.api.trusted = true;
+      try {
+        return c.api.create(info, ns, decodedOnce(info, body));
+      } finally {
+        c.api.trusted = was;
+      }
+    },
+  };
+}
+
 export function bootstrap(c: Cluster): void {
-  const api = c.api;
+  const api = trustedCreator(c);
   for (const ns of ["default", "kube-node-lease", "kube-public", "kube-system"]) {
     api.create(R.namespaces, undefined, {
       metadata: { name: ns, labels: { "kubernetes.io/metadata.name": ns } },

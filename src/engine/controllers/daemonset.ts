@@ -23,6 +23,7 @@ import {
   fnv32aAppend,
   getControllerOf,
   goJSON,
+  goJSONStored,
   isPodAvailable,
   isPodReady,
   podAvailableAt,
@@ -124,13 +125,24 @@ export function nodeShouldRunDaemonPod(node: Node, ds: DaemonSet): [boolean, boo
 
 /** controller.ComputeHash: FNV-1a over the template (Go hashes its spew dump; here its JSON) and the collision count. */
 export function computeDaemonSetHash(template: PodTemplateSpec, collisionCount?: number | null): string {
-  let h = fnv32aAppend(0x811c9dc5, new TextEncoder().encode(goJSON(template)));
+  let h = fnv32aAppend(0x811c9dc5, new TextEncoder().encode(goJSONStored(template)));
   if (collisionCount !== undefined && collisionCount !== null) {
     const b = new Uint8Array(4);
     new DataView(b.buffer).setUint32(0, collisionCount >>> 0, true);
     h = fnv32aAppend(h, b);
   }
   return safeEncodeString(String(h));
+}
+
+/** goJSON(daemonSetPatch(ds)), once per stored template (status writes keep the spec shared). */
+const patchJSON = new WeakMap<object, string>();
+function daemonSetPatchJSON(ds: DaemonSet): string {
+  let s = patchJSON.get(ds.spec.template);
+  if (s === undefined) {
+    s = goJSON(daemonSetPatch(ds));
+    patchJSON.set(ds.spec.template, s);
+  }
+  return s;
 }
 
 /** getPatch: the template as a strategic merge patch that replaces it, as stored in revisions. */
@@ -537,7 +549,7 @@ export class DaemonSetController implements Controller {
 
   private constructHistory(ds: DaemonSet): ControllerRevision | undefined {
     const ns = ds.metadata.namespace!;
-    const patch = goJSON(daemonSetPatch(ds));
+    const patch = daemonSetPatchJSON(ds);
     const current: ControllerRevision[] = [];
     const old: ControllerRevision[] = [];
     for (let h of this.controlledHistories(ds)) {
@@ -546,7 +558,7 @@ export class DaemonSetController implements Controller {
         next.metadata.labels = { ...(next.metadata.labels ?? {}), [CONTROLLER_REVISION_HASH]: h.metadata.name! };
         h = this.ctx.api.update(R.controllerrevisions, ns, h.metadata.name!, next) as ControllerRevision;
       }
-      if (goJSON(h.data) === patch) current.push(h);
+      if (goJSONStored(h.data) === patch) current.push(h);
       else old.push(h);
     }
     const currRevision = Math.max(0, ...old.map((h) => h.revision)) + 1;
@@ -571,12 +583,12 @@ export class DaemonSetController implements Controller {
         ownerReferences: [controllerRef(ds as KObject, R.daemonsets)],
       },
       // RawExtension bytes are served verbatim: Go's sorted-key JSON.
-      data: JSON.parse(goJSON(daemonSetPatch(ds))),
+      data: JSON.parse(daemonSetPatchJSON(ds)),
       revision,
     };
     const existing = this.ctx.store.get(REVISIONS, ns, name) as ControllerRevision | undefined;
     if (!existing) return this.ctx.api.create(R.controllerrevisions, ns, body) as ControllerRevision;
-    if (goJSON(existing.data) === goJSON(body.data)) return existing;
+    if (goJSONStored(existing.data) === daemonSetPatchJSON(ds)) return existing;
     // A hash collision with a different template: bump collisionCount and try again next sync.
     const status = { ...(ds.status ?? {}), collisionCount: (ds.status?.collisionCount ?? 0) + 1 };
     this.ctx.api.update(R.daemonsets, ns, ds.metadata.name!, { ...ds, status }, { subresource: "status" });
@@ -597,8 +609,8 @@ export class DaemonSetController implements Controller {
   }
 
   private cleanupHistory(ds: DaemonSet): void {
-    const patch = goJSON(daemonSetPatch(ds));
-    const old = this.controlledHistories(ds).filter((h) => goJSON(h.data) !== patch);
+    const patch = daemonSetPatchJSON(ds);
+    const old = this.controlledHistories(ds).filter((h) => goJSONStored(h.data) !== patch);
     let toKill = old.length - (ds.spec.revisionHistoryLimit ?? 10);
     if (toKill <= 0) return;
     const live = new Set<string>();

@@ -15,7 +15,7 @@ import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
 import type { StoreEvent } from "../store/store.js";
 import { safeEncodeString } from "../util/hash.js";
 import type { Controller, ControllerContext } from "./manager.js";
-import { controllerRef, fnv32, getControllerOf, goJSON, isPodAvailable, isPodReady, podAvailableAt, sortedMap, splitKey } from "./util.js";
+import { controllerRef, fnv32, getControllerOf, goJSON, goJSONStored, isPodAvailable, isPodReady, podAvailableAt, sortedMap, splitKey } from "./util.js";
 
 const PODS = rkey(R.pods);
 const SETS = rkey(R.statefulsets);
@@ -209,7 +209,7 @@ export class StatefulSetController implements Controller {
     const next = revisions.length ? revisions[revisions.length - 1].revision + 1 : 1;
     const candidate = this.newRevision(set, next, collisionCount);
     const bytes = goJSON(candidate.data);
-    const equal = revisions.filter((r) => goJSON(r.data) === bytes);
+    const equal = revisions.filter((r) => goJSONStored(r.data) === bytes);
     let update: ControllerRevision;
     if (equal.length && revisions[revisions.length - 1] === equal[equal.length - 1]) {
       // The template did not change since the latest revision.
@@ -226,7 +226,7 @@ export class StatefulSetController implements Controller {
           update = this.ctx.api.create(R.controllerrevisions, ns, { ...candidate, metadata: { ...candidate.metadata, name } }) as ControllerRevision;
           break;
         }
-        if (goJSON(exists.data) === bytes) {
+        if (goJSONStored(exists.data) === bytes) {
           update = exists;
           break;
         }

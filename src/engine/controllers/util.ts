@@ -86,6 +86,21 @@ export function scaledValue(v: number | string | undefined, total: number, round
  * encoding/json's bytes for a value that went through map[string]interface{} (as the
  * controllers' getPatch does): object keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped.
  */
+/**
+ * goJSON of a stored object (immutable: a change is a new object), computed once per object.
+ * Revision data and templates are hashed and compared on every sync.
+ */
+const storedJSON = new WeakMap<object, string>();
+export function goJSONStored(v: unknown): string {
+  if (v === null || typeof v !== "object") return goJSON(v);
+  let s = storedJSON.get(v);
+  if (s === undefined) {
+    s = goJSON(v);
+    storedJSON.set(v, s);
+  }
+  return s;
+}
+
 export function goJSON(v: unknown): string {
   if (v === null || v === undefined) return "null";
   if (typeof v === "string") return goString(v);

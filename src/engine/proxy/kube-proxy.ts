@@ -87,14 +87,30 @@ function q(s: string): string {
 }
 
 /**
+ * Parsed config.conf texts (only read, never changed): every node's kube-proxy of every cluster
+ * reads the same few texts, and parsing YAML was most of a cluster's creation time.
+ */
+const parsedConfigs = new Map<string, Record<string, unknown>>();
+
+function parseConfigYaml(text: string): Record<string, unknown> {
+  let doc = parsedConfigs.get(text);
+  if (!doc) {
+    const parsed: unknown = parseYaml(text);
+    doc = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
+    if (parsedConfigs.size >= 64) parsedConfigs.clear();
+    parsedConfigs.set(text, doc);
+  }
+  return doc;
+}
+
+/**
  * config.conf -> the proxier configuration kube-proxy v1.33 would run with, or the error it
  * exits with. Defaults as K/pkg/proxy/apis/config/v1alpha1/defaults.go sets them.
  */
 export function readKubeProxyConfig(text: string | undefined, nodeIPs: readonly string[]): StartDecision {
   let doc: Record<string, unknown>;
   try {
-    const parsed: unknown = parseYaml(text ?? "");
-    doc = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
+    doc = parseConfigYaml(text ?? "");
   } catch (e) {
     const msg = e instanceof Error ? e.message.split("\n")[0] : String(e);
     return { ok: false, fatal: [{ sev: "E", src: "run.go:72", msg: `"command failed" err=${q(`failed complete: failed to decode: ${msg}`)}` }] };
