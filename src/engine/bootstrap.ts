@@ -197,9 +197,9 @@ function registerNode(c: Cluster, n: NodeConfig): void {
         ],
         daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
         nodeInfo: {
-          machineID: c.rng.uuid().replace(/-/g, ""),
-          systemUUID: c.rng.uuid(),
-          bootID: c.rng.uuid(),
+          machineID: c.rng.get("bootstrap").uuid().replace(/-/g, ""),
+          systemUUID: c.rng.get("bootstrap").uuid(),
+          bootID: c.rng.get("bootstrap").uuid(),
           kernelVersion: "5.14.0-427.13.1.el9_4.x86_64",
           osImage: "Rocky Linux 9.4 (Blue Onyx)",
           containerRuntimeVersion: "containerd://1.7.27",
@@ -224,8 +224,8 @@ function createStaticPod(c: Cluster, node: NodeConfig, component: string): void 
       namespace: "kube-system",
       labels: { component, tier: "control-plane" },
       annotations: {
-        "kubernetes.io/config.hash": c.rng.string(32, "0123456789abcdef"),
-        "kubernetes.io/config.mirror": c.rng.string(32, "0123456789abcdef"),
+        "kubernetes.io/config.hash": c.rng.get("bootstrap").string(32, "0123456789abcdef"),
+        "kubernetes.io/config.mirror": c.rng.get("bootstrap").string(32, "0123456789abcdef"),
         "kubernetes.io/config.seen": rfc3339(c.clock.now()).replace("Z", ".000000000Z"),
         "kubernetes.io/config.source": "file",
       },

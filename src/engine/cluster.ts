@@ -28,7 +28,7 @@ import { StatefulSetController } from "./controllers/statefulset.js";
 import { Kubelet } from "./kubelet/kubelet.js";
 import { KubeProxies, type KubeProxiesState } from "./proxy/kube-proxy.js";
 import { Scheduler } from "./kubelet/scheduler.js";
-import { Rng, type RngState } from "./rng.js";
+import { RandomStreams, type RngState } from "./rng.js";
 import { Store } from "./store/store.js";
 
 /** Everything a cluster is, as JSON: what a host persists and a share link forks. */
@@ -36,7 +36,8 @@ export interface ClusterSnapshot {
   version: 1;
   config: ClusterConfig;
   clock: number;
-  rng: RngState;
+  /** Every random stream's state (see RandomStreams). */
+  rng: Record<string, RngState>;
   revision: number;
   objects: Record<string, KObject[]>;
   crds: string[];
@@ -80,7 +81,7 @@ export class Client {
 export class Cluster {
   readonly config: ClusterConfig;
   readonly clock: ManualClock;
-  readonly rng: Rng;
+  readonly rng: RandomStreams;
   readonly store: Store;
   readonly api: ApiServer;
   readonly manager: ControllerManager;
@@ -94,7 +95,7 @@ export class Cluster {
   constructor(partial: Partial<ClusterConfig> = {}, snapshot?: ClusterSnapshot) {
     this.config = clusterConfig(snapshot?.config ?? partial);
     this.clock = new ManualClock(snapshot?.clock ?? this.config.startTime);
-    this.rng = new Rng(snapshot?.rng ?? this.config.seed);
+    this.rng = new RandomStreams(this.config.seed, snapshot?.rng ?? {});
     this.store = new Store({ freeze: this.config.freeze });
     this.api = new ApiServer(this.store, this.clock, this.rng, {
       serviceCIDR: this.config.serviceCIDR,

@@ -79,3 +79,37 @@ function hashString(s: string): number {
 
 /** k8s.io/apimachinery/pkg/util/rand alphabet used for generateName suffixes. */
 export const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+/** The purposes a cluster draws randomness for; each has its own stream. */
+export type StreamName = "uid" | "event" | "name" | "alloc" | "schedule" | "runtime" | "traffic" | "bootstrap";
+
+/**
+ * A cluster's randomness as independent named streams, all derived from the cluster's seed.
+ * Drawing for one purpose never shifts another: a new object kind taking uids does not change
+ * pod names, IP allocation or which pod a request reaches, so golden outputs stay put.
+ */
+export class RandomStreams {
+  private readonly streams = new Map<string, Rng>();
+
+  constructor(
+    private readonly seed: number | string,
+    saved: Record<string, RngState> = {},
+  ) {
+    for (const [name, state] of Object.entries(saved)) this.streams.set(name, new Rng(state));
+  }
+
+  get(name: StreamName): Rng {
+    let r = this.streams.get(name);
+    if (!r) {
+      r = new Rng(`${String(this.seed)}/${name}`);
+      this.streams.set(name, r);
+    }
+    return r;
+  }
+
+  state(): Record<string, RngState> {
+    const out: Record<string, RngState> = {};
+    for (const name of [...this.streams.keys()].sort()) out[name] = this.streams.get(name)!.state();
+    return out;
+  }
+}

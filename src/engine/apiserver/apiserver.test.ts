@@ -3,13 +3,13 @@ import { R } from "../api/resources.js";
 import { StatusError } from "../api/status.js";
 import type { KObject, Service } from "../api/types.js";
 import { ManualClock } from "../clock.js";
-import { Rng } from "../rng.js";
+import { RandomStreams } from "../rng.js";
 import { Store } from "../store/store.js";
 import { ApiServer } from "./apiserver.js";
 
 function setup() {
   const store = new Store({ freeze: true });
-  const api = new ApiServer(store, new ManualClock(Date.UTC(2026, 0, 1)), new Rng(7), {
+  const api = new ApiServer(store, new ManualClock(Date.UTC(2026, 0, 1)), new RandomStreams(7), {
     serviceCIDR: "10.96.0.0/12",
     nodePortRange: [30000, 32767],
   });
@@ -80,7 +80,7 @@ describe("create", () => {
 
   it("answers 500 when a range is full", () => {
     const store = new Store();
-    const api = new ApiServer(store, new ManualClock(0), new Rng(1), { serviceCIDR: "10.96.0.0/30", nodePortRange: [30000, 30001] });
+    const api = new ApiServer(store, new ManualClock(0), new RandomStreams(1), { serviceCIDR: "10.96.0.0/30", nodePortRange: [30000, 30001] });
     api.create(R.namespaces, undefined, { metadata: { name: "default" } });
     api.create(R.services, "default", svc("a"));
     api.create(R.services, "default", svc("b"));

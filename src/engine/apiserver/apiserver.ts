@@ -23,7 +23,7 @@ import {
 import type { KObject, Service } from "../api/types.js";
 import { validateObject, validateUpdate } from "../api/validation/index.js";
 import { type Clock, rfc3339 } from "../clock.js";
-import { NAME_ALPHABET, type Rng } from "../rng.js";
+import { NAME_ALPHABET, type RandomStreams } from "../rng.js";
 import type { Store } from "../store/store.js";
 import { ClusterIPAllocator, NodePortAllocator } from "./allocators.js";
 import { decode, type FieldValidation } from "./decode.js";
@@ -91,13 +91,13 @@ export class ApiServer {
   constructor(
     readonly store: Store,
     readonly clock: Clock,
-    readonly rng: Rng,
+    readonly random: RandomStreams,
     readonly config: ApiServerConfig,
   ) {
     this.services = new ServiceAllocations(
       new ClusterIPAllocator(config.serviceCIDR),
       new NodePortAllocator(config.nodePortRange[0], config.nodePortRange[1]),
-      rng,
+      random.get("alloc"),
     );
   }
 
@@ -193,10 +193,10 @@ export class ApiServer {
     // names.SimpleNameGenerator: the prefix is cut to leave room for 5 random characters.
     const base = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
     for (let i = 0; i < 8; i++) {
-      const name = base + this.rng.string(5, NAME_ALPHABET);
+      const name = base + this.random.get("name").string(5, NAME_ALPHABET);
       if (!this.store.get(key(info), namespace, name)) return name;
     }
-    return base + this.rng.string(5, NAME_ALPHABET);
+    return base + this.random.get("name").string(5, NAME_ALPHABET);
   }
 
   private admitNamespace(info: ResourceInfo, namespace: string, name: string): void {
@@ -214,7 +214,7 @@ export class ApiServer {
 
   private prepareForCreate(info: ResourceInfo, obj: KObject): void {
     const meta = obj.metadata;
-    meta.uid = this.rng.uuid();
+    meta.uid = this.random.get("uid").uuid();
     meta.creationTimestamp = rfc3339(this.clock.now());
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -516,7 +516,7 @@ export class ApiServer {
       metadata: {
         name: `${o.metadata.name}.${suffix}`,
         namespace,
-        uid: this.rng.uuid(),
+        uid: this.random.get("event").uuid(),
         creationTimestamp: ts,
       },
       involvedObject: {

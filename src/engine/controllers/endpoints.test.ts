@@ -109,10 +109,11 @@ describe("EndpointsController", () => {
     h.pod("b", { ip: "10.244.1.3", ports: [{ name: "web", containerPort: 8081 }] });
     h.pod("c", { ip: "10.244.1.4" });
     const e = ep(h, "web")!;
-    // c only offers metrics; a and b differ on http: three subsets, in md5 order.
+    // c only offers metrics; a and b differ on http: three subsets, in md5 order (the md5 of
+    // spew dumps that include the pods' uids, so the order follows the seed's uid stream).
     expect(e.subsets!.map((s) => [ips(s.addresses), (s.ports ?? []).map((p) => `${p.name}:${p.port}`)])).toEqual([
-      [["10.244.1.2"], ["http:8080"]],
       [["10.244.1.2", "10.244.1.3", "10.244.1.4"], ["metrics:9090"]],
+      [["10.244.1.2"], ["http:8080"]],
       [["10.244.1.3"], ["http:8081"]],
     ]);
     golden("endpoints-named-ports.json", e.subsets);

@@ -6,14 +6,14 @@
 import type { ApiServer } from "../apiserver/apiserver.js";
 import type { ManualClock } from "../clock.js";
 import type { ClusterConfig } from "../config.js";
-import type { Rng } from "../rng.js";
+import type { RandomStreams } from "../rng.js";
 import type { Store, StoreEvent } from "../store/store.js";
 
 export interface ControllerContext {
   readonly api: ApiServer;
   readonly store: Store;
   readonly clock: ManualClock;
-  readonly rng: Rng;
+  readonly rng: RandomStreams;
   readonly config: ClusterConfig;
   /** Queue `key` of the calling controller again at clock time `atMs`. */
   requeueAt(controller: Controller, key: string, atMs: number): void;

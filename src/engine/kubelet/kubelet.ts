@@ -195,7 +195,7 @@ export class Kubelet implements Controller {
     if (!ip) {
       // The CNI's IPAM has no address left: the sandbox cannot be created and the pod waits.
       const cidr = nodeObj?.spec?.podCIDR ?? "";
-      this.event(pod, "Warning", "FailedCreatePodSandBox", `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "${hex64(this.ctx.rng)}": plugin type="flannel" failed (add): failed to delegate add: failed to allocate for range 0: no IP addresses available in range set: ${cidr}`);
+      this.event(pod, "Warning", "FailedCreatePodSandBox", `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "${hex64(this.ctx.rng.get("runtime"))}": plugin type="flannel" failed (add): failed to delegate add: failed to allocate for range 0: no IP addresses available in range set: ${cidr}`);
       return undefined;
     }
     const rt: PodRuntime = {
@@ -269,7 +269,7 @@ export class Kubelet implements Controller {
       const secs = (c.pullMs / 1000).toFixed(3).replace(/\.?0+$/, "");
       this.event(pod, "Normal", "Pulled", `Successfully pulled image "${c.image}" in ${secs}s (${secs}s including waiting). Image size: ${c.profile.sizeBytes} bytes.`, ref);
     }
-    c.id = hex64(this.ctx.rng);
+    c.id = hex64(this.ctx.rng.get("runtime"));
     c.envRevision = this.ctx.store.revision();
     c.startedAt = now;
     this.event(pod, "Normal", "Created", `Created container: ${c.name}`, ref);

@@ -156,7 +156,7 @@ export class Scheduler implements Controller {
         bestScore = score;
       } else if (cmp === 0) best.push(n);
     }
-    return best.length === 1 ? best[0] : best[this.ctx.rng.int(best.length)];
+    return best.length === 1 ? best[0] : best[this.ctx.rng.get("schedule").int(best.length)];
   }
 
   private unschedulable(pod: Pod, nodeCount: number, failures: Map<string, number>): void {

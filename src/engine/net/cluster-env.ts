@@ -151,6 +151,6 @@ export function clusterNetEnv(cluster: Cluster): NetEnv {
       return undefined;
     },
     now: () => cluster.now(),
-    rng: cluster.rng,
+    rng: cluster.rng.get("traffic"),
   };
 }

@@ -7,7 +7,7 @@ import { R } from "../../api/resources.js";
 import type { KObject, Pod } from "../../api/types.js";
 import { ManualClock, rfc3339 } from "../../clock.js";
 import { type ClusterConfig, clusterConfig } from "../../config.js";
-import { Rng } from "../../rng.js";
+import { RandomStreams } from "../../rng.js";
 import { Store, type StoreEvent } from "../../store/store.js";
 import { type Controller, type ControllerContext, ControllerManager } from "../manager.js";
 
@@ -43,7 +43,7 @@ export interface PodOpts {
 export function harness(make: (ctx: ControllerContext) => Controller[], cfg: Partial<ClusterConfig> = {}): Harness {
   const config = clusterConfig({ freeze: true, ...cfg });
   const clock = new ManualClock(config.startTime);
-  const rng = new Rng(config.seed);
+  const rng = new RandomStreams(config.seed);
   const store = new Store({ freeze: true });
   const api = new ApiServer(store, clock, rng, { serviceCIDR: config.serviceCIDR, nodePortRange: config.nodePortRange });
   const manager = new ControllerManager(store, clock);

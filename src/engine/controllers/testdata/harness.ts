@@ -7,7 +7,7 @@ import { R } from "../../api/resources.js";
 import type { KObject, Pod } from "../../api/types.js";
 import { ManualClock, rfc3339 } from "../../clock.js";
 import { clusterConfig, type ClusterConfig } from "../../config.js";
-import { Rng } from "../../rng.js";
+import { RandomStreams } from "../../rng.js";
 import { Store } from "../../store/store.js";
 import { targetNodeName } from "../daemonset.js";
 import { type Controller, type ControllerContext, ControllerManager } from "../manager.js";
@@ -32,7 +32,7 @@ export interface Harness {
 export function newHarness(make: (ctx: ControllerContext) => Controller[], partial: Partial<ClusterConfig> = {}): Harness {
   const config = clusterConfig({ seed: 42, freeze: true, ...partial });
   const clock = new ManualClock(config.startTime);
-  const rng = new Rng(config.seed);
+  const rng = new RandomStreams(config.seed);
   const store = new Store({ freeze: true });
   const api = new ApiServer(store, clock, rng, { serviceCIDR: config.serviceCIDR, nodePortRange: config.nodePortRange });
   api.crds.add("ipaddresspools.metallb.io");
