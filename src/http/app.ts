@@ -14,6 +14,7 @@ import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.js";
 import { LABS, lab as findLab } from "../labs/index.js";
 import { bad, forbiddenMsg, internal, notFoundMsg, rateLimited, tooLarge, unauthorized } from "./errors.js";
 import { kubeconfig } from "./kubeconfig.js";
+import { kubeApi } from "../kubeapi/app.js";
 import { mintToken, timingSafeEqual, verifyToken } from "./tokens.js";
 
 export interface AppDeps {
@@ -388,6 +389,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
     deps.history.event({ ts: now(), clusterId: id, tenantId: a.row.tenantId, type: "deleted", detail: {} });
     return c.json({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name: id, kind: "clusters" } });
   });
+
+  app.route("/k8s/:id", kubeApi({ host: deps.host, access: async (c, id) => (await access(c as Context<Env>, id)).limits }));
 
   // ---- share links --------------------------------------------------------------------
   const shared = async (c: Context<Env>): Promise<ClusterRow> => {

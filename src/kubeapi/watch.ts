@@ -1,0 +1,158 @@
+// Watches (?watch=true): newline-delimited JSON {type, object}, fed from the host's live channel
+// (every change after it was persisted, in revision order). A watch from resourceVersion N gets
+// the changes after N; without one (or "0") it starts with ADDED for what exists; a revision
+// older than the store's change log is answered as kube-apiserver's watch cache answers it: one
+// ERROR event carrying the 410 Expired Status "too old resource version".
+
+import { matchesFields, parseFieldSelector } from "../engine/api/fields.js";
+import { parseSelector } from "../engine/api/labels.js";
+import { resourceKey, type ResourceInfo } from "../engine/api/resources.js";
+import { badRequest, methodNotAllowed, notServed } from "../engine/api/status.js";
+import { withTypeMeta } from "../engine/apiserver/apiserver.js";
+import type { KObject } from "../engine/api/types.js";
+import type { Cluster } from "../engine/cluster.js";
+import type { LiveMessage } from "../runtime/core.js";
+import { type KubeRequest, parseTarget } from "./serve.js";
+import { type IncludeObject, includeObjectOf, toTable, wantsTable } from "./table.js";
+
+export interface WatchPlan {
+  info: ResourceInfo;
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Start after this revision; undefined: start with the current state as ADDED events. */
+  since?: number;
+  table: boolean;
+  include: IncludeObject;
+  timeoutSeconds?: number;
+}
+
+/** Is this request a watch (?watch=true, or the legacy /watch/ path)? Rewrites the legacy path. */
+export function asWatch(req: KubeRequest): KubeRequest | undefined {
+  if (req.method !== "GET") return undefined;
+  const segs = req.path.split("/").filter(Boolean);
+  const legacyAt = segs[0] === "api" ? 2 : segs[0] === "apis" ? 3 : -1;
+  if (legacyAt > 0 && segs[legacyAt] === "watch") {
+    return { ...req, path: "/" + [...segs.slice(0, legacyAt), ...segs.slice(legacyAt + 1)].join("/"), query: { ...req.query, watch: "true" } };
+  }
+  const w = req.query.watch;
+  return w === "true" || w === "1" ? req : undefined;
+}
+
+/** Checks the watch against the cluster (served kind, selectors) and fixes what it selects. */
+export function watchPlan(cluster: Cluster, req: KubeRequest): WatchPlan {
+  const t = parseTarget(req.path.split("/").filter(Boolean).map(decodeURIComponent), cluster);
+  if (!t) throw notServed();
+  if (t.sub !== undefined) throw methodNotAllowed("watch is not supported on subresources");
+  if (!t.info.verbs.includes("watch")) throw methodNotAllowed(`GET is not supported on resources of kind "${t.info.resource}"`);
+  const q = req.query;
+  if (q.labelSelector) parseSelector(q.labelSelector);
+  if (q.fieldSelector) parseFieldSelector(t.info.kind, q.fieldSelector);
+  const rv = q.resourceVersion;
+  let since: number | undefined;
+  if (rv !== undefined && rv !== "" && rv !== "0") {
+    since = Number(rv);
+    if (!Number.isInteger(since) || since < 0) throw badRequest(`invalid resource version: strconv.ParseUint: parsing "${rv}": invalid syntax`);
+  }
+  let fieldSelector = q.fieldSelector;
+  // A watch of one named object (kubectl get NAME -w, rollout status, wait): metadata.name.
+  if (t.name !== undefined) fieldSelector = [fieldSelector, `metadata.name=${t.name}`].filter(Boolean).join(",");
+  const timeout = q.timeoutSeconds !== undefined ? Number(q.timeoutSeconds) : undefined;
+  return {
+    info: t.info,
+    namespace: t.info.namespaced ? t.namespace : undefined,
+    labelSelector: q.labelSelector || undefined,
+    fieldSelector: fieldSelector || undefined,
+    since,
+    table: wantsTable(req.accept),
+    include: includeObjectOf(q.includeObject),
+    timeoutSeconds: timeout !== undefined && Number.isFinite(timeout) && timeout > 0 ? timeout : undefined,
+  };
+}
+
+/** Turns live-channel messages into watch lines for one plan; `done` once the watch must end. */
+export class WatchStream {
+  done = false;
+  private readonly key: string;
+  private readonly labels;
+  /** Objects this watcher has been told about as matching (a MODIFIED that stops matching is a DELETED). */
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly plan: WatchPlan, private readonly now: () => number) {
+    this.key = resourceKey(plan.info.group, plan.info.resource);
+    this.labels = plan.labelSelector ? parseSelector(plan.labelSelector) : undefined;
+  }
+
+  private matches(o: KObject): boolean {
+    if (this.plan.namespace && o.metadata.namespace !== this.plan.namespace) return false;
+    if (this.labels && !this.labels.matches(o.metadata.labels ?? {})) return false;
+    if (this.plan.fieldSelector && !matchesFields(this.plan.info.kind, o, this.plan.fieldSelector)) return false;
+    return true;
+  }
+
+  private line(type: string, o: KObject): string {
+    const obj = withTypeMeta(this.plan.info, o);
+    const object = this.plan.table ? toTable(this.plan.info, [obj], this.now(), { resourceVersion: obj.metadata.resourceVersion }, this.plan.include) : obj;
+    return JSON.stringify({ type, object }) + "\n";
+  }
+
+  /** The lines for one message of the live channel. */
+  onMessage(m: LiveMessage): string[] {
+    if (this.done) return [];
+    switch (m.type) {
+      case "reset": {
+        if (this.plan.since !== undefined) {
+          this.done = true;
+          return [tooOld(this.plan.since, m.rv)];
+        }
+        const out: string[] = [];
+        for (const o of m.objects[this.key] ?? []) {
+          if (!this.matches(o)) continue;
+          this.seen.add(id(o));
+          out.push(this.line("ADDED", o));
+        }
+        return out;
+      }
+      case "change": {
+        if (m.resource !== this.key) return [];
+        const o = m.object;
+        const k = id(o);
+        const match = this.matches(o);
+        if (m.verb === "DELETED") {
+          if (!match && !this.seen.has(k)) return [];
+          this.seen.delete(k);
+          return [this.line("DELETED", o)];
+        }
+        if (match) {
+          const type = m.verb === "ADDED" ? "ADDED" : "MODIFIED";
+          this.seen.add(k);
+          return [this.line(type, o)];
+        }
+        if (this.seen.delete(k)) return [this.line("DELETED", o)];
+        return [];
+      }
+      case "gone":
+        this.done = true;
+        return [];
+      default:
+        return [];
+    }
+  }
+}
+
+function id(o: KObject): string {
+  return `${o.metadata.namespace ?? ""}/${o.metadata.name ?? ""}`;
+}
+
+function tooOld(rv: number, current: number): string {
+  const status = {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: `too old resource version: ${rv} (${current})`,
+    reason: "Expired",
+    code: 410,
+  };
+  return JSON.stringify({ type: "ERROR", object: status }) + "\n";
+}
