@@ -179,11 +179,12 @@ async function busyboxWget(args: string[], ctx: NodeCommandContext): Promise<Nod
       continue;
     }
     if (r.status >= 400) return fail(`${log}wget: server returned error: HTTP/1.1 ${r.status} ${r.reason}\n`);
-    if (out === "-") return ok(r.body, log);
+    const size = new TextEncoder().encode(r.body).length;
+    const bar = (name: string) => `${name.padEnd(20)} 100% |********************************|  ${String(size).padStart(4)}  0:00:00 ETA\n`;
+    if (out === "-") return ok(r.body, quiet ? "" : `${log}writing to stdout\n${bar("-")}written to stdout\n`);
     if (out === undefined && ctx.exists && (await ctx.exists(file))) return fail(`${log}wget: can't open '${file}': File exists\n`);
     await ctx.writeFile(file, r.body);
-    const size = new TextEncoder().encode(r.body).length;
-    return ok("", quiet ? "" : `${log}saving to '${file}'\n${file.padEnd(20)} 100% |********************************|  ${String(size).padStart(4)}  0:00:00 ETA\n'${file}' saved\n`);
+    return ok("", quiet ? "" : `${log}saving to '${file}'\n${bar(file)}'${file}' saved\n`);
   }
 }
 
