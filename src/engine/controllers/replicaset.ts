@@ -58,7 +58,8 @@ export class ReplicaSetController implements Controller {
       enqueue(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`);
     } else if (ev.resource === PODS) {
       const pod = ev.object as Pod;
-      this.index(pod, ev.type === "DELETED");
+      // Status writes share the owner references: the index stays as it is.
+      if (ev.type !== "MODIFIED" || ev.old?.metadata.ownerReferences !== pod.metadata.ownerReferences) this.index(pod, ev.type === "DELETED");
       const ref = getControllerOf(pod);
       if (ref?.kind === "ReplicaSet") enqueue(`${pod.metadata.namespace}/${ref.name}`);
       else if (!ref && ev.type !== "DELETED") {

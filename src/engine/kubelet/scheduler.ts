@@ -86,7 +86,15 @@ export class Scheduler implements Controller {
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === PODS) {
       const pod = ev.object as Pod;
-      this.track(`${pod.metadata.namespace}/${pod.metadata.name}`, ev.type === "DELETED" ? undefined : pod);
+      const old = ev.old as Pod | undefined;
+      // A placement is (node, owner, finished): a write that keeps spec, owners and phase keeps it.
+      const same =
+        ev.type === "MODIFIED" &&
+        old !== undefined &&
+        old.spec === pod.spec &&
+        old.metadata.ownerReferences === pod.metadata.ownerReferences &&
+        old.status?.phase === pod.status?.phase;
+      if (!same) this.track(`${pod.metadata.namespace}/${pod.metadata.name}`, ev.type === "DELETED" ? undefined : pod);
       if (ev.type !== "DELETED" && !pod.spec.nodeName && !pod.metadata.deletionTimestamp) {
         enqueue(`${pod.metadata.namespace}/${pod.metadata.name}`);
       }
