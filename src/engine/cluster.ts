@@ -152,15 +152,20 @@ export class Cluster {
 
   /** The whole cluster as JSON-serializable data. */
   snapshot(): ClusterSnapshot {
+    return { ...this.snapshotMeta(), config: this.config, objects: this.store.dump(), kubelet: this.kubelet.save() };
+  }
+
+  /**
+   * The snapshot without objects, config and kubelet state: small enough for a host to write
+   * with every acknowledged write, next to the object rows it persists separately.
+   */
+  snapshotMeta(): Omit<ClusterSnapshot, "objects" | "config" | "kubelet"> {
     return {
       version: 1,
-      config: this.config,
       clock: this.clock.now(),
       rng: this.rng.state(),
       revision: this.store.revision(),
-      objects: this.store.dump(),
       crds: [...this.api.crds].sort(),
-      kubelet: this.kubelet.save(),
       eventSeq: this.api.eventSeq,
       timers: this.manager.saveTimers(),
       proxies: this.proxies.save(),

@@ -247,15 +247,8 @@ export class ClusterCore {
   /** The meta row as JSON (small: written on every acknowledged write). */
   metaJSON(): string {
     const c = this.cluster;
-    const meta: Omit<Meta, "config" | "kubelet" | "shell"> = {
-      version: 1,
-      clock: c.now(),
-      rng: c.rng.state(),
-      revision: c.store.revision(),
-      crds: [...c.api.crds].sort(),
-      eventSeq: c.api.eventSeq,
-      ...this.meta,
-    };
+    // Everything the engine's snapshot holds but objects, config and kubelet (their own rows).
+    const meta: Omit<Meta, "config" | "kubelet" | "shell"> = { ...c.snapshotMeta(), ...this.meta };
     return JSON.stringify(meta);
   }
 
