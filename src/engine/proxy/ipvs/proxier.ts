@@ -267,7 +267,9 @@ export class IpvsProxier implements Proxier {
     const rec: PortRecord = { svc, eps, vss: [], sets: [], bound: [] };
     const proto = svc.protocol.toLowerCase();
     const cat = categorizeEndpoints(eps, svc, { nodeName: this.node.name, zone: this.node.zone, preferSameNode: false });
-    const forVS = (local: boolean): readonly EndpointInfo[] => (local && cat.local.length > 0 ? cat.local : cat.cluster);
+    // As syncEndpoint: a policy-Local virtual server gets the local endpoints only, none if there are none
+    // (IPVS then answers ICMP port unreachable), never the cluster-wide ones.
+    const forVS = (local: boolean): readonly EndpointInfo[] => (local ? cat.local : cat.cluster);
     const entry = (ip: string) => `${ip},${proto}:${svc.port}`;
 
     // Hairpin: local endpoints get masqueraded when they reach themselves.
