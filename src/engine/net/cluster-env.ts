@@ -84,7 +84,8 @@ export function podIndexOf(cluster: Cluster): PodIndex {
   return p;
 }
 
-function ipvsHandle(p: IpvsProxier): IpvsHandle {
+/** The data plane's view of one node's IPVS proxier (exported for SimNet's packet-flow table). */
+export function ipvsHandle(p: IpvsProxier): IpvsHandle {
   return {
     isBound: (ip) => p.bound.has(ip),
     ipset: (name) => p.ipsets.get(name),

@@ -5,7 +5,9 @@ import { ep, svc } from "../proxy/iptables/testing.js";
 import type { EndpointInfo, ProxyMode, ServicePortInfo } from "../proxy/types.js";
 import type { ConnectOptions } from "./dataplane.js";
 import type { L4, Source, Verdict } from "./packet.js";
-import { SimNet, type SimOptions, type SimPod } from "./sim.js";
+import { IpvsProxier } from "../proxy/ipvs/proxier.js";
+import { ipvsHandle } from "./cluster-env.js";
+import { SimNet, type RulesFactory, type SimOptions, type SimPod } from "./sim.js";
 
 const at = (ip: string, node: string, port = 80, o: Partial<EndpointInfo> = {}) => ep(ip, port, { nodeName: node, ...o });
 
@@ -66,14 +68,15 @@ const rows: Row[] = [
   { name: "external -> NodePort on node1", from: outside(), to: "10.1.8.31", port: 31917, pods: ANY_WEB, masq: true, seen: ["10.244.1.1", "10.244.1.0"], verdict: "established" },
   { name: "external -> NodePort on node2", from: outside(), to: "10.1.8.32", port: 31917, pods: ANY_WEB, masq: true, seen: ["10.244.2.1", "10.244.2.0"], verdict: "established" },
   { name: "external -> NodePort ETP Local, node with the endpoint", from: outside(), to: "10.1.8.31", port: 31000, pods: ["default/loc-a"], masq: false, seen: "192.168.1.5", verdict: "established" },
-  { name: "external -> NodePort ETP Local, node without endpoints (DROP)", from: outside(), to: "10.1.8.32", port: 31000, pods: [], verdict: "timeout" },
+  // iptables/nftables DROP; IPVS has a virtual server without real servers, which answers ICMP port unreachable.
+  { name: "external -> NodePort ETP Local, node without endpoints (DROP)", from: outside(), to: "10.1.8.32", port: 31000, pods: [], verdict: { iptables: "timeout", nftables: "timeout", ipvs: "refused" } },
   { name: "external -> LoadBalancer IP (announced by node1)", from: outside(), to: "10.1.8.40", port: 8080, pods: ANY_WEB, masq: true, verdict: "established" },
   { name: "external -> externalIP", from: outside("node2"), to: "10.1.8.50", port: 8080, pods: ANY_WEB, masq: true, verdict: "established" },
   { name: "pod -> LoadBalancer IP (captured on the pod's node)", from: client2, to: "10.1.8.40", port: 8080, pods: ANY_WEB, masq: true, verdict: "established" },
   { name: "pod -> service without endpoints (REJECT)", from: client1, to: "10.96.0.102", port: 80, pods: [], verdict: "refused" },
   { name: "external -> NodePort without endpoints (REJECT)", from: outside(), to: "10.1.8.31", port: 31001, pods: [], verdict: "refused" },
   { name: "internalTrafficPolicy Local, local endpoint", from: client1, to: "10.96.0.103", port: 80, pods: ["default/itp-a"], masq: false, verdict: "established" },
-  { name: "internalTrafficPolicy Local, no local endpoint (DROP)", from: client2, to: "10.96.0.103", port: 80, pods: [], verdict: "timeout" },
+  { name: "internalTrafficPolicy Local, no local endpoint (DROP)", from: client2, to: "10.96.0.103", port: 80, pods: [], verdict: { iptables: "timeout", nftables: "timeout", ipvs: "refused" } },
   { name: "pod app refuses the port", from: client1, to: "10.96.0.105", port: 3306, pods: ["default/db-a"], masq: false, verdict: "refused" },
   { name: "hairpin: pod -> its own service (masquerade)", from: { kind: "pod", ip: "10.244.1.6", node: "node1" }, to: "10.96.0.106", port: 80, pods: ["default/solo"], masq: true, seen: "10.244.1.1", verdict: "established" },
   { name: "pod -> pod IP on another node", from: client1, to: "10.244.2.2", port: 80, pods: ["default/web-b"], masq: false, seen: "10.244.1.10", verdict: "established" },
@@ -87,16 +90,24 @@ const rows: Row[] = [
     // iptables: no rule, default route, nothing answers. nftables: cluster-ips-check rejects. IPVS: bound address, RST.
     verdict: { iptables: "timeout", nftables: "refused", ipvs: "refused" },
   },
-  { name: "ping ClusterIP", from: client1, to: "10.96.0.100", port: 0, proto: "icmp", pods: [], verdict: { iptables: "timeout", nftables: "refused", ipvs: "established" } },
+  // IPVS binds the ClusterIP to kube-ipvs0, but since v1.29 KUBE-IPVS-FILTER rejects new traffic to
+  // it that is not for a service port, ICMP included.
+  { name: "ping ClusterIP", from: client1, to: "10.96.0.100", port: 0, proto: "icmp", pods: [], verdict: { iptables: "timeout", nftables: "refused", ipvs: "refused" } },
   { name: "ping pod IP", from: client1, to: "10.244.2.2", port: 0, proto: "icmp", pods: ["default/web-b"], verdict: "established" },
   { name: "ping node IP", from: client1, to: "10.1.8.32", port: 0, proto: "icmp", pods: [], verdict: "established" },
   { name: "pod -> internet (no route beyond the gateway)", from: client1, to: "93.184.216.34", port: 80, pods: [], verdict: "timeout" },
 ];
 
-const MODES: ProxyMode[] = ["iptables", "nftables"];
+const MODES: ProxyMode[] = ["iptables", "nftables", "ipvs"];
+
+/** IPVS mode as the Cluster wires it: the proxier's iptables rules plus its IPVS state, through cluster-env's adapter. */
+const ipvsFactory: RulesFactory = (node, config) => {
+  const p = new IpvsProxier({ name: node.name, ips: [node.ip], podCIDR: node.podCIDR, zone: "" }, config);
+  return { rules: { mode: "ipvs", ruleset: p.iptables, ipvs: ipvsHandle(p) }, sync: (s) => void p.sync(s) };
+};
 
 function net(mode: ProxyMode, seed = 7): SimNet {
-  return new SimNet({ mode, services, pods, seed, announce: { "10.1.8.40": "node1" } });
+  return new SimNet({ mode, services, pods, seed, announce: { "10.1.8.40": "node1" }, factory: ipvsFactory });
 }
 
 describe.each(MODES)("packet flow (%s)", (mode) => {
@@ -128,7 +139,8 @@ describe.each(MODES)("packet flow (%s)", (mode) => {
     expect(rules.length).toBeGreaterThan(2);
     for (const s of rules) expect(s.rule).toBeGreaterThan(0);
     expect(r.trace!.some((s) => s.kind === "nat" && s.text.includes("10.96.0.100:8080 ->"))).toBe(true);
-    expect(r.trace!.some((s) => s.kind === "random")).toBe(true);
+    // iptables and nftables pick at random; IPVS's scheduler decides.
+    expect(r.trace!.some((s) => s.kind === (mode === "ipvs" ? "scheduler" : "random"))).toBe(true);
   });
 
   it("session affinity: 20 requests from one client land on one pod", () => {
@@ -162,12 +174,23 @@ describe.each(MODES)("packet flow (%s)", (mode) => {
   it("canary 8:2 gives 80/20 (chi-square, df=1, p=0.001 bound 10.83)", () => {
     const eps = [...Array(10).keys()].map((i) => at(`10.244.${i % 3}.${50 + i}`, ["master", "node1", "node2"][i % 3]));
     const cpods: SimPod[] = eps.map((e, i) => ({ key: i < 8 ? `default/web-28-${i}` : `default/web-29-${i}`, ip: e.ip, node: e.nodeName }));
-    const n = new SimNet({ mode, services: [[svc({ ns: "default", name: "canary", clusterIP: "10.96.0.200" }), eps]], pods: [...cpods, pods[8]], seed: 99 });
+    const n = new SimNet({ mode, services: [[svc({ ns: "default", name: "canary", clusterIP: "10.96.0.200" }), eps]], pods: [...cpods, pods[8]], seed: 99, factory: ipvsFactory });
     const N = 5000;
     let old = 0;
     for (let i = 0; i < N; i++) if (n.dp.connect(client1, "10.96.0.200", 80).pod!.startsWith("default/web-28")) old++;
     const chi = (old - 0.8 * N) ** 2 / (0.8 * N) + (N - old - 0.2 * N) ** 2 / (0.2 * N);
     expect(chi).toBeLessThan(10.83);
+  });
+
+  it.runIf(mode === "ipvs")("IPVS rr through the data plane: 60 requests over 3 pods give exactly 20 each", () => {
+    const n = net(mode);
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 60; i++) {
+      const r = n.dp.connect(client1, "10.96.0.100", 8080);
+      expect(r.verdict).toBe("established");
+      counts.set(r.pod!, (counts.get(r.pod!) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(counts)).toEqual({ "default/web-a": 20, "default/web-b": 20, "default/web-c": 20 });
   });
 
   it("replays exactly from the same seed", () => {
