@@ -21,7 +21,7 @@ import type { Kubelet } from "../kubelet/kubelet.js";
 import type { StoreEvent } from "../store/store.js";
 import { type Rule, type Ruleset, type Table, BUILTIN_CHAINS } from "./iptables/model.js";
 import { isServiceChainName } from "./iptables/names.js";
-import { IptablesProxier } from "./iptables/proxier.js";
+import { IptablesProxier, SharedServiceRecords } from "./iptables/proxier.js";
 import { saveRule } from "./iptables/render.js";
 import { IpvsProxier, KNOWN_SCHEDULERS } from "./ipvs/proxier.js";
 import { NftablesProxier } from "./nftables/proxier.js";
@@ -355,6 +355,8 @@ export class KubeProxies implements Controller {
   private readonly decided = new Map<string, KubeProxyStart>();
   /** Start count, for tests. */
   starts = 0;
+  /** iptables service records that do not depend on the node, shared by the nodes' proxiers. */
+  private readonly sharedRecords = new SharedServiceRecords();
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -483,7 +485,7 @@ export class KubeProxies implements Controller {
 
   private install(st: NodeProxyState, node: ProxyNode, config: ProxyConfig, id: string): void {
     const prev = st.proxier;
-    const proxier = newProxier(node, config, this.ctx.config.serviceCIDR);
+    const proxier = newProxier(node, config, this.ctx.config.serviceCIDR, this.sharedRecords);
     // platformCleanup (server_linux.go): nftables removes iptables and IPVS state; the
     // iptables-based modes remove nftables state.
     if (config.mode === "nftables") {
@@ -524,13 +526,13 @@ export class KubeProxies implements Controller {
   }
 }
 
-export function newProxier(node: ProxyNode, config: ProxyConfig, serviceCIDR: string): Proxier {
+export function newProxier(node: ProxyNode, config: ProxyConfig, serviceCIDR: string, shared?: SharedServiceRecords): Proxier {
   switch (config.mode) {
     case "ipvs":
       return new IpvsProxier(node, config);
     case "nftables":
       return new NftablesProxier(node, config, { serviceCIDRs: [serviceCIDR] });
     default:
-      return new IptablesProxier(node, config);
+      return new IptablesProxier(node, config, {}, shared);
   }
 }

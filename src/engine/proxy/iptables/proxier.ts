@@ -117,6 +117,43 @@ interface ServiceRecord {
   endpointCount: number;
 }
 
+/**
+ * Service records that do not depend on the node, shared by the iptables proxiers of one cluster.
+ * Every node's kube-proxy keeps a full ruleset (as on a real cluster), but a service port whose
+ * endpoint list holds no endpoint local to the node, no topology hints and no
+ * loadBalancerSourceRanges is built from the same inputs into the same chains on every node with
+ * the same configuration: one record serves them all. Records are never changed after they are
+ * built (a sync replaces them), so sharing is invisible to renderers and the packet path.
+ */
+export class SharedServiceRecords {
+  private readonly byKey = new Map<string, { svc: ServicePortInfo; eps: readonly EndpointInfo[]; fp: string; rec: ServiceRecord }>();
+
+  /** @internal */
+  get(key: string, svc: ServicePortInfo, eps: readonly EndpointInfo[], fp: string): ServiceRecord | undefined {
+    const e = this.byKey.get(key);
+    return e && e.svc === svc && e.eps === eps && e.fp === fp ? e.rec : undefined;
+  }
+
+  /** @internal */
+  set(key: string, svc: ServicePortInfo, eps: readonly EndpointInfo[], fp: string, rec: ServiceRecord): void {
+    this.byKey.set(key, { svc, eps, fp, rec });
+  }
+
+  /** Forget a service port no proxier has any more. */
+  delete(key: string): void {
+    this.byKey.delete(key);
+  }
+}
+
+function nodeIndependent(svc: ServicePortInfo, eps: readonly EndpointInfo[]): boolean {
+  if (svc.loadBalancerSourceRanges.length > 0) return false;
+  for (let i = 0; i < eps.length; i++) {
+    const e = eps[i];
+    if (e.isLocal || e.zoneHints.length > 0 || e.nodeHints.length > 0) return false;
+  }
+  return true;
+}
+
 function push(list: Rule[] | undefined, r: Rule): Rule[] {
   if (list === undefined) return [r];
   list.push(r);
@@ -163,8 +200,13 @@ export class IptablesProxier implements Proxier {
   private synced = false;
   private tainted = false;
 
-  constructor(node: ProxyNode, config: ProxyConfig, options: IptablesProxierOptions = {}) {
+  /** Records shared with the other nodes' proxiers, and what besides the inputs they depend on. */
+  private readonly shared: SharedServiceRecords | undefined;
+  private readonly fingerprint: string;
+
+  constructor(node: ProxyNode, config: ProxyConfig, options: IptablesProxierOptions = {}, shared?: SharedServiceRecords) {
     this.node = node;
+    this.shared = shared;
     this.opts = {
       nfacct: options.nfacct ?? false,
       randomFully: options.randomFully ?? true,
@@ -213,6 +255,8 @@ export class IptablesProxier implements Proxier {
       for (const b of BUILTIN_CHAINS[name]) chains.set(b, { name: b, origin: "builtin", policy: "ACCEPT", rules: [] });
       tables.push({ name, chains, chainSetVersion: 0 });
     }
+    // Everything of this proxier that a node-independent service record depends on.
+    this.fingerprint = [this.opts.nfacct, this.opts.preferSameTrafficDistribution, this.masqueradeAll, this.localCidr ?? "", this.localhostNodePorts].join("|");
     this.ruleset = { tables };
     this.filter = tables.find((t) => t.name === "filter")!;
     this.nat = tables.find((t) => t.name === "nat")!;
@@ -268,13 +312,14 @@ export class IptablesProxier implements Proxier {
         this.records.delete(key);
       }
       if (this.proxied(svc)) {
-        const rec = this.buildService(svc, state.endpoints.get(key) ?? [], old);
+        const rec = this.record(key, svc, state.endpoints.get(key) ?? [], old, false);
         this.records.set(key, rec);
         for (const c of rec.chains) this.nat.chains.set(c.name, c);
         if (!old) this.keys.splice(lowerBound(this.keys, key), 0, key);
         if (!sameNames(oldNames, rec.chains)) this.nat.chainSetVersion++;
         synced++;
       } else if (old) {
+        this.shared?.delete(key);
         this.keys.splice(lowerBound(this.keys, key), 1);
         if (oldNames.length > 0) this.nat.chainSetVersion++;
       }
@@ -316,7 +361,7 @@ export class IptablesProxier implements Proxier {
         this.records.set(key, prev);
         continue;
       }
-      const rec = this.buildService(svc, eps, prev);
+      const rec = this.record(key, svc, eps, prev, rebuild);
       this.records.set(key, rec);
       for (const c of rec.chains) {
         if (!chains.has(c.name)) setChanged = true;
@@ -465,6 +510,19 @@ export class IptablesProxier implements Proxier {
     this.filter.chains.get(N.KUBE_EXTERNAL_SERVICES)!.rules = fExternal;
     this.filter.chains.get(N.KUBE_NODEPORTS)!.rules = fNodePorts;
     this.filter.chains.get(N.KUBE_PROXY_FIREWALL)!.rules = fFirewall;
+  }
+
+  /** buildService, or the identical record another node's proxier built from the same inputs. */
+  private record(key: string, svc: ServicePortInfo, eps: readonly EndpointInfo[], old: ServiceRecord | undefined, rebuild: boolean): ServiceRecord {
+    const shared = this.shared;
+    if (!shared || rebuild || !nodeIndependent(svc, eps)) return this.buildService(svc, eps, old);
+    const fp = `${this.fingerprint}|${this.largeCluster}`;
+    let rec = shared.get(key, svc, eps, fp);
+    if (!rec) {
+      rec = this.buildService(svc, eps, old);
+      shared.set(key, svc, eps, fp, rec);
+    }
+    return rec;
   }
 
   /** The per-service-port body of syncProxyRules. */
