@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { join } from "node:path";
 
 export interface TlsProxy {
@@ -29,6 +29,19 @@ export async function tlsProxy(dir: string, targetPort: number): Promise<TlsProx
     });
     res.on("close", () => up.destroy());
     req.pipe(up);
+  });
+  // Upgrade requests (kubectl exec's WebSocket/SPDY) are passed through as raw bytes.
+  server.on("upgrade", (req, socket, head) => {
+    const up = net.connect(targetPort, "127.0.0.1", () => {
+      const lines = [`${req.method} ${req.url} HTTP/1.1`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      up.write(lines.join("\r\n") + "\r\n\r\n");
+      if (head.length) up.write(head);
+      up.pipe(socket);
+      socket.pipe(up);
+    });
+    up.on("error", () => socket.destroy());
+    socket.on("error", () => up.destroy());
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {
