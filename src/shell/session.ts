@@ -49,6 +49,8 @@ export interface SessionState {
   /** Files that are not UTF-8 text (a downloaded .tar.gz), base64. */
   binary?: Record<string, string>;
   attached?: { namespace: string; pod: string; container: string; shell: string; removeOnExit: boolean };
+  /** Nodes left by `ssh`, innermost last: `exit` returns to them. */
+  sshStack?: string[];
 }
 
 const HOME = "/root";
@@ -58,6 +60,8 @@ const DEFAULT_CAP = 1 << 20;
 export class Session {
   readonly cluster: Cluster;
   node = "master";
+  /** Nodes this terminal came from with `ssh` (exit goes back). */
+  sshStack: string[] = [];
   cwd = HOME;
   namespace = "default";
   vars: Record<string, string>;
@@ -78,6 +82,7 @@ export class Session {
     this.fs = new InMemoryFs(st ? { ...st.files, ...fromBase64Files(st.binary) } : this.initialFiles());
     if (st) {
       this.node = st.node;
+      this.sshStack = [...(st.sshStack ?? [])];
       this.cwd = st.cwd;
       this.namespace = st.namespace;
     }
@@ -150,6 +155,13 @@ export class Session {
   /** Runs one command line (in the attached pod's shell if there is one). */
   async run(line: string, stdin = ""): Promise<ShellResult> {
     if (this.attached) return this.capped(await this.runAttached(line));
+    const trimmed = line.trim();
+    if (this.sshStack.length && (trimmed === "exit" || trimmed === "logout" || /^exit\s+\d+$/.test(trimmed))) {
+      // Leaving an ssh session: back to the node it was opened from.
+      const left = this.node;
+      this.node = this.sshStack.pop()!;
+      return { stdout: "", stderr: `logout\nConnection to ${left} closed.\n`, exitCode: Number(trimmed.split(/\s+/)[1] ?? 0) };
+    }
     this.syncCommands();
     this.stdin = stdin;
     const r = await this.bash.exec(line, { cwd: this.cwd, env: { ...this.baseEnv(), ...this.vars }, stdin, rawScript: true });
@@ -247,7 +259,46 @@ export class Session {
       return kubectl(args, this.kubectlContext(ctx.cwd, stdin));
     });
     const whoami = defineCommand("whoami", async () => ({ stdout: "root\n", stderr: "", exitCode: 0 }));
-    return [grep, sleep, hostname, kubectlCmd, whoami];
+    const ssh = defineCommand("ssh", async (args, ctx) => this.ssh(args, ctx.cwd));
+    return [grep, sleep, hostname, kubectlCmd, whoami, ssh];
+  }
+
+  /**
+   * `ssh NODE` (or root@NODE, or the node's IP) moves this terminal to another node of the
+   * cluster, whose prompt, hostname and rules (iptables-save, ipvsadm, nft, conntrack) are then
+   * that node's; `exit` comes back. `ssh NODE COMMAND...` runs one command there.
+   */
+  private async ssh(args: string[], cwd: string): Promise<ShellResult> {
+    const rest = args.filter((a, i) => !(a.startsWith("-") || (i > 0 && /^-[lpioF]$/.test(args[i - 1]))));
+    if (rest.length === 0) {
+      return { stdout: "", stderr: "usage: ssh [-46AaCfGgKkMNnqsTtVvXxYy] [-B bind_interface] [-b bind_address]\n           [-c cipher_spec] [-D [bind_address:]port] [-E log_file]\n           [-e escape_char] [-F configfile] [-I pkcs11] [-i identity_file]\n           [-J destination] [-L address] [-l login_name] [-m mac_spec]\n           [-O ctl_cmd] [-o option] [-P tag] [-p port] [-R address]\n           [-S ctl_path] [-W host:port] [-w local_tun[:remote_tun]]\n           destination [command [argument ...]]\n", exitCode: 255 };
+    }
+    const dest = rest[0].replace(/^[^@]*@/, "");
+    const node = this.cluster.config.nodes.find((n) => n.name === dest || n.ip === dest);
+    if (!node) {
+      const isIP = /^\d+\.\d+\.\d+\.\d+$/.test(dest);
+      return {
+        stdout: "",
+        stderr: isIP ? `ssh: connect to host ${dest} port 22: Connection timed out\n` : `ssh: Could not resolve hostname ${dest}: Name or service not known\n`,
+        exitCode: 255,
+      };
+    }
+    const command = rest.slice(1).join(" ");
+    if (command) {
+      const here = this.node;
+      this.node = node.name;
+      try {
+        const r = await this.bash.exec(command, { cwd, env: { ...this.baseEnv(), ...this.vars }, rawScript: true });
+        return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
+      } finally {
+        this.node = here;
+      }
+    }
+    this.sshStack.push(this.node);
+    this.node = node.name;
+    // ctime(3) as sshd prints it: "Thu Jan  1 00:00:01 2026".
+    const when = new Date(this.cluster.now()).toUTCString().replace(/^(\w+), (\d+) (\w+) (\d+) ([\d:]+) GMT$/, (_m, d, day, mon, y, t) => `${d} ${mon} ${String(Number(day)).padStart(2, " ")} ${t} ${y}`);
+    return { stdout: `Last login: ${when} from ${this.cluster.config.nodes[0].ip}\n`, stderr: "", exitCode: 0 };
   }
 
   private kubectlContext(cwd: string, stdin: string): KubectlContext {
@@ -408,6 +459,7 @@ export class Session {
     return {
       version: 1,
       node: this.node,
+      ...(this.sshStack.length ? { sshStack: [...this.sshStack] } : {}),
       cwd: this.cwd,
       vars: { ...this.vars },
       namespace: this.namespace,

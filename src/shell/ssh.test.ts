@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { testCluster } from "../engine/testing.js";
+import { Session } from "./session.js";
+
+describe("ssh between nodes", () => {
+  it("moves the terminal to another node and back", async () => {
+    const s = new Session(testCluster());
+    expect(s.prompt).toBe("[root@master ~]# ");
+    expect(await s.run("ssh node1")).toEqual({ stdout: "Last login: Thu Jan  1 00:00:01 2026 from 10.1.8.30\n", stderr: "", exitCode: 0 });
+    expect(s.prompt).toBe("[root@node1 ~]# ");
+    expect((await s.run("hostname; hostname -I")).stdout).toBe("node1\n10.1.8.31 \n");
+    // The node's own addresses: its rules are the ones iptables-save prints.
+    expect((await s.run("ip addr show eth0")).stdout).toContain("inet 10.1.8.31/");
+    expect(await s.run("exit")).toEqual({ stdout: "", stderr: "logout\nConnection to node1 closed.\n", exitCode: 0 });
+    expect(s.prompt).toBe("[root@master ~]# ");
+  });
+
+  it("runs one command on another node, by name or address", async () => {
+    const s = new Session(testCluster());
+    expect((await s.run("ssh root@node2 hostname")).stdout).toBe("node2\n");
+    expect((await s.run("ssh 10.1.8.31 hostname")).stdout).toBe("node1\n");
+    expect(s.prompt).toBe("[root@master ~]# ");
+  });
+
+  it("fails as ssh fails for unknown hosts and survives a snapshot", async () => {
+    const c = testCluster();
+    const s = new Session(c);
+    expect(await s.run("ssh nope")).toEqual({ stdout: "", stderr: "ssh: Could not resolve hostname nope: Name or service not known\n", exitCode: 255 });
+    await s.run("ssh node2");
+    const t = new Session(c, { state: JSON.parse(JSON.stringify(s.save())) });
+    expect(t.prompt).toBe("[root@node2 ~]# ");
+    await t.run("exit");
+    expect(t.prompt).toBe("[root@master ~]# ");
+  });
+});
