@@ -108,22 +108,149 @@ export function sameServicePort(a: ServicePortInfo, b: ServicePortInfo): boolean
 
 function sameEndpoint(a: EndpointInfo, b: EndpointInfo): boolean {
   return (
-    a.ip === b.ip &&
-    a.port === b.port &&
-    a.ready === b.ready &&
-    a.serving === b.serving &&
-    a.terminating === b.terminating &&
-    a.nodeName === b.nodeName &&
-    a.zone === b.zone &&
-    sameStrings(a.zoneHints, b.zoneHints) &&
-    sameStrings(a.nodeHints, b.nodeHints)
+    a === b ||
+    (a.ip === b.ip &&
+      a.port === b.port &&
+      a.ready === b.ready &&
+      a.serving === b.serving &&
+      a.terminating === b.terminating &&
+      a.nodeName === b.nodeName &&
+      a.zone === b.zone &&
+      sameStrings(a.zoneHints, b.zoneHints) &&
+      sameStrings(a.nodeHints, b.nodeHints))
   );
 }
 
 function sameEndpointList(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (!sameEndpoint(a[i], b[i])) return false;
   return true;
+}
+
+function byName(x: EndpointSlice, y: EndpointSlice): number {
+  return x.metadata.name! < y.metadata.name! ? -1 : x.metadata.name! > y.metadata.name! ? 1 : 0;
+}
+
+/** One port key's endpoints in one slice: de-duplicated, sorted by "IP:port" (`strs[i]` is `infos[i]`'s). */
+interface SlicePort {
+  strs: string[];
+  infos: EndpointInfo[];
+}
+
+/** One slice as the cache holds it: its endpoints per service-port key, in the slice's port order. */
+interface ParsedSlice {
+  slice: EndpointSlice;
+  ports: Map<string, SlicePort>;
+}
+
+/**
+ * One slice's contribution to EndpointSlice merging. Endpoints equal to those of `prev` (the
+ * previous parse of the same slice) are that parse's objects, so unchanged endpoints keep
+ * their identity across writes (cheap comparisons, shared isLocal variants).
+ */
+function parseSlice(slice: EndpointSlice, prev: ParsedSlice | undefined): ParsedSlice {
+  const ports = new Map<string, SlicePort>();
+  if (slice.addressType !== "IPv4") return { slice, ports };
+  const svcName = slice.metadata.labels?.[SERVICE_NAME_LABEL];
+  if (!svcName) return { slice, ports };
+  const ns = slice.metadata.namespace ?? "default";
+  const sets = new Map<string, Map<string, EndpointInfo>>();
+  for (const port of slice.ports ?? []) {
+    // kube-proxy ignores ports with a nil name or a nil/zero port number.
+    if (port.name === null || port.name === undefined || !port.port) continue;
+    const protocol = (port.protocol ?? "TCP") as Protocol;
+    const key = servicePortKey({ namespace: ns, name: svcName, port: port.name, protocol });
+    let set = sets.get(key);
+    if (!set) sets.set(key, (set = new Map()));
+    for (const ep of slice.endpoints ?? []) {
+      const ip = ep.addresses[0];
+      if (ip === undefined || !isV4(ip)) continue;
+      const c = ep.conditions ?? {};
+      const ready = c.ready === undefined || c.ready === null || c.ready;
+      const info: EndpointInfo = {
+        ip,
+        port: port.port,
+        ready,
+        serving: c.serving === undefined || c.serving === null ? ready : c.serving,
+        terminating: c.terminating === true,
+        nodeName: ep.nodeName ?? "",
+        zone: ep.zone ?? "",
+        zoneHints: (ep.hints?.forZones ?? []).map((z) => z.name),
+        nodeHints: (ep.hints?.forNodes ?? []).map((n) => n.name),
+        isLocal: false,
+      };
+      const s = endpointString(info);
+      const had = set.get(s);
+      if (!had || (had.nodeName === "" && info.nodeName !== "")) set.set(s, info);
+    }
+  }
+  for (const [key, set] of sets) {
+    const strs = [...set.keys()].sort();
+    const old = prev?.ports.get(key);
+    let oi = 0;
+    const infos = strs.map((s) => {
+      const info = set.get(s)!;
+      if (old) {
+        // Both sorted: walk the previous parse alongside.
+        while (oi < old.strs.length && old.strs[oi] < s) oi++;
+        if (oi < old.strs.length && old.strs[oi] === s && sameEndpoint(old.infos[oi], info)) return old.infos[oi];
+      }
+      return info;
+    });
+    ports.set(key, { strs, infos });
+  }
+  return { slice, ports };
+}
+
+/**
+ * Slices (in name order) merged per port key: an endpoint ("IP:port") seen twice keeps its first
+ * sighting unless a later one carries a nodeName the first lacked. The per-slice lists are
+ * sorted, so this is a k-way merge; a key only one slice has is that slice's list.
+ */
+function mergeParsed(sorted: readonly ParsedSlice[]): Map<string, EndpointInfo[]> {
+  const lists = new Map<string, SlicePort[]>();
+  for (const p of sorted) {
+    for (const [key, sp] of p.ports) {
+      const l = lists.get(key);
+      if (l) l.push(sp);
+      else lists.set(key, [sp]);
+    }
+  }
+  const out = new Map<string, EndpointInfo[]>();
+  for (const [key, ls] of lists) {
+    if (ls.length === 1) {
+      out.set(key, ls[0].infos);
+      continue;
+    }
+    const idx = new Array<number>(ls.length).fill(0);
+    const merged: EndpointInfo[] = [];
+    for (;;) {
+      let best = -1;
+      let bs = "";
+      for (let j = 0; j < ls.length; j++) {
+        const i = idx[j];
+        if (i >= ls[j].strs.length) continue;
+        const s = ls[j].strs[i];
+        if (best < 0 || s < bs) {
+          best = j;
+          bs = s;
+        }
+      }
+      if (best < 0) break;
+      let w: EndpointInfo | undefined;
+      for (let j = best; j < ls.length; j++) {
+        const i = idx[j];
+        if (i >= ls[j].strs.length || ls[j].strs[i] !== bs) continue;
+        const info = ls[j].infos[i];
+        if (!w || (w.nodeName === "" && info.nodeName !== "")) w = info;
+        idx[j] = i + 1;
+      }
+      merged.push(w!);
+    }
+    out.set(key, merged);
+  }
+  return out;
 }
 
 /**
@@ -134,58 +261,16 @@ function sameEndpointList(a: readonly EndpointInfo[], b: readonly EndpointInfo[]
  * "IP:port" as getEndpointsMap sorts them (byEndpoint).
  */
 export function mergeSlices(slices: readonly EndpointSlice[]): Map<string, EndpointInfo[]> {
-  const sorted = [...slices].sort((x, y) => (x.metadata.name! < y.metadata.name! ? -1 : x.metadata.name! > y.metadata.name! ? 1 : 0));
-  const byPort = new Map<string, { spn: { ns: string; name: string; port: string; protocol: Protocol }; set: Map<string, EndpointInfo> }>();
-  for (const slice of sorted) {
-    if (slice.addressType !== "IPv4") continue;
-    const svcName = slice.metadata.labels?.[SERVICE_NAME_LABEL];
-    if (!svcName) continue;
-    const ns = slice.metadata.namespace ?? "default";
-    for (const port of slice.ports ?? []) {
-      // kube-proxy ignores ports with a nil name or a nil/zero port number.
-      if (port.name === null || port.name === undefined || !port.port) continue;
-      const protocol = (port.protocol ?? "TCP") as Protocol;
-      const key = servicePortKey({ namespace: ns, name: svcName, port: port.name, protocol });
-      let entry = byPort.get(key);
-      if (!entry) {
-        entry = { spn: { ns, name: svcName, port: port.name, protocol }, set: new Map() };
-        byPort.set(key, entry);
-      }
-      for (const ep of slice.endpoints ?? []) {
-        const ip = ep.addresses[0];
-        if (ip === undefined || !isV4(ip)) continue;
-        const c = ep.conditions ?? {};
-        const ready = c.ready === undefined || c.ready === null || c.ready;
-        const info: EndpointInfo = {
-          ip,
-          port: port.port,
-          ready,
-          serving: c.serving === undefined || c.serving === null ? ready : c.serving,
-          terminating: c.terminating === true,
-          nodeName: ep.nodeName ?? "",
-          zone: ep.zone ?? "",
-          zoneHints: (ep.hints?.forZones ?? []).map((z) => z.name),
-          nodeHints: (ep.hints?.forNodes ?? []).map((n) => n.name),
-          isLocal: false,
-        };
-        const s = endpointString(info);
-        const prev = entry.set.get(s);
-        if (!prev || (prev.nodeName === "" && info.nodeName !== "")) entry.set.set(s, info);
-      }
-    }
-  }
-  const out = new Map<string, EndpointInfo[]>();
-  for (const [key, { set }] of byPort) {
-    const list = [...set.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
-    out.set(key, list);
-  }
-  return out;
+  return mergeParsed([...slices].sort(byName).map((s) => parseSlice(s, undefined)));
 }
 
 /** One node's view: services shared, endpoint lists with this node's isLocal, changes since its last sync. */
 export class NodeView {
-  /** Per port key, the list with isLocal for this node; absent when equal to the shared list. */
-  private readonly own = new Map<string, readonly EndpointInfo[]>();
+  /**
+   * Per port key, the list with isLocal for this node, made on first read from the shared list
+   * it was made of; absent when equal to the shared list.
+   */
+  private readonly own = new Map<string, { shared: readonly EndpointInfo[]; list: readonly EndpointInfo[] }>();
   private pending = new Set<string>();
   readonly state: ProxyState;
 
@@ -199,7 +284,7 @@ export class NodeView {
         return tracker.endpointLists.size;
       },
       get(key: string) {
-        return self.own.get(key) ?? tracker.endpointLists.get(key);
+        return self.list(key);
       },
       has(key: string) {
         return tracker.endpointLists.has(key);
@@ -208,7 +293,7 @@ export class NodeView {
         for (const [k, v] of this.entries()) cb.call(thisArg, v, k, this);
       },
       *entries() {
-        for (const k of tracker.endpointLists.keys()) yield [k, self.own.get(k) ?? tracker.endpointLists.get(k)!] as [string, readonly EndpointInfo[]];
+        for (const k of tracker.endpointLists.keys()) yield [k, self.list(k)!] as [string, readonly EndpointInfo[]];
       },
       keys() {
         return tracker.endpointLists.keys();
@@ -221,22 +306,28 @@ export class NodeView {
       },
     };
     this.state = { services: tracker.services, endpoints: endpoints as unknown as ReadonlyMap<string, readonly EndpointInfo[]> };
-    for (const key of tracker.endpointLists.keys()) this.refresh(key);
   }
 
-  /** Called by the tracker when the shared list of `key` changed. */
-  refresh(key: string): void {
+  /** The endpoint list of `key` as this node sees it (isLocal on its own endpoints). */
+  private list(key: string): readonly EndpointInfo[] | undefined {
     const shared = this.tracker.endpointLists.get(key);
-    this.own.delete(key);
-    if (!shared) return;
-    let local: EndpointInfo[] | undefined;
-    for (let i = 0; i < shared.length; i++) {
-      const ep = shared[i];
-      if (ep.nodeName !== this.nodeName) continue;
-      local ??= shared.slice();
-      local[i] = this.tracker.localVariant(ep);
+    if (!shared) return undefined;
+    const c = this.own.get(key);
+    if (c && c.shared === shared) return c.list;
+    const at = this.tracker.localIndices(shared, this.nodeName);
+    if (!at) {
+      if (c) this.own.delete(key);
+      return shared;
     }
-    if (local) this.own.set(key, local);
+    const local = shared.slice();
+    for (const i of at) local[i] = this.tracker.localVariant(shared[i]);
+    this.own.set(key, { shared, list: local });
+    return local;
+  }
+
+  /** Called by the tracker when the shared list of `key` changed or went away. */
+  refresh(key: string): void {
+    this.own.delete(key);
   }
 
   markChanged(key: string): void {
@@ -265,12 +356,14 @@ export class ProxyTracker {
   /** service "ns/name" -> its port keys in services / endpointLists. */
   private readonly serviceKeys = new Map<string, string[]>();
   private readonly endpointKeys = new Map<string, string[]>();
-  /** service "ns/name" -> its slices by slice name. */
-  private readonly slices = new Map<string, Map<string, EndpointSlice>>();
+  /** service "ns/name" -> its slices (parsed) by slice name. */
+  private readonly slices = new Map<string, Map<string, ParsedSlice>>();
   /** slice "ns/name" -> the service it was filed under (for label changes and deletes). */
   private readonly sliceOwner = new Map<string, string>();
   private readonly localVariants = new WeakMap<EndpointInfo, EndpointInfo>();
   private readonly views = new Map<string, NodeView>();
+  /** Per shared endpoint list, the indices of each node's endpoints (made on first use). */
+  private readonly byNode = new WeakMap<readonly EndpointInfo[], Map<string, number[]>>();
 
   /** The view of node `name` (created on first use; changes accumulate from then on). */
   view(name: string): NodeView {
@@ -280,6 +373,22 @@ export class ProxyTracker {
       this.views.set(name, v);
     }
     return v;
+  }
+
+  /** Where `list` holds endpoints of node `node`, or undefined if nowhere. */
+  localIndices(list: readonly EndpointInfo[], node: string): readonly number[] | undefined {
+    let m = this.byNode.get(list);
+    if (!m) {
+      m = new Map();
+      for (let i = 0; i < list.length; i++) {
+        const n = list[i].nodeName;
+        const at = m.get(n);
+        if (at) at.push(i);
+        else m.set(n, [i]);
+      }
+      this.byNode.set(list, m);
+    }
+    return m.get(node);
   }
 
   localVariant(ep: EndpointInfo): EndpointInfo {
@@ -316,7 +425,9 @@ export class ProxyTracker {
           m = new Map();
           this.slices.set(owner, m);
         }
-        m.set(slice.metadata.name!, slice);
+        const prev = m.get(slice.metadata.name!);
+        if (prev?.slice === slice) return changed;
+        m.set(slice.metadata.name!, parseSlice(slice, prev));
         this.sliceOwner.set(sliceId, owner);
         changed.push(...this.recomputeEndpoints(owner));
       }
@@ -359,13 +470,13 @@ export class ProxyTracker {
 
   private recomputeEndpoints(owner: string): string[] {
     const m = this.slices.get(owner);
-    const merged = m && m.size ? mergeSlices([...m.values()]) : new Map<string, EndpointInfo[]>();
+    const merged = m && m.size ? mergeParsed(m.size === 1 ? [...m.values()] : [...m.values()].sort((x, y) => byName(x.slice, y.slice))) : new Map<string, EndpointInfo[]>();
     if (m && m.size === 0) this.slices.delete(owner);
     const oldKeys = this.endpointKeys.get(owner) ?? [];
     const changed: string[] = [];
     for (const [key, list] of merged) {
       const prev = this.endpointLists.get(key);
-      if (prev && sameEndpointList(prev, list)) continue;
+      if (prev && (prev === list || sameEndpointList(prev, list))) continue;
       this.endpointLists.set(key, list.length ? list : NONE);
       changed.push(key);
     }
