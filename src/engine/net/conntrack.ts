@@ -40,71 +40,187 @@ export function tupleKey(t: Tuple): string {
 /** nf_conntrack_max for a small node (kube-proxy: 32768 per CPU, min 131072); we keep fewer. */
 const DEFAULT_MAX = 65536;
 
+/**
+ * One flow, stored flat (no tuple objects): the orig and reply tuples are fields, and the table
+ * threads its flows on two intrusive lists (same hash key; age order), so a table of ~65k flows
+ * is ~65k objects that hold no garbage. `orig` and `reply` build tuples when read (listing).
+ */
+export class CtFlow implements CtEntry {
+  /** Same-key chain and age order (oldest first), owned by the table. */
+  nextSame: CtFlow | undefined = undefined;
+  older: CtFlow | undefined = undefined;
+  newer: CtFlow | undefined = undefined;
+  constructor(
+    readonly key: number,
+    readonly proto: L4,
+    readonly src: string,
+    readonly sport: number,
+    readonly dst: string,
+    readonly dport: number,
+    readonly rsrc: string,
+    readonly rsport: number,
+    readonly rdst: string,
+    readonly rdport: number,
+    public state: TcpState | undefined,
+    public expires: number,
+    public assured: boolean,
+    public unreplied: boolean,
+    public mark: number,
+    public dnat: boolean,
+    public snat: boolean,
+  ) {}
+  get orig(): Tuple {
+    return { proto: this.proto, src: this.src, sport: this.sport, dst: this.dst, dport: this.dport };
+  }
+  get reply(): Tuple {
+    return { proto: this.proto, src: this.rsrc, sport: this.rsport, dst: this.rdst, dport: this.rdport };
+  }
+}
+
+function ipNum(s: string): number {
+  let n = 0;
+  let part = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      n = n * 256 + part;
+      part = 0;
+    } else part = part * 10 + (c - 48);
+  }
+  return (n * 256 + part) >>> 0;
+}
+
+/** Hash key of a flow: source address and port (< 2^53); the rest of the tuple is compared. */
+function flowKey(src: string, sport: number): number {
+  return ipNum(src) * 65536 + (sport & 0xffff);
+}
+
 export class ConntrackTable {
-  private readonly entries = new Map<string, CtEntry>();
+  /** Flows by key; flows sharing a key are chained on nextSame. */
+  private readonly byKey = new Map<number, CtFlow>();
+  /** Age order: oldest first (an entry re-added moves to the end). */
+  private oldest: CtFlow | undefined = undefined;
+  private newest: CtFlow | undefined = undefined;
+  private count = 0;
   constructor(private readonly max = DEFAULT_MAX) {}
 
   get size(): number {
-    return this.entries.size;
+    return this.count;
   }
 
   /** The live entry whose original or reply tuple is `t`. */
-  lookup(t: Tuple, now: number): CtEntry | undefined {
-    const k = tupleKey(t);
-    const e = this.entries.get(k);
+  lookup(t: Tuple, now: number): CtFlow | undefined {
+    return this.lookupFlow(t.proto, t.src, t.sport, t.dst, t.dport, now);
+  }
+
+  lookupFlow(proto: L4, src: string, sport: number, dst: string, dport: number, now: number): CtFlow | undefined {
+    const e = this.find(flowKey(src, sport), proto, src, sport, dst, dport);
     if (e === undefined) return undefined;
     if (e.expires <= now) {
-      this.entries.delete(k);
+      this.remove(e);
       return undefined;
     }
     return e;
   }
 
   add(e: CtEntry, now: number): void {
-    if (this.entries.size >= this.max) this.evict(now);
-    const k = tupleKey(e.orig);
-    this.entries.delete(k);
-    this.entries.set(k, e);
+    const o = e.orig;
+    const r = e.reply;
+    this.addFlow(
+      new CtFlow(flowKey(o.src, o.sport), o.proto, o.src, o.sport, o.dst, o.dport, r.src, r.sport, r.dst, r.dport, e.state, e.expires, e.assured, e.unreplied, e.mark, e.dnat, e.snat),
+      now,
+    );
+  }
+
+  /** Adds (or replaces, moving it to the newest end) the flow with f's original tuple. */
+  addFlow(f: CtFlow, now: number): void {
+    if (this.count >= this.max) this.evict(now);
+    const old = this.find(f.key, f.proto, f.src, f.sport, f.dst, f.dport);
+    if (old !== undefined) this.remove(old);
+    f.nextSame = this.byKey.get(f.key);
+    this.byKey.set(f.key, f);
+    f.older = this.newest;
+    f.newer = undefined;
+    if (this.newest) this.newest.newer = f;
+    else this.oldest = f;
+    this.newest = f;
+    this.count++;
   }
 
   /** conntrack -F */
   flush(): number {
-    const n = this.entries.size;
-    this.entries.clear();
+    const n = this.count;
+    this.byKey.clear();
+    this.oldest = this.newest = undefined;
+    this.count = 0;
     return n;
   }
 
   /** conntrack -D -d IP / kube-proxy's stale UDP cleanup. */
   deleteWhere(pred: (e: CtEntry) => boolean): number {
     let n = 0;
-    for (const [k, e] of this.entries) if (pred(e)) (this.entries.delete(k), n++);
+    for (let e = this.oldest; e !== undefined; ) {
+      const next = e.newer;
+      if (pred(e)) (this.remove(e), n++);
+      e = next;
+    }
     return n;
   }
 
   /** Live entries, oldest first. */
   list(now: number): CtEntry[] {
     const out: CtEntry[] = [];
-    for (const [k, e] of this.entries) {
-      if (e.expires <= now) this.entries.delete(k);
+    for (let e = this.oldest; e !== undefined; ) {
+      const next = e.newer;
+      if (e.expires <= now) this.remove(e);
       else out.push(e);
+      e = next;
     }
     return out;
+  }
+
+  private find(key: number, proto: L4, src: string, sport: number, dst: string, dport: number): CtFlow | undefined {
+    for (let e = this.byKey.get(key); e !== undefined; e = e.nextSame) {
+      if (e.sport === sport && e.dport === dport && e.dst === dst && e.src === src && e.proto === proto) return e;
+    }
+    return undefined;
+  }
+
+  private remove(e: CtFlow): void {
+    const head = this.byKey.get(e.key);
+    if (head === e) {
+      if (e.nextSame === undefined) this.byKey.delete(e.key);
+      else this.byKey.set(e.key, e.nextSame);
+    } else {
+      let p = head;
+      while (p !== undefined && p.nextSame !== e) p = p.nextSame;
+      if (p !== undefined) p.nextSame = e.nextSame;
+    }
+    e.nextSame = undefined;
+    if (e.older) e.older.newer = e.newer;
+    else this.oldest = e.newer;
+    if (e.newer) e.newer.older = e.older;
+    else this.newest = e.older;
+    e.older = e.newer = undefined;
+    this.count--;
   }
 
   private evict(now: number): void {
     // Amortised: one pass drops the expired entries and, if that is not enough, the oldest
     // eighth (the kernel's early_drop picks non-assured ones; close enough for a simulation).
-    for (const [k, e] of this.entries) if (e.expires <= now) this.entries.delete(k);
-    const target = this.max - (this.max >> 3);
-    let excess = this.entries.size - target;
-    if (excess > 0) {
-      for (const k of this.entries.keys()) {
-        if (excess-- <= 0) break;
-        this.entries.delete(k);
-      }
+    for (let e = this.oldest; e !== undefined; ) {
+      const next = e.newer;
+      if (e.expires <= now) this.remove(e);
+      e = next;
     }
+    const target = this.max - (this.max >> 3);
+    let excess = this.count - target;
+    while (excess-- > 0 && this.oldest !== undefined) this.remove(this.oldest);
   }
 }
+
+/** flowKey for callers building CtFlow directly. */
+export { flowKey };
 
 function fields(t: Tuple): string {
   if (t.proto === "icmp") {

@@ -17,7 +17,7 @@
 // calls on the same cluster route the same way.
 import type { Ruleset } from "../proxy/iptables/model.js";
 import type { NftTable } from "../proxy/nftables/model.js";
-import { CT_TIMEOUTS, type CtEntry, ConntrackTable, type TcpState } from "./conntrack.js";
+import { CT_TIMEOUTS, ConntrackTable, CtFlow, type TcpState, flowKey } from "./conntrack.js";
 import { EvalContext, type HookName, type HookOutcome, NodeKernelState, type Pkt, type RandomSource, addrMatches, ipNum } from "./context.js";
 import { iptablesHook } from "./iptables-eval.js";
 import { nftablesHook } from "./nftables-eval.js";
@@ -425,19 +425,19 @@ export class Dataplane {
     return this.end(w, "refused", `nothing on ${node} listens on ${pkt.proto} port ${pkt.dport} (${pkt.dst} is local)`);
   }
 
-  private established(ct: CtEntry, node: string, res: ConnectResult, now: number): ConnectResult {
+  private established(ct: CtFlow, node: string, res: ConnectResult, now: number): ConnectResult {
     res.established = true;
     res.path.push(node);
-    res.dst = { ip: ct.reply.src, port: ct.reply.sport };
-    res.seenSrc = { ip: ct.reply.dst, port: ct.reply.dport };
+    res.dst = { ip: ct.rsrc, port: ct.rsport };
+    res.seenSrc = { ip: ct.rdst, port: ct.rdport };
     res.masqueraded = ct.snat;
-    res.trace?.push({ node, kind: "conntrack", text: `conntrack: established flow, destination stays ${ct.reply.src}:${ct.reply.sport} (no nat rules run)` });
-    const pod = this.env.podByIP(ct.reply.src);
+    res.trace?.push({ node, kind: "conntrack", text: `conntrack: established flow, destination stays ${ct.rsrc}:${ct.rsport} (no nat rules run)` });
+    const pod = this.env.podByIP(ct.rsrc);
     if (pod) res.pod = pod.key;
-    const alive = pod ? pod.running && (res.tuple.proto === "icmp" || pod.listens(res.tuple.proto, ct.reply.sport)) : false;
+    const alive = pod ? pod.running && (res.tuple.proto === "icmp" || pod.listens(res.tuple.proto, ct.rsport)) : false;
     res.verdict = alive ? "established" : "refused";
-    res.reason = alive ? `established flow to ${ct.reply.src}:${ct.reply.sport}` : `established flow to ${ct.reply.src}:${ct.reply.sport}, which no longer answers`;
-    if (ct.orig.proto === "tcp") ct.expires = now + CT_TIMEOUTS.tcpEstablished * 1000;
+    res.reason = alive ? `established flow to ${ct.rsrc}:${ct.rsport}` : `established flow to ${ct.rsrc}:${ct.rsport}, which no longer answers`;
+    if (ct.proto === "tcp") ct.expires = now + CT_TIMEOUTS.tcpEstablished * 1000;
     else ct.expires = now + CT_TIMEOUTS.udpStream * 1000;
     return res;
   }
@@ -450,7 +450,6 @@ export class Dataplane {
       const v = visited[i];
       // What this node rewrote: its exit tuple is the next node's entry (or the final packet).
       const exit = i + 1 < visited.length ? visited[i + 1].orig : last;
-      const reply: Tuple = { proto, src: last.dst, sport: last.dport, dst: exit.src, dport: exit.sport };
       let state: TcpState | undefined;
       let timeout: number;
       if (proto === "tcp") {
@@ -459,18 +458,28 @@ export class Dataplane {
         else (state = "TIME_WAIT"), (timeout = CT_TIMEOUTS.tcpTimeWait);
       } else if (proto === "icmp") timeout = CT_TIMEOUTS.icmp;
       else timeout = CT_TIMEOUTS.udp;
-      this.conntrack(v.node).add(
-        {
-          orig: v.orig,
-          reply,
+      const o = v.orig;
+      // The reply direction: from the final destination back to this node's exit source.
+      this.conntrack(v.node).addFlow(
+        new CtFlow(
+          flowKey(o.src, o.sport),
+          proto,
+          o.src,
+          o.sport,
+          o.dst,
+          o.dport,
+          last.dst,
+          last.dport,
+          exit.src,
+          exit.sport,
           state,
-          expires: now + timeout * 1000,
-          assured: proto === "tcp" && outcome === "established",
-          unreplied: proto !== "tcp" && proto !== "icmp" && outcome !== "established",
-          mark: 0,
-          dnat: v.orig.dst !== last.dst || v.orig.dport !== last.dport,
-          snat: exit.src !== v.orig.src,
-        },
+          now + timeout * 1000,
+          proto === "tcp" && outcome === "established",
+          proto !== "tcp" && proto !== "icmp" && outcome !== "established",
+          0,
+          o.dst !== last.dst || o.dport !== last.dport,
+          exit.src !== o.src,
+        ),
         now,
       );
     }

@@ -2,6 +2,8 @@
 // chains registered on a hook in priority order, then jumps, gotos and verdict-map lookups. Each
 // expression kind of the model is handled here; an unknown one throws UnknownRuleShape.
 import type { Chain, Expr, NftTable, Rule, Verdict } from "../proxy/nftables/model.js";
+import { MARK_MASQ_CHAIN } from "../proxy/nftables/names.js";
+import { EndpointChain } from "../proxy/nftables/proxier.js";
 import { ruleText } from "../proxy/nftables/render.js";
 import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
 
@@ -55,6 +57,7 @@ const T = "ip kube-proxy";
 function runChain(table: NftTable, chain: Chain, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
   if (depth > MAX_DEPTH) throw new Error(`packet tracer: nft jump depth over ${MAX_DEPTH} at ${chain.name}`);
   const tracing = ctx.trace !== undefined;
+  if (!tracing && chain instanceof EndpointChain) return runEndpointChain(table, chain, pkt, ctx, depth);
   const rules = chain.rules;
   if (tracing) ctx.step({ kind: "chain", table: T, chain: chain.name, text: `-> chain ${chain.name} (${rules.length} rules)` });
   for (let i = 0; i < rules.length; i++) {
@@ -66,6 +69,41 @@ function runChain(table: NftTable, chain: Chain, pkt: Pkt, ctx: EvalContext, dep
     }
   }
   if (tracing && !chain.base) ctx.step({ kind: "chain", table: T, chain: chain.name, text: `<- end of ${chain.name}, return` });
+  return CONTINUE;
+}
+
+/**
+ * An endpoint chain evaluated from its fields (no trace), without building its rules (they are
+ * built on each read: EndpointChain in proxy/nftables/proxier.ts). Same rules, same order, same
+ * count, same effects:
+ *
+ *   ip saddr <ip> jump mark-for-masquerade
+ *   update @<affinitySet> { ip saddr }          (ClientIP affinity only)
+ *   meta l4proto <proto> dnat to <ip>:<port>
+ */
+const JUMP_MARK_MASQ: Verdict = { kind: "jump", chain: MARK_MASQ_CHAIN };
+function runEndpointChain(table: NftTable, chain: EndpointChain, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
+  ctx.rules++;
+  if (pkt.src === chain.ip) {
+    const out = verdict(table, chain, JUMP_MARK_MASQ, 1, pkt, ctx, depth);
+    if (out !== true) return out === false || out.t === "continue" ? CONTINUE : out;
+  }
+  if (chain.affinitySet !== undefined) {
+    ctx.rules++;
+    const name = chain.affinitySet;
+    const set = table.sets.get(name);
+    const timeout = (set?.timeout ?? 0) * 1000;
+    let m = ctx.kernel.nftDynamic.get(name);
+    if (!m) ctx.kernel.nftDynamic.set(name, (m = new Map()));
+    m.set(pkt.src, ctx.now + timeout);
+  }
+  ctx.rules++;
+  if (pkt.proto === chain.proto) {
+    pkt.dst = chain.ip;
+    pkt.dport = chain.port;
+    pkt.dnat = true;
+    return ACCEPT;
+  }
   return CONTINUE;
 }
 
