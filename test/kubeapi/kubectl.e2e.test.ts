@@ -1,0 +1,159 @@
+// The REAL kubectl (/usr/bin/kubectl: a dispatcher that asks /version, then runs kubectl 1.33)
+// against the Node server (npx tsx src/runtime/node.ts on a random loopback port), through a
+// TLS front (kubectl sends a kubeconfig's token only over TLS). Outputs are compared with what
+// the in-browser terminal (src/shell Session, via POST /v1/clusters/{id}/exec) prints for the
+// same command, ages masked. Without kubectl: skipped, or failed when CI=true.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tlsProxy, type TlsProxy } from "./tls-proxy.js";
+
+const KUBECTL = "/usr/bin/kubectl";
+const have = existsSync(KUBECTL);
+if (!have && process.env.CI === "true") throw new Error(`${KUBECTL} is missing: the real-kubectl test cannot run (CI=true makes this a failure)`);
+if (!have) console.warn(`skipping the real-kubectl test: ${KUBECTL} is not installed`);
+
+let dir: string;
+let server: ChildProcess;
+let proxy: TlsProxy;
+let origin: string;
+let id: string;
+let token: string;
+let kubeconfig: string;
+
+interface Out {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/** Runs kubectl asynchronously: the TLS front lives in this process and must keep serving. */
+function kubectl(args: string[]): Promise<Out> {
+  return new Promise((res) => {
+    execFile(KUBECTL, args, { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: join(dir, "home") }, encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === "number" ? ((err as { code: number }).code) : -1) : 0;
+      res({ stdout, stderr, code });
+    });
+  });
+}
+
+async function terminal(command: string): Promise<Out> {
+  const r = await fetch(`${origin}/v1/clusters/${id}/exec`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ command }) });
+  const j = (await r.json()) as { stdout: string; stderr: string; exitCode: number };
+  return { stdout: j.stdout, stderr: j.stderr, code: j.exitCode };
+}
+
+/** AGE cells move between the two runs: mask them. */
+const ages = (s: string) => s.replace(/\b\d+(?:d\d*h?|h\d*m?|m\d*s?|s)\b/g, "<age>");
+
+async function same(args: string[]): Promise<Out> {
+  const real = await kubectl(args);
+  const term = await terminal(["kubectl", ...args].join(" "));
+  expect({ stdout: ages(real.stdout), stderr: real.stderr, code: real.code }).toEqual({ stdout: ages(term.stdout), stderr: term.stderr, code: term.code });
+  return real;
+}
+
+describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "sl-kubectl-"));
+    server = spawn("npx", ["tsx", "src/runtime/node.ts"], { env: { ...process.env, PORT: "0", HOST: "127.0.0.1", SERVICELAB_DATA_DIR: join(dir, "data") }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const port = await new Promise<number>((res, rej) => {
+      let buf = "";
+      const t = setTimeout(() => rej(new Error(`server did not start: ${buf}`)), 60_000);
+      server.stdout!.on("data", (d: Buffer) => {
+        buf += d.toString();
+        const m = /listening on http:\/\/[\d.]+:(\d+)/.exec(buf);
+        if (m) {
+          clearTimeout(t);
+          res(Number(m[1]));
+        }
+      });
+      server.on("exit", (code) => rej(new Error(`server exited ${code}: ${buf}`)));
+    });
+    origin = `http://127.0.0.1:${port}`;
+    proxy = await tlsProxy(dir, port);
+    const created = (await (await fetch(`${origin}/v1/clusters`, { method: "POST" })).json()) as { id: string; token: string };
+    id = created.id;
+    token = created.token;
+    const kc = await (await fetch(`${origin}/v1/clusters/${id}/kubeconfig`, { headers: { authorization: `Bearer ${token}` } })).text();
+    expect(kc).toContain(`server: ${origin}/k8s/${id}`);
+    // The same server behind TLS, as hosted: only the scheme and port change.
+    kubeconfig = join(dir, "kubeconfig");
+    writeFileSync(kubeconfig, kc.replace(`    server: ${origin}`, `    insecure-skip-tls-verify: true\n    server: https://127.0.0.1:${proxy.port}`));
+  }, 90_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    if (server?.pid) {
+      try {
+        process.kill(-server.pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("kubectl version reports the cluster's v1.33", { timeout: 120_000 }, async () => {
+    const r = await kubectl(["version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Client Version: v1\.33\.\d+\nKustomize Version: v5\.6\.0\nServer Version: v1\.33\.5\n$/);
+  });
+
+  it("get nodes and get pods -A print as the terminal does", { timeout: 120_000 }, async () => {
+    await same(["get", "nodes"]);
+    const pods = await same(["get", "pods", "-A"]);
+    expect(pods.stdout).toContain("kube-proxy-");
+  });
+
+  it("create deployment (protobuf body), create service, get svc,ep, describe, scale, patch, apply twice, delete", { timeout: 120_000 }, async () => {
+    let r = await kubectl(["create", "deployment", "web", "--image=httpd", "--replicas=3"]);
+    expect(r).toMatchObject({ stdout: "deployment.apps/web created\n", code: 0 });
+    r = await kubectl(["create", "service", "clusterip", "web", "--tcp=8080:80"]);
+    expect(r).toMatchObject({ stdout: "service/web created\n", code: 0 });
+    // Pods start on the cluster's clock (image pull, container start): let it pass.
+    await new Promise((res) => setTimeout(res, 5000));
+    r = await same(["get", "svc,ep"]);
+    expect(r.stderr).toBe("Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n");
+    expect(r.stdout).toMatch(/endpoints\/web +(\d+\.\d+\.\d+\.\d+:80,?){3}/);
+    await same(["describe", "svc", "web"]);
+    await same(["get", "deploy", "-o", "wide"]);
+
+    r = await kubectl(["scale", "deployment", "web", "--replicas=5"]);
+    expect(r).toMatchObject({ stdout: "deployment.apps/web scaled\n", code: 0 });
+    expect((await kubectl(["get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"])).stdout).toBe("5");
+
+    r = await kubectl(["patch", "svc", "web", "-p", '{"spec":{"sessionAffinity":"ClientIP"}}']);
+    expect(r).toMatchObject({ stdout: "service/web patched\n", code: 0 });
+    expect((await kubectl(["get", "svc", "web", "-o", "jsonpath={.spec.sessionAffinity}"])).stdout).toBe("ClientIP");
+
+    const manifest = join(dir, "api.yaml");
+    writeFileSync(
+      manifest,
+      "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: api}\n  template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers:\n      - name: api\n        image: nginx:1.27\n        ports:\n        - containerPort: 80\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: api\nspec:\n  selector: {app: api}\n  ports:\n  - port: 80\n",
+    );
+    expect(await kubectl(["apply", "-f", manifest])).toMatchObject({ stdout: "deployment.apps/api created\nservice/api created\n", stderr: "", code: 0 });
+    expect(await kubectl(["apply", "-f", manifest])).toMatchObject({ stdout: "deployment.apps/api unchanged\nservice/api unchanged\n", stderr: "", code: 0 });
+
+    r = await kubectl(["delete", "deployment", "web"]);
+    expect(r).toMatchObject({ stdout: 'deployment.apps "web" deleted\n', code: 0 });
+    expect((await kubectl(["get", "deploy", "web"])).code).toBe(1);
+  });
+
+  it("get svc nope: the apiserver's NotFound, exit 1, as the terminal prints it", { timeout: 120_000 }, async () => {
+    const r = await same(["get", "svc", "nope"]);
+    expect(r).toEqual({ stdout: "", stderr: 'Error from server (NotFound): services "nope" not found\n', code: 1 });
+  });
+
+  it("rollout status follows a watch to the end; logs read pods/log", { timeout: 120_000 }, async () => {
+    const r = await kubectl(["rollout", "status", "deployment/api", "--timeout=30s"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('deployment "api" successfully rolled out');
+    const pod = (await kubectl(["get", "pods", "-l", "app=api", "-o", "jsonpath={.items[0].metadata.name}"])).stdout;
+    const logs = await kubectl(["logs", pod]);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout.length).toBeGreaterThan(0);
+  });
+});
