@@ -176,6 +176,23 @@ function byEndpointString(eps: readonly EndpointInfo[]): readonly EndpointInfo[]
   return eps;
 }
 
+/** Incremental syncs of at most this many service ports splice the shared chains instead of rebuilding them. */
+const SPLICE_MAX = 64;
+
+/** The record fields that go into the chains all services write into, in assembleShared's terms. */
+const SHARED_FIELDS: ReadonlyArray<{
+  field: "natServices" | "natNodePorts" | "filterServices" | "filterExternal" | "filterNodePorts" | "filterFirewall";
+  table: "nat" | "filter";
+  chain: string;
+}> = [
+  { field: "natServices", table: "nat", chain: N.KUBE_SERVICES },
+  { field: "natNodePorts", table: "nat", chain: N.KUBE_NODEPORTS },
+  { field: "filterServices", table: "filter", chain: N.KUBE_SERVICES },
+  { field: "filterExternal", table: "filter", chain: N.KUBE_EXTERNAL_SERVICES },
+  { field: "filterNodePorts", table: "filter", chain: N.KUBE_NODEPORTS },
+  { field: "filterFirewall", table: "filter", chain: N.KUBE_PROXY_FIREWALL },
+];
+
 export class IptablesProxier implements Proxier {
   readonly mode = "iptables" as const;
   readonly ruleset: Ruleset;
@@ -303,8 +320,10 @@ export class IptablesProxier implements Proxier {
     this.totalEndpoints = total;
 
     let synced = 0;
+    const splices: { key: string; old: ServiceRecord | undefined }[] | undefined = changed.size <= SPLICE_MAX && !this.tainted ? [] : undefined;
     for (const key of changed) {
       const old = this.records.get(key);
+      splices?.push({ key, old });
       const svc = state.services.get(key);
       const oldNames = old ? old.chains.map((c) => c.name) : [];
       if (old) {
@@ -324,7 +343,8 @@ export class IptablesProxier implements Proxier {
         if (oldNames.length > 0) this.nat.chainSetVersion++;
       }
     }
-    this.assembleShared();
+    if (splices) this.spliceShared(splices);
+    else this.assembleShared();
     return { full: false, servicesSynced: synced };
   }
 
@@ -464,6 +484,37 @@ export class IptablesProxier implements Proxier {
       }),
     );
     filter.chains.get(N.KUBE_FORWARD)!.rules = fwd;
+  }
+
+  /**
+   * Replace the rules of a few service ports in the chains every service writes into, where
+   * assembleShared would put them (keys ascending, so the rules before each are already final).
+   */
+  private spliceShared(changes: { key: string; old: ServiceRecord | undefined }[]): void {
+    changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const lists: Rule[][] = SHARED_FIELDS.map((f) => (f.table === "nat" ? this.nat : this.filter).chains.get(f.chain)!.rules);
+    const offsets = new Array<number>(SHARED_FIELDS.length).fill(0);
+    let ki = 0;
+    for (const { key, old } of changes) {
+      // Rules of the keys before this one.
+      for (; ki < this.keys.length && this.keys[ki] < key; ki++) {
+        const r = this.records.get(this.keys[ki])!;
+        for (let f = 0; f < SHARED_FIELDS.length; f++) offsets[f] += r[SHARED_FIELDS[f].field]?.length ?? 0;
+      }
+      const rec = this.records.get(key);
+      for (let f = 0; f < SHARED_FIELDS.length; f++) {
+        const field = SHARED_FIELDS[f].field;
+        const was = old?.[field];
+        const now = rec?.[field];
+        if (was === now) continue;
+        const n = was?.length ?? 0;
+        if (now === undefined || now.length === 0) {
+          if (n) lists[f].splice(offsets[f], n);
+        } else {
+          lists[f].splice(offsets[f], n, ...now);
+        }
+      }
+    }
   }
 
   /** Rebuild the chains every service writes into, in service order. */
@@ -799,20 +850,24 @@ export class IptablesProxier implements Proxier {
     // rules point at. Names are reused from the previous build of this service when possible.
     const ctx = new ServiceContext(spn, proto, svc.stickyMaxAgeSeconds, large);
     const epChains: EndpointChain[] = [];
-    const chainOf = (info: EndpointInfo) => epChains[cat.allReachable.indexOf(info)];
+    const chainByInfo = new Map<EndpointInfo, EndpointChain>();
+    const chainOf = (info: EndpointInfo) => chainByInfo.get(info)!;
     const oldEps = old?.endpoints;
-    for (const info of cat.allReachable) {
-      let name: string | undefined;
-      if (oldEps) {
-        for (let i = 0; i < oldEps.length; i++) {
-          const o = oldEps[i].info;
-          if (o === info || (o.port === info.port && o.ip === info.ip)) {
-            name = oldEps[i].name;
-            break;
-          }
-        }
+    // The previous build's chain names by endpoint (first one of an IP and port wins).
+    let oldNames: Map<string, string> | undefined;
+    if (oldEps && oldEps.length) {
+      oldNames = new Map();
+      for (let i = 0; i < oldEps.length; i++) {
+        const o = oldEps[i].info;
+        const k = `${o.ip}\u0000${o.port}`;
+        if (!oldNames.has(k)) oldNames.set(k, oldEps[i].name);
       }
-      epChains.push(new EndpointChain(ctx, info, name ?? N.servicePortEndpointChainName(spn, proto, endpointString(info))));
+    }
+    for (const info of cat.allReachable) {
+      const name = oldNames?.get(`${info.ip}\u0000${info.port}`);
+      const ch = new EndpointChain(ctx, info, name ?? N.servicePortEndpointChainName(spn, proto, endpointString(info)));
+      epChains.push(ch);
+      if (!chainByInfo.has(info)) chainByInfo.set(info, ch);
     }
     const writeEndpointRules = (chain: string, eps: readonly EndpointInfo[]) => {
       if (ctx.sticky !== STICKY_NONE) for (const info of eps) write(chain, new EndpointJumpRule(chainOf(info), 0));
