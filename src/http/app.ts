@@ -36,6 +36,12 @@ export interface AppDeps {
   indexHtml?: string;
   /** Hard cap on any body, before a tenant is known. */
   maxBodyBytes?: number;
+  /**
+   * Whether the request comes from this machine (Node host). In local mode, kubectl on the same
+   * machine may reach an anonymous cluster's /k8s/{id} without a token: kubectl sends no
+   * bearer token to a plain-http server, and `npm start` serves plain http.
+   */
+  fromLoopback?: (c: Context) => boolean;
 }
 
 type Principal =
@@ -390,7 +396,20 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return c.json({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name: id, kind: "clusters" } });
   });
 
-  app.route("/k8s/:id", kubeApi({ host: deps.host, access: async (c, id) => (await access(c as Context<Env>, id)).limits }));
+  /** /k8s/{id}: as access(), plus token-less local kubectl on anonymous clusters (see fromLoopback). */
+  const kubeAccess = async (c: Context<Env>, id: string): Promise<Limits> => {
+    if (!bearer(c) && deps.allowAnonymous && deps.fromLoopback?.(c)) {
+      const row = await cachedRow(id);
+      if (!row || row.deletedAt !== null) throw notFoundMsg(`cluster "${id}" not found`);
+      if (row.tenantId === null) {
+        c.set("clusterId", id);
+        await rate(`cluster:${id}`, DEFAULT_LIMITS);
+        return DEFAULT_LIMITS;
+      }
+    }
+    return (await access(c, id)).limits;
+  };
+  app.route("/k8s/:id", kubeApi({ host: deps.host, access: async (c, id) => kubeAccess(c as Context<Env>, id) }));
 
   // ---- share links --------------------------------------------------------------------
   const shared = async (c: Context<Env>): Promise<ClusterRow> => {

@@ -333,7 +333,9 @@ function describePod(w: PrefixWriter, pod: Obj, src: DescribeSource): void {
   describeEvents(w, eventsFor(src, pod, "Pod"), src.now);
 }
 
+/** formatEndpointSlices: "<none>" only without slices; slices without ready endpoints give "". */
 function formatSliceEndpoints(slices: Obj[], portName: string): string {
+  if (!slices.length) return "<none>";
   const list: string[] = [];
   let count = 0;
   for (const s of slices) {
@@ -348,7 +350,6 @@ function formatSliceEndpoints(slices: Obj[], portName: string): string {
       }
     }
   }
-  if (!list.length) return "<none>";
   let s = list.join(",");
   if (count > list.length) s += ` + ${count - list.length} more...`;
   return s;

@@ -81,6 +81,10 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
     allowAnonymous: o.allowAnonymous,
     limiter: (key, rate, burst) => limiter.take(key, rate, burst, Date.now()),
     indexHtml,
+    fromLoopback: (c) => {
+      const addr = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
+      return addr === "127.0.0.1" || addr === "::1" || addr === "::ffff:127.0.0.1";
+    },
     live: (c, id, since) => {
       let unsubscribe: (() => void) | undefined;
       let closed = false;
@@ -107,6 +111,21 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
       port = info.port;
       res(s);
     });
+  });
+  // kubectl exec/attach/port-forward fall back to SPDY after a refused WebSocket; an upgrade the
+  // WebSocket server does not take would hang forever, so it is refused with a Status.
+  server.on("upgrade", (req, socket) => {
+    if (String(req.headers.upgrade ?? "").toLowerCase() === "websocket") return;
+    const body = JSON.stringify({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: "this sandbox's API server does not offer SPDY streams (kubectl exec/attach/port-forward); use the ServiceLab terminal's kubectl exec",
+      reason: "BadRequest",
+      code: 400,
+    });
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
 
   const sweep = async (): Promise<string[]> => {

@@ -114,9 +114,11 @@ function unknownFields(issues: readonly Issue[]): { path: PropertyKey[]; key: st
   return out;
 }
 
+/** The field as the apiserver's strict decoder names it: `spec.template.spec.containers[0].ports[0].bogus`. */
 function unknownName(u: { path: PropertyKey[]; key: string }): string {
-  const parts = [...u.path.filter((p) => typeof p !== "number").map(String), u.key];
-  return parts.join(".");
+  let out = "";
+  for (const p of [...u.path, u.key]) out += typeof p === "number" ? `[${p}]` : out ? `.${String(p)}` : String(p);
+  return out;
 }
 
 /** Decodes `body` as an object of `info`'s kind. `body` is not modified. */
