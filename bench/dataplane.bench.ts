@@ -5,9 +5,17 @@
 import type { Report } from "./run.js";
 import { ep, svc } from "../src/engine/proxy/iptables/testing.js";
 import type { ProxyMode } from "../src/engine/proxy/types.js";
-import { SimNet, type SimOptions, type SimPod } from "../src/engine/net/sim.js";
+import { IpvsProxier } from "../src/engine/proxy/ipvs/proxier.js";
+import { ipvsHandle } from "../src/engine/net/cluster-env.js";
+import { SimNet, type RulesFactory, type SimOptions, type SimPod } from "../src/engine/net/sim.js";
 
 const NODES = ["master", "node1", "node2"];
+
+/** IPVS mode as the Cluster wires it (as packet-flow.test.ts does). */
+const ipvsFactory: RulesFactory = (node, config) => {
+  const p = new IpvsProxier({ name: node.name, ips: [node.ip], podCIDR: node.podCIDR, zone: "" }, config);
+  return { rules: { mode: "ipvs", ruleset: p.iptables, ipvs: ipvsHandle(p) }, sync: (s) => void p.sync(s) };
+};
 
 function build(mode: ProxyMode, nServices: number): { net: SimNet; ips: string[] } {
   const services: [ReturnType<typeof svc>, ReturnType<typeof ep>[]][] = [];
@@ -30,12 +38,12 @@ function build(mode: ProxyMode, nServices: number): { net: SimNet; ips: string[]
     services.push([svc({ ns: "default", name: `svc${i}`, clusterIP: cip, port: 80 }), eps]);
   }
   pods.push({ key: "default/client", ip: "10.244.1.254", node: "node1" });
-  const net = new SimNet({ mode, services: services as SimOptions["services"], pods, seed: 1 });
+  const net = new SimNet({ mode, services: services as SimOptions["services"], pods, seed: 1, factory: ipvsFactory });
   return { net, ips };
 }
 
 export default async function (report: Report): Promise<void> {
-  const modes: ProxyMode[] = ["iptables", "nftables"];
+  const modes: ProxyMode[] = ["iptables", "nftables", "ipvs"];
   for (const n of [10, 1000, 10000]) {
     for (const mode of modes) {
       const { net, ips } = build(mode, n);

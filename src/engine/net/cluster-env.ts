@@ -86,6 +86,11 @@ export function podIndexOf(cluster: Cluster): PodIndex {
 
 /** The data plane's view of one node's IPVS proxier (exported for SimNet's packet-flow table). */
 export function ipvsHandle(p: IpvsProxier): IpvsHandle {
+  // p.expire walks every connection entry and every virtual server's templates. Nothing can
+  // expire between two calls at the same instant (entries, templates and FIN timers are all set
+  // to now + a positive timeout, and syncs finish graceful deletions themselves), so it runs
+  // once per clock value instead of once per packet.
+  let expiredAt = Number.NaN;
   return {
     isBound: (ip) => p.bound.has(ip),
     ipset: (name) => p.ipsets.get(name),
@@ -93,7 +98,7 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
       if (proto === "icmp") return { found: false };
       const vs = p.virtualServer(proto.toUpperCase() as "TCP" | "UDP" | "SCTP", ip, port);
       if (!vs) return { found: false };
-      p.expire(now);
+      if (now !== expiredAt) (p.expire(now), (expiredAt = now));
       const service = `${vs.protocol}  ${vs.ip}:${vs.port} ${vs.scheduler}${vs.persistent ? ` persistent ${vs.persistent}` : ""}`;
       const conn = p.connect(vs, client, now);
       if (steps) {
