@@ -90,9 +90,13 @@ function ipNum(s: string): number {
   return (n * 256 + part) >>> 0;
 }
 
-/** Hash key of a flow: source address and port (< 2^53); the rest of the tuple is compared. */
-function flowKey(src: string, sport: number): number {
-  return ipNum(src) * 65536 + (sport & 0xffff);
+/** Hash key of a flow (a small integer); flows are told apart by comparing the whole tuple. */
+function flowKey(src: string, sport: number, dst: string, dport: number): number {
+  let h = Math.imul(ipNum(src) ^ Math.imul(sport, 0x27d4eb2d), 0x9e3779b1) ^ Math.imul(ipNum(dst) ^ Math.imul(dport, 0x165667b1), 0x85ebca6b);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  h ^= h >>> 13;
+  return h & 0x3fffffff;
 }
 
 export class ConntrackTable {
@@ -114,7 +118,7 @@ export class ConntrackTable {
   }
 
   lookupFlow(proto: L4, src: string, sport: number, dst: string, dport: number, now: number): CtFlow | undefined {
-    const e = this.find(flowKey(src, sport), proto, src, sport, dst, dport);
+    const e = this.find(flowKey(src, sport, dst, dport), proto, src, sport, dst, dport);
     if (e === undefined) return undefined;
     if (e.expires <= now) {
       this.remove(e);
@@ -127,7 +131,7 @@ export class ConntrackTable {
     const o = e.orig;
     const r = e.reply;
     this.addFlow(
-      new CtFlow(flowKey(o.src, o.sport), o.proto, o.src, o.sport, o.dst, o.dport, r.src, r.sport, r.dst, r.dport, e.state, e.expires, e.assured, e.unreplied, e.mark, e.dnat, e.snat),
+      new CtFlow(flowKey(o.src, o.sport, o.dst, o.dport), o.proto, o.src, o.sport, o.dst, o.dport, r.src, r.sport, r.dst, r.dport, e.state, e.expires, e.assured, e.unreplied, e.mark, e.dnat, e.snat),
       now,
     );
   }

@@ -44,8 +44,9 @@ export class EvalContext {
   constructor(
     readonly node: string,
     readonly isLocal: (ip: string) => boolean,
-    readonly now: number,
-    readonly rng: RandomSource,
+    /** Mutable: the data plane reuses one trace-less context per node across packets. */
+    public now: number,
+    public rng: RandomSource,
     readonly kernel: NodeKernelState,
     readonly trace: TraceStep[] | undefined,
   ) {}

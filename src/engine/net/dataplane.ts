@@ -138,6 +138,7 @@ export class Dataplane {
   private readonly kernels = new Map<string, NodeKernelState>();
   private readonly conntracks = new Map<string, ConntrackTable>();
   private readonly ports = new Map<string, number>();
+  private readonly quietCtxs = new Map<string, EvalContext>();
 
   constructor(readonly env: NetEnv) {
     for (const n of env.nodes) {
@@ -153,6 +154,20 @@ export class Dataplane {
         flannel: fmt(b),
       });
     }
+  }
+
+  /** The node's trace-less evaluation context, reset for a new packet (no allocation per hop). */
+  private quietContext(node: string, now: number): EvalContext {
+    let c = this.quietCtxs.get(node);
+    if (!c) {
+      const n = node;
+      this.quietCtxs.set(node, (c = new EvalContext(node, (ip) => this.isLocal(n, ip), now, this.env.rng, this.kernel(node), undefined)));
+    }
+    c.now = now;
+    c.rng = this.env.rng;
+    c.rules = 0;
+    c.ipset = undefined;
+    return c;
   }
 
   conntrack(node: string): ConntrackTable {
@@ -250,7 +265,7 @@ export class Dataplane {
       res.path.push(node);
       const info = this.nodes.get(node)!;
       w.rules = this.env.rules(node);
-      w.ctx = new EvalContext(node, (ip) => this.isLocal(node, ip), now, this.env.rng, this.kernel(node), trace);
+      w.ctx = trace ? new EvalContext(node, (ip) => this.isLocal(node, ip), now, this.env.rng, this.kernel(node), trace) : this.quietContext(node, now);
       if (w.rules?.mode === "ipvs") w.ctx.ipset = w.rules.ipvs.ipset.bind(w.rules.ipvs);
       w.visited.push({ node, orig: { proto, src: pkt.src, sport: pkt.sport, dst: pkt.dst, dport: pkt.dport } });
 
@@ -462,7 +477,7 @@ export class Dataplane {
       // The reply direction: from the final destination back to this node's exit source.
       this.conntrack(v.node).addFlow(
         new CtFlow(
-          flowKey(o.src, o.sport),
+          flowKey(o.src, o.sport, o.dst, o.dport),
           proto,
           o.src,
           o.sport,
