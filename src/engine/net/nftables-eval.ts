@@ -21,9 +21,15 @@ interface HookIndex {
 }
 const indexCache = new WeakMap<NftTable, HookIndex>();
 
+function stillValid(table: NftTable, idx: HookIndex): boolean {
+  const { names, objs } = idx;
+  for (let i = 0; i < names.length; i++) if (table.chains.get(names[i]) !== objs[i]) return false;
+  return true;
+}
+
 function hookIndex(table: NftTable): HookIndex {
   const cached = indexCache.get(table);
-  if (cached && cached.names.every((n, i) => table.chains.get(n) === cached.objs[i])) return cached;
+  if (cached && stillValid(table, cached)) return cached;
   const base: Chain[] = [];
   for (const c of table.chains.values()) if (c.base) base.push(c);
   base.sort((a, b) => a.base!.priority - b.base!.priority);
@@ -41,7 +47,7 @@ function hookIndex(table: NftTable): HookIndex {
 
 export function nftablesHook(table: NftTable, hook: HookName, pkt: Pkt, ctx: EvalContext): HookOutcome {
   const chains = hookIndex(table).chains.get(hook);
-  if (!chains) return { t: "accept" };
+  if (!chains) return HOOK_ACCEPT;
   for (const c of chains) {
     // nat base chains see only a connection's first packet.
     if (c.base!.type === "nat" && !pkt.ctNew) continue;
@@ -49,8 +55,11 @@ export function nftablesHook(table: NftTable, hook: HookName, pkt: Pkt, ctx: Eva
     if (out.t === "drop" || out.t === "reject") return out;
     if (out.t === "continue" && c.base!.policy === "drop") return { t: "drop", reason: `policy drop of chain ${c.name}` };
   }
-  return { t: "accept" };
+  return HOOK_ACCEPT;
 }
+
+/** Shared: callers only read a hook outcome. */
+const HOOK_ACCEPT: HookOutcome = Object.freeze({ t: "accept" });
 
 const T = "ip kube-proxy";
 
