@@ -248,24 +248,33 @@ function matchOne(m: Match, pkt: Pkt, ctx: EvalContext, chain: string, n: number
   }
 }
 
+/** Split --match-set flags ("dst,dst"), by flags string. */
+const flagCache = new Map<string, string[]>();
+
+function addr(pkt: Pkt, x: string | undefined): string {
+  return x === "src" ? pkt.src : pkt.dst;
+}
+function port(pkt: Pkt, x: string | undefined): number {
+  return x === "src" ? pkt.sport : pkt.dport;
+}
+
 /** `-m set --match-set NAME flags`: the packet's fields named by flags, as ipset writes entries. */
 function ipsetHas(set: { type: string; entries: ReadonlyMap<string, unknown> }, flags: string, pkt: Pkt): boolean {
-  const f = flags.split(",");
-  const addr = (x: string | undefined) => (x === "src" ? pkt.src : pkt.dst);
-  const port = (x: string | undefined) => (x === "src" ? pkt.sport : pkt.dport);
+  let f = flagCache.get(flags);
+  if (f === undefined) flagCache.set(flags, (f = flags.split(",")));
   switch (set.type) {
     case "bitmap:port":
-      return pkt.proto !== "icmp" && set.entries.has(String(port(f[0])));
+      return pkt.proto !== "icmp" && set.entries.has(String(port(pkt, f[0])));
     case "hash:ip":
-      return set.entries.has(addr(f[0]));
+      return set.entries.has(addr(pkt, f[0]));
     case "hash:ip,port":
-      return pkt.proto !== "icmp" && set.entries.has(`${addr(f[0])},${pkt.proto}:${port(f[1])}`);
+      return pkt.proto !== "icmp" && set.entries.has(`${addr(pkt, f[0])},${pkt.proto}:${port(pkt, f[1])}`);
     case "hash:ip,port,ip":
-      return pkt.proto !== "icmp" && set.entries.has(`${addr(f[0])},${pkt.proto}:${port(f[1])},${addr(f[2])}`);
+      return pkt.proto !== "icmp" && set.entries.has(`${addr(pkt, f[0])},${pkt.proto}:${port(pkt, f[1])},${addr(pkt, f[2])}`);
     case "hash:ip,port,net": {
       if (pkt.proto === "icmp") return false;
-      const prefix = `${addr(f[0])},${pkt.proto}:${port(f[1])},`;
-      const third = addr(f[2]);
+      const prefix = `${addr(pkt, f[0])},${pkt.proto}:${port(pkt, f[1])},`;
+      const third = addr(pkt, f[2]);
       for (const k of set.entries.keys()) if (k.startsWith(prefix) && addrMatches(k.slice(prefix.length), third)) return true;
       return false;
     }
