@@ -67,32 +67,34 @@ function findTable(rs: Ruleset, name: string): Table | undefined {
   return undefined;
 }
 
+/** Tracing: one `skip` step for the rules skippedFrom+1..upTo that did not match. */
+function flushSkips(table: Table, chain: Chain, ctx: EvalContext, skippedFrom: number, upTo: number): void {
+  if (upTo > skippedFrom) {
+    const a = skippedFrom + 1;
+    const n = upTo - skippedFrom;
+    ctx.step({
+      kind: "skip",
+      table: table.name,
+      chain: chain.name,
+      rule: a,
+      count: n,
+      text: n === 1 ? `rule ${a} did not match` : `rules ${a}-${upTo} did not match`,
+    });
+  }
+}
+
 function runChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
   if (depth > MAX_DEPTH) throw new Error(`packet tracer: jump depth over ${MAX_DEPTH} at ${table.name}/${chain.name}`);
   const rules = chain.rules;
   const tracing = ctx.trace !== undefined;
   if (tracing) ctx.step({ kind: "chain", table: table.name, chain: chain.name, text: `-> ${table.name} ${chain.name} (${rules.length} rules)` });
   let skippedFrom = 0;
-  const flushSkips = (upTo: number) => {
-    if (tracing && upTo > skippedFrom) {
-      const a = skippedFrom + 1;
-      const n = upTo - skippedFrom;
-      ctx.step({
-        kind: "skip",
-        table: table.name,
-        chain: chain.name,
-        rule: a,
-        count: n,
-        text: n === 1 ? `rule ${a} did not match` : `rules ${a}-${upTo} did not match`,
-      });
-    }
-  };
   for (let i = 0; i < rules.length; i++) {
     const r = rules[i];
     ctx.rules++;
     if (!ruleMatches(r, pkt, ctx, chain.name, i + 1, tracing)) continue;
     if (tracing) {
-      flushSkips(i);
+      flushSkips(table, chain, ctx, skippedFrom, i);
       skippedFrom = i + 1;
       ctx.step({ kind: "rule", table: table.name, chain: chain.name, rule: i + 1, text: `${i + 1}: ${saveRule(chain.name, r)}` });
     }
@@ -108,7 +110,7 @@ function runChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, depth:
     }
     return out;
   }
-  flushSkips(rules.length);
+  if (tracing) flushSkips(table, chain, ctx, skippedFrom, rules.length);
   if (tracing && chain.origin !== "builtin") ctx.step({ kind: "chain", table: table.name, chain: chain.name, text: `<- end of ${chain.name}, return` });
   return CONTINUE;
 }
