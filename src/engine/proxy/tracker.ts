@@ -12,7 +12,7 @@ import type { EndpointSlice, Service } from "../api/types.js";
 import { parseIPv4Sloppy } from "../net/ip.js";
 import type { StoreEvent } from "../store/store.js";
 import type { EndpointInfo, Protocol, ProxyState, ServicePortInfo } from "./types.js";
-import { endpointString, servicePortKey } from "./types.js";
+import { endpointString, sameEndpoint, sameEndpointList, sameServicePort, servicePortKey } from "./types.js";
 
 export const SERVICES_RESOURCE = "services";
 export const ENDPOINTSLICES_RESOURCE = "endpointslices.discovery.k8s.io";
@@ -80,52 +80,6 @@ export function servicePortInfos(svc: Service): ServicePortInfo[] {
     });
   }
   return out;
-}
-
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-export function sameServicePort(a: ServicePortInfo, b: ServicePortInfo): boolean {
-  return (
-    a.clusterIP === b.clusterIP &&
-    a.port === b.port &&
-    a.protocol === b.protocol &&
-    a.nodePort === b.nodePort &&
-    a.healthCheckNodePort === b.healthCheckNodePort &&
-    a.externalPolicyLocal === b.externalPolicyLocal &&
-    a.internalPolicyLocal === b.internalPolicyLocal &&
-    a.stickyMaxAgeSeconds === b.stickyMaxAgeSeconds &&
-    a.hintsEnabled === b.hintsEnabled &&
-    a.name.port === b.name.port &&
-    sameStrings(a.externalIPs, b.externalIPs) &&
-    sameStrings(a.loadBalancerVIPs, b.loadBalancerVIPs) &&
-    sameStrings(a.loadBalancerSourceRanges, b.loadBalancerSourceRanges)
-  );
-}
-
-function sameEndpoint(a: EndpointInfo, b: EndpointInfo): boolean {
-  return (
-    a === b ||
-    (a.ip === b.ip &&
-      a.port === b.port &&
-      a.ready === b.ready &&
-      a.serving === b.serving &&
-      a.terminating === b.terminating &&
-      a.nodeName === b.nodeName &&
-      a.zone === b.zone &&
-      sameStrings(a.zoneHints, b.zoneHints) &&
-      sameStrings(a.nodeHints, b.nodeHints))
-  );
-}
-
-function sameEndpointList(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (!sameEndpoint(a[i], b[i])) return false;
-  return true;
 }
 
 function byName(x: EndpointSlice, y: EndpointSlice): number {

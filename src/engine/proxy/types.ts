@@ -128,3 +128,58 @@ export interface Proxier {
    */
   sync(state: ProxyState, changed?: ReadonlySet<string>): SyncResult;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Equality of the model's values, for trackers and proxiers deciding what changed.
+
+export function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+export function sameServicePort(a: ServicePortInfo, b: ServicePortInfo): boolean {
+  return (
+    a === b ||
+    (a.clusterIP === b.clusterIP &&
+      a.port === b.port &&
+      a.protocol === b.protocol &&
+      a.nodePort === b.nodePort &&
+      a.healthCheckNodePort === b.healthCheckNodePort &&
+      a.externalPolicyLocal === b.externalPolicyLocal &&
+      a.internalPolicyLocal === b.internalPolicyLocal &&
+      a.stickyMaxAgeSeconds === b.stickyMaxAgeSeconds &&
+      a.hintsEnabled === b.hintsEnabled &&
+      a.name.namespace === b.name.namespace &&
+      a.name.name === b.name.name &&
+      a.name.port === b.name.port &&
+      a.name.protocol === b.name.protocol &&
+      sameStrings(a.externalIPs, b.externalIPs) &&
+      sameStrings(a.loadBalancerVIPs, b.loadBalancerVIPs) &&
+      sameStrings(a.loadBalancerSourceRanges, b.loadBalancerSourceRanges))
+  );
+}
+
+export function sameEndpoint(a: EndpointInfo, b: EndpointInfo): boolean {
+  return (
+    a === b ||
+    (a.ip === b.ip &&
+      a.port === b.port &&
+      a.ready === b.ready &&
+      a.serving === b.serving &&
+      a.terminating === b.terminating &&
+      a.isLocal === b.isLocal &&
+      a.nodeName === b.nodeName &&
+      a.zone === b.zone &&
+      sameStrings(a.zoneHints, b.zoneHints) &&
+      sameStrings(a.nodeHints, b.nodeHints))
+  );
+}
+
+export function sameEndpointList(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!sameEndpoint(a[i], b[i])) return false;
+  return true;
+}

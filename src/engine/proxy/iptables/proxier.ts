@@ -8,7 +8,7 @@
 //   cluster mode until the next syncPeriod).
 // - IPv4 only, like one of the two proxiers of kube-proxy's dual-stack MetaProxier.
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
-import { endpointString, servicePortNameString } from "../types.js";
+import { endpointString, sameEndpointList, sameServicePort, servicePortNameString } from "../types.js";
 import { formatPrefix as formatCidr, parseIPv4Sloppy as parseIPv4, parsePrefix as parseCidr, prefixContains as cidrContains, type Prefix as Cidr } from "../../net/ip.js";
 import {
   BUILTIN_CHAINS,
@@ -377,7 +377,7 @@ export class IptablesProxier implements Proxier {
       const eps = state.endpoints.get(key) ?? [];
       const prev = previous.get(key);
       // Same inputs, same mode, untouched ruleset: syncProxyRules would write the same chains.
-      if (!rebuild && prev && prev.large === this.largeCluster && sameService(prev.svc, svc) && sameEndpoints(prev.eps, eps)) {
+      if (!rebuild && prev && prev.large === this.largeCluster && sameServicePort(prev.svc, svc) && sameEndpointList(prev.eps, eps)) {
         this.records.set(key, prev);
         continue;
       }
@@ -891,59 +891,6 @@ export class IptablesProxier implements Proxier {
   }
 }
 
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function sameService(a: ServicePortInfo, b: ServicePortInfo): boolean {
-  return (
-    a === b ||
-    (a.clusterIP === b.clusterIP &&
-      a.port === b.port &&
-      a.protocol === b.protocol &&
-      a.nodePort === b.nodePort &&
-      a.healthCheckNodePort === b.healthCheckNodePort &&
-      a.externalPolicyLocal === b.externalPolicyLocal &&
-      a.internalPolicyLocal === b.internalPolicyLocal &&
-      a.stickyMaxAgeSeconds === b.stickyMaxAgeSeconds &&
-      a.hintsEnabled === b.hintsEnabled &&
-      a.name.namespace === b.name.namespace &&
-      a.name.name === b.name.name &&
-      a.name.port === b.name.port &&
-      a.name.protocol === b.name.protocol &&
-      sameStrings(a.externalIPs, b.externalIPs) &&
-      sameStrings(a.loadBalancerVIPs, b.loadBalancerVIPs) &&
-      sameStrings(a.loadBalancerSourceRanges, b.loadBalancerSourceRanges))
-  );
-}
-
-function sameEndpoints(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i];
-    const y = b[i];
-    if (x === y) continue;
-    if (
-      x.ip !== y.ip ||
-      x.port !== y.port ||
-      x.ready !== y.ready ||
-      x.serving !== y.serving ||
-      x.terminating !== y.terminating ||
-      x.isLocal !== y.isLocal ||
-      x.nodeName !== y.nodeName ||
-      x.zone !== y.zone ||
-      !sameStrings(x.zoneHints, y.zoneHints) ||
-      !sameStrings(x.nodeHints, y.nodeHints)
-    ) {
-      return false;
-    }
-  }
-  return true;
-}
 
 function isV4(ip: string): boolean {
   return ip.indexOf(":") < 0;
