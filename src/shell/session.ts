@@ -217,15 +217,22 @@ export class Session {
     return defineCommand(name, async (args, ctx) => {
       const fn = this.registry.get(name)!;
       const target = fs ?? this.fs;
-      const env: Record<string, string> = {};
-      for (const [k, v] of ctx.env) env[k] = v;
+      // The environment is copied only if the command reads it: under defense-in-depth ctx.env is
+      // a proxy whose every entry is re-wrapped, and most commands (curl, nslookup) never look.
+      let env: Record<string, string> | undefined;
       const c: NodeCommandContext = {
         cluster: this.cluster,
         node: pod ? pod.pod.spec.nodeName ?? this.node : this.node,
         pod,
-        stdin: new TextDecoder().decode(toBytes(ctx.stdin)),
+        stdin: decodeStdin(ctx.stdin),
         cwd: ctx.cwd,
-        env,
+        get env() {
+          if (!env) {
+            env = {};
+            for (const [k, v] of ctx.env) env[k] = v;
+          }
+          return env;
+        },
         readFile: (p) => target.readFile(target.resolvePath(ctx.cwd, p)),
         writeFile: (p, content) => target.writeFile(target.resolvePath(ctx.cwd, p), content),
         exists: (p) => target.exists(target.resolvePath(ctx.cwd, p)),
@@ -255,8 +262,7 @@ export class Session {
       return { stdout: `${this.node}\n`, stderr: "", exitCode: 0 };
     });
     const kubectlCmd = defineCommand("kubectl", async (args, ctx) => {
-      const stdin = new TextDecoder().decode(toBytes(ctx.stdin));
-      return kubectl(args, this.kubectlContext(ctx.cwd, stdin));
+      return kubectl(args, this.kubectlContext(ctx.cwd, decodeStdin(ctx.stdin)));
     });
     const whoami = defineCommand("whoami", async () => ({ stdout: "root\n", stderr: "", exitCode: 0 }));
     const ssh = defineCommand("ssh", async (args, ctx) => this.ssh(args, ctx.cwd));
@@ -475,6 +481,16 @@ export class Session {
   readFile(path: string): Promise<string> {
     return this.fs.readFile(this.fs.resolvePath(this.cwd, path));
   }
+}
+
+const UTF8 = new TextDecoder();
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** A command's stdin as text: just-bash hands over bytes, or a string of byte values (latin1). */
+function decodeStdin(s: unknown): string {
+  // A string of byte values below 0x80 is the same text in UTF-8.
+  if (typeof s === "string" && ASCII.test(s)) return s;
+  return UTF8.decode(toBytes(s));
 }
 
 function toBytes(s: unknown): Uint8Array {
