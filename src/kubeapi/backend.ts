@@ -2,16 +2,14 @@
 // a terminal command), ticks the cluster's clock, answers with serveKube, checks the tenant's
 // limits and persists the changes before the answer leaves; watches ride the host's live channel.
 //
-// The ClusterHost interface (src/runtime/host.ts) has no such call yet. Until it does, this file
-// adapts the Node host by its serialisation internals (kubeBackendFor) — the runtime owner should
-// move `nodeKube` into NodeClusterHost as public `kube()`/`kubeWatch()` methods and give the
-// Durable Object the same two (serveKube in the object, the watch over its hibernatable channel).
+// The Node host offers this through its public `operate`/`read`/`subscribe` (NodeClusterHost);
+// the Durable Object does not yet (serveKube in the object, the watch over its hibernatable
+// channel), so /k8s answers 501 there.
 
 import type { ClusterCore, LiveMessage } from "../runtime/core.js";
-import { LimitError } from "../runtime/core.js";
 import type { ClusterHost } from "../runtime/host.js";
 import type { Limits } from "../runtime/limits.js";
-import { errorResponse, type KubeRequest, type KubeResponse, serveKube, statusResponse } from "./serve.js";
+import { errorResponse, type KubeRequest, type KubeResponse, serveKube } from "./serve.js";
 import { type WatchPlan, watchPlan, WatchStream } from "./watch.js";
 
 export interface KubeWatch {
@@ -34,18 +32,17 @@ interface KubeCapableHost {
   kubeWatch(id: string, req: KubeRequest, limits: Limits, emit: (line: string) => void, end: () => void): Promise<KubeResponse | KubeWatch>;
 }
 
-/** NodeClusterHost's members this adapter relies on (private there: see the note at the top). */
-interface NodeInternals {
-  serial<T>(id: string, fn: (s: { core?: ClusterCore }) => Promise<T>): Promise<T>;
-  load(id: string, s: { core?: ClusterCore }): Promise<ClusterCore>;
-  persist(id: string, s: { core?: ClusterCore }, core: ClusterCore): Promise<void>;
-  now: () => number;
+/** What a host offers for serving the Kubernetes API: NodeClusterHost's public operations. */
+interface OperatingHost {
+  operate<T>(id: string, limits: Limits, fn: (core: ClusterCore) => T, writes: (result: T) => boolean): Promise<T>;
+  read<T>(id: string, fn: (core: ClusterCore) => T): Promise<T>;
+  wallClock(): number;
   subscribe(id: string, since: number | undefined, send: (m: LiveMessage) => void): Promise<() => void>;
 }
 
-function isNodeHost(h: unknown): h is NodeInternals {
-  const x = h as Partial<Record<keyof NodeInternals, unknown>>;
-  return typeof x.serial === "function" && typeof x.load === "function" && typeof x.persist === "function" && typeof x.subscribe === "function" && typeof x.now === "function";
+function isOperatingHost(h: unknown): h is OperatingHost {
+  const x = h as Partial<Record<keyof OperatingHost, unknown>>;
+  return typeof x.operate === "function" && typeof x.read === "function" && typeof x.wallClock === "function" && typeof x.subscribe === "function";
 }
 
 /** The backend for `host`, or undefined if it cannot serve the Kubernetes API. */
@@ -54,37 +51,26 @@ export function kubeBackendFor(host: ClusterHost): KubeBackend | undefined {
   if (typeof k.kube === "function" && typeof k.kubeWatch === "function") {
     return { request: (id, req, limits) => k.kube!(id, req, limits), watch: (id, req, limits, emit, end) => k.kubeWatch!(id, req, limits, emit, end) };
   }
-  if (isNodeHost(host)) return nodeKube(host);
+  if (isOperatingHost(host)) return nodeKube(host);
   return undefined;
 }
 
 /** One request on the Node host: serialised, the clock brought to now, limits checked, persisted. */
-export function nodeKube(h: NodeInternals): KubeBackend {
+export function nodeKube(h: OperatingHost): KubeBackend {
   return {
-    request: (id, req, limits) =>
-      h.serial(id, async (s) => {
-        const core = await h.load(id, s);
-        const now = h.now();
-        core.tick(now);
-        core.touch(now);
-        const res = serveKube(core.cluster, req);
-        try {
-          if (res.status < 300 && req.method !== "GET") core.checkLimits(limits);
-          await h.persist(id, s, core);
-        } catch (e) {
-          // Not acknowledged: the cluster is rebuilt from its rows on the next call.
-          s.core = undefined;
-          if (e instanceof LimitError) return statusResponse(e.toStatus().status);
-          throw e;
-        }
-        return res;
-      }),
+    request: async (id, req, limits) => {
+      try {
+        return await h.operate(id, limits, (core) => serveKube(core.cluster, req), (res) => res.status < 300 && req.method !== "GET");
+      } catch (e) {
+        // Not acknowledged (the host dropped the in-memory cluster): the apiserver's Status.
+        return errorResponse(e);
+      }
+    },
     watch: async (id, req, _limits, emit, end) => {
       let plan: WatchPlan;
-      let now: () => number = h.now;
+      let now: () => number = () => h.wallClock();
       try {
-        plan = await h.serial(id, async (s) => {
-          const core = await h.load(id, s);
+        plan = await h.read(id, (core) => {
           now = () => core.cluster.now();
           return watchPlan(core.cluster, req);
         });

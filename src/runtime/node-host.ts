@@ -116,6 +116,42 @@ export class NodeClusterHost implements ClusterHost {
     });
   }
 
+  /**
+   * Runs `fn` on cluster `id` as one acknowledged operation, as exec does: after every earlier
+   * call on the cluster, with its clock brought to now; `writes` decides whether the tenant's
+   * limits are checked; the changes are persisted before the result is returned, and on any
+   * failure the in-memory cluster is dropped so nothing unacknowledged survives. The REST
+   * surface for kubectl (src/kubeapi) runs its requests through this.
+   */
+  operate<T>(id: string, limits: Limits, fn: (core: ClusterCore) => T, writes: (result: T) => boolean): Promise<T> {
+    return this.serial(id, async (s) => {
+      const core = await this.load(id, s);
+      try {
+        const now = this.now();
+        core.tick(now);
+        core.touch(now);
+        const result = fn(core);
+        if (writes(result)) core.checkLimits(limits);
+        await this.persist(id, s, core);
+        return result;
+      } catch (e) {
+        s.core = undefined;
+        if (e instanceof LimitError) throw e.toStatus();
+        throw e;
+      }
+    });
+  }
+
+  /** Reads the loaded cluster (after earlier calls on it), changing nothing. */
+  read<T>(id: string, fn: (core: ClusterCore) => T): Promise<T> {
+    return this.serial(id, async (s) => fn(await this.load(id, s)));
+  }
+
+  /** The host's wall clock. */
+  wallClock(): number {
+    return this.now();
+  }
+
   exec(id: string, command: string, limits: Limits): Promise<ExecResult> {
     return this.serial(id, async (s) => {
       const core = await this.load(id, s);
