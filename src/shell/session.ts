@@ -275,7 +275,10 @@ export class Session {
    * that node's; `exit` comes back. `ssh NODE COMMAND...` runs one command there.
    */
   private async ssh(args: string[], cwd: string): Promise<ShellResult> {
-    const rest = args.filter((a, i) => !(a.startsWith("-") || (i > 0 && /^-[lpioF]$/.test(args[i - 1]))));
+    // ssh's own options come before the destination; everything after it is the remote command.
+    let i = 0;
+    while (i < args.length && args[i].startsWith("-")) i += /^-[bcDEeFIiJLlmOopQRSWw]$/.test(args[i]) ? 2 : 1;
+    const rest = args.slice(i);
     if (rest.length === 0) {
       return { stdout: "", stderr: "usage: ssh [-46AaCfGgKkMNnqsTtVvXxYy] [-B bind_interface] [-b bind_address]\n           [-c cipher_spec] [-D [bind_address:]port] [-E log_file]\n           [-e escape_char] [-F configfile] [-I pkcs11] [-i identity_file]\n           [-J destination] [-L address] [-l login_name] [-m mac_spec]\n           [-O ctl_cmd] [-o option] [-P tag] [-p port] [-R address]\n           [-S ctl_path] [-W host:port] [-w local_tun[:remote_tun]]\n           destination [command [argument ...]]\n", exitCode: 255 };
     }

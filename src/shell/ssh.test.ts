@@ -19,6 +19,8 @@ describe("ssh between nodes", () => {
     const s = new Session(testCluster());
     expect((await s.run("ssh root@node2 hostname")).stdout).toBe("node2\n");
     expect((await s.run("ssh 10.1.8.31 hostname")).stdout).toBe("node1\n");
+    // Options after the destination belong to the remote command.
+    expect((await s.run("ssh -o StrictHostKeyChecking=no node2 hostname -I")).stdout).toBe("10.1.8.32 \n");
     expect(s.prompt).toBe("[root@master ~]# ");
   });
 
