@@ -2,6 +2,7 @@
 // of an established flow skip the nat chains and keep their destination. `conntrack -L` prints
 // the table as conntrack-tools 1.4.7 does.
 import type { L4, Tuple } from "./packet.js";
+import { ipv4Unchecked } from "./ip.js";
 
 /** Kernel timeouts (seconds), with kube-proxy's conntrack settings (tcp established 24h, close_wait 1h). */
 export const CT_TIMEOUTS = {
@@ -77,18 +78,7 @@ export class CtFlow implements CtEntry {
   }
 }
 
-function ipNum(s: string): number {
-  let n = 0;
-  let part = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 46) {
-      n = n * 256 + part;
-      part = 0;
-    } else part = part * 10 + (c - 48);
-  }
-  return (n * 256 + part) >>> 0;
-}
+const ipNum = ipv4Unchecked;
 
 /** Hash key of a flow (a small integer); flows are told apart by comparing the whole tuple. */
 function flowKey(src: string, sport: number, dst: string, dport: number): number {

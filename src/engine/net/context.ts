@@ -2,6 +2,7 @@
 // header fields, the node's local addresses, its per-node kernel state (xt_recent tables, nft
 // dynamic sets), the cluster's Rng and the trace being written.
 import type { L4, TraceStep } from "./packet.js";
+import { ipv4Unchecked } from "./ip.js";
 
 /** The cluster's Rng as the data plane uses it (uint32 draws, as the kernel's prandom). */
 export interface RandomSource {
@@ -65,18 +66,7 @@ export class UnknownRuleShape extends Error {
 
 const cidrCache = new Map<string, { base: number; mask: number }>();
 
-function ipNum(s: string): number {
-  let n = 0;
-  let part = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 46) {
-      n = n * 256 + part;
-      part = 0;
-    } else part = part * 10 + (c - 48);
-  }
-  return (n * 256 + part) >>> 0;
-}
+const ipNum = ipv4Unchecked;
 
 /** Is `ip` the address `spec` or inside the CIDR `spec` ("a.b.c.d" or "a.b.c.d/len")? */
 export function addrMatches(spec: string, ip: string): boolean {

@@ -126,3 +126,20 @@ export function canonicalIP(s: string): string {
   const c = formatIPv4(v);
   return c === s ? s : c; // keep the caller's string when already canonical (no copy retained)
 }
+
+/**
+ * A dotted-quad already known to be valid, as a number, without checks: for the data plane's
+ * hot path (conntrack hashing, CIDR matching of addresses the engine itself produced).
+ */
+export function ipv4Unchecked(s: string): number {
+  let n = 0;
+  let part = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      n = n * 256 + part;
+      part = 0;
+    } else part = part * 10 + (c - 48);
+  }
+  return (n * 256 + part) >>> 0;
+}
