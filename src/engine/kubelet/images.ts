@@ -209,31 +209,16 @@ function nginx(tag: string): ImageProfile {
   };
 }
 
+/** A base image whose default command is `sh`: it exits at once unless stdin is attached. */
+function shellImage(key: string, sizeBytes: number): ImageProfile {
+  return { key, shell: "sh", workingDir: "/", env: { PATH: STD_PATH }, files: {}, listens: [], start: "shell", stopSeconds: Infinity, sizeBytes };
+}
+
 const PROFILES: Record<string, (tag: string) => ImageProfile> = {
   httpd,
   nginx,
-  busybox: () => ({
-    key: "busybox",
-    shell: "sh",
-    workingDir: "/",
-    env: { PATH: STD_PATH },
-    files: {},
-    listens: [],
-    start: "shell",
-    stopSeconds: Infinity,
-    sizeBytes: 2_156_465,
-  }),
-  alpine: () => ({
-    key: "alpine",
-    shell: "sh",
-    workingDir: "/",
-    env: { PATH: STD_PATH },
-    files: {},
-    listens: [],
-    start: "shell",
-    stopSeconds: Infinity,
-    sizeBytes: 3_642_880,
-  }),
+  busybox: () => shellImage("busybox", 2_156_465),
+  alpine: () => shellImage("alpine", 3_642_880),
   mysql: (tag) => ({
     key: "mysql",
     shell: "bash",
