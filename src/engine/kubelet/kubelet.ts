@@ -482,33 +482,29 @@ export class Kubelet implements Controller {
       started,
     };
     if (c.id) status.containerID = `containerd://${c.id}`;
-    if (c.state === "running") status.state = { running: { startedAt: rfc3339(c.startedAt!) } };
-    else if (c.state === "terminated" && (c.startAt <= now || c.waitingReason !== "CrashLoopBackOff" || c.finishedAt === now)) {
-      status.state = {
-        terminated: {
-          exitCode: c.exitCode ?? 0,
-          reason: c.terminatedReason ?? "Completed",
-          startedAt: rfc3339(c.startedAt ?? now),
-          finishedAt: rfc3339(c.finishedAt ?? now),
-          containerID: `containerd://${c.id}`,
-        },
-      };
-      if (c.waitingReason === "CrashLoopBackOff" && c.finishedAt !== undefined && c.startAt > now && c.restartCount > 0) {
+    if (c.state === "running") {
+      status.state = { running: { startedAt: rfc3339(c.startedAt!) } };
+    } else if (c.state === "terminated") {
+      // Between an exit and the restart the back-off delays, a container that has already been
+      // restarted shows CrashLoopBackOff; otherwise it shows how it terminated.
+      const backingOff = c.waitingReason === "CrashLoopBackOff" && c.startAt > now;
+      if (!backingOff || c.restartCount === 0) {
+        status.state = {
+          terminated: {
+            exitCode: c.exitCode ?? 0,
+            reason: c.terminatedReason ?? "Completed",
+            startedAt: rfc3339(c.startedAt ?? now),
+            finishedAt: rfc3339(c.finishedAt ?? now),
+            containerID: `containerd://${c.id}`,
+          },
+        };
+      } else if (c.finishedAt === now) {
         status.state = { waiting: { reason: "CrashLoopBackOff", message: `back-off ${Math.round((c.startAt - c.finishedAt) / 1000)}s restarting failed container=${c.name}` } };
+      } else {
+        status.state = { waiting: { reason: "CrashLoopBackOff" } };
       }
     } else {
       status.state = { waiting: { reason: c.waitingReason } };
-    }
-    if (c.state === "terminated" && c.waitingReason === "CrashLoopBackOff" && c.restartCount === 0 && c.startAt > now) {
-      status.state = {
-        terminated: {
-          exitCode: c.exitCode ?? 0,
-          reason: c.terminatedReason ?? "Completed",
-          startedAt: rfc3339(c.startedAt ?? now),
-          finishedAt: rfc3339(c.finishedAt ?? now),
-          containerID: `containerd://${c.id}`,
-        },
-      };
     }
     status.lastState = c.last
       ? { terminated: { exitCode: c.last.exitCode, reason: c.last.reason, startedAt: rfc3339(c.last.startedAt), finishedAt: rfc3339(c.last.finishedAt), containerID: `containerd://${c.last.id}` } }
