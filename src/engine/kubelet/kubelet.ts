@@ -224,7 +224,7 @@ export class Kubelet implements Controller {
         pulled: !present,
         pullMs,
         logs: [],
-        fs: new ContainerFs(profile.files, () => this.mounts(pod, c, rt), c.workingDir || profile.workingDir, () => this.filesChanged(pod, c.name)),
+        fs: new ContainerFs(profile.files, this.mountsOf(pod, c, rt), c.workingDir || profile.workingDir, () => this.filesChanged(pod, c.name)),
         stdin: !!(c.stdin || c.tty),
         ready: false,
       };
@@ -632,6 +632,23 @@ export class Kubelet implements Controller {
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  /**
+   * The container's mounts as its filesystem asks for them: built again only when the store has
+   * changed since (a configMap edit shows at once), not on every file lookup of every request.
+   */
+  private mountsOf(pod: Pod, c: Container, rt: PodRuntime): () => ReadonlyMap<string, string> {
+    let rev = -1;
+    let m: ReadonlyMap<string, string> = new Map();
+    return () => {
+      const now = this.ctx.store.revision();
+      if (now !== rev) {
+        m = this.mounts(pod, c, rt);
+        rev = now;
+      }
+      return m;
+    };
+  }
+
   /** Files the kubelet mounts into a container: resolv.conf, hosts, hostname, configMap volumes. */
   private mounts(pod: Pod, c: Container, rt: PodRuntime): Map<string, string> {
     const m = new Map<string, string>();
@@ -733,7 +750,7 @@ export class Kubelet implements Controller {
         const spec = pod.spec.containers.find((x) => x.name === c.name) ?? pod.spec.containers[0];
         const profile = imageProfile(c.image);
         const { fs: saved, ...rest } = c;
-        const fs = new ContainerFs(profile.files, () => this.mounts(pod, spec, rt), spec.workingDir || profile.workingDir, () => this.filesChanged(pod, c.name));
+        const fs = new ContainerFs(profile.files, this.mountsOf(pod, spec, rt), spec.workingDir || profile.workingDir, () => this.filesChanged(pod, c.name));
         fs.restore(saved);
         rt.containers.push({ ...(structuredClone(rest) as Omit<ContainerRuntime, "profile" | "fs">), profile, fs });
       }
