@@ -4,8 +4,9 @@
 // older than the store's change log is answered as kube-apiserver's watch cache answers it: one
 // ERROR event carrying the 410 Expired Status "too old resource version".
 
-import { matchesFields, parseFieldSelector } from "../engine/api/fields.js";
+import { parseFieldSelector } from "../engine/api/fields.js";
 import { parseSelector } from "../engine/api/labels.js";
+import { WatchFilter } from "../engine/api/watch-filter.js";
 import { resourceKey, type ResourceInfo } from "../engine/api/resources.js";
 import { badRequest, methodNotAllowed, notServed } from "../engine/api/status.js";
 import { withTypeMeta } from "../engine/apiserver/apiserver.js";
@@ -74,20 +75,11 @@ export function watchPlan(cluster: Cluster, req: KubeRequest): WatchPlan {
 export class WatchStream {
   done = false;
   private readonly key: string;
-  private readonly labels;
-  /** Objects this watcher has been told about as matching (a MODIFIED that stops matching is a DELETED). */
-  private readonly seen = new Set<string>();
+  private readonly filter: WatchFilter;
 
   constructor(private readonly plan: WatchPlan, private readonly now: () => number) {
     this.key = resourceKey(plan.info.group, plan.info.resource);
-    this.labels = plan.labelSelector ? parseSelector(plan.labelSelector) : undefined;
-  }
-
-  private matches(o: KObject): boolean {
-    if (this.plan.namespace && o.metadata.namespace !== this.plan.namespace) return false;
-    if (this.labels && !this.labels.matches(o.metadata.labels ?? {})) return false;
-    if (this.plan.fieldSelector && !matchesFields(this.plan.info.kind, o, this.plan.fieldSelector)) return false;
-    return true;
+    this.filter = new WatchFilter({ kind: plan.info.kind, namespace: plan.namespace, labelSelector: plan.labelSelector, fieldSelector: plan.fieldSelector });
   }
 
   private line(type: string, o: KObject): string {
@@ -105,31 +97,12 @@ export class WatchStream {
           this.done = true;
           return [tooOld(this.plan.since, m.rv)];
         }
-        const out: string[] = [];
-        for (const o of m.objects[this.key] ?? []) {
-          if (!this.matches(o)) continue;
-          this.seen.add(id(o));
-          out.push(this.line("ADDED", o));
-        }
-        return out;
+        return (m.objects[this.key] ?? []).filter((o) => this.filter.know(o)).map((o) => this.line("ADDED", o));
       }
       case "change": {
         if (m.resource !== this.key) return [];
-        const o = m.object;
-        const k = id(o);
-        const match = this.matches(o);
-        if (m.verb === "DELETED") {
-          if (!match && !this.seen.has(k)) return [];
-          this.seen.delete(k);
-          return [this.line("DELETED", o)];
-        }
-        if (match) {
-          const type = m.verb === "ADDED" ? "ADDED" : "MODIFIED";
-          this.seen.add(k);
-          return [this.line(type, o)];
-        }
-        if (this.seen.delete(k)) return [this.line("DELETED", o)];
-        return [];
+        const type = this.filter.event(m.verb, m.object);
+        return type ? [this.line(type, m.object)] : [];
       }
       case "gone":
         this.done = true;
@@ -138,10 +111,6 @@ export class WatchStream {
         return [];
     }
   }
-}
-
-function id(o: KObject): string {
-  return `${o.metadata.namespace ?? ""}/${o.metadata.name ?? ""}`;
 }
 
 function tooOld(rv: number, current: number): string {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { humanDuration } from "./duration.js";
 import { executeJsonPath } from "./jsonpath.js";
 import { toYaml } from "./output.js";
-import { DESCRIBE_TABWRITER, TABLE_TABWRITER, tabwrite } from "./tabwriter.js";
+import { DESCRIBE_TABWRITER, TABLE_TABWRITER, TabwriterStream, tabwrite } from "./tabwriter.js";
 
 describe("tabwriter", () => {
   it("pads columns as Go's tabwriter, leaving the last cell unpadded", () => {
@@ -10,6 +10,13 @@ describe("tabwriter", () => {
   });
   it("a line without tabs ends the column block", () => {
     expect(tabwrite("Name:\tweb\nEvents:\n  Type\tReason\n", DESCRIBE_TABWRITER)).toBe("Name:  web\nEvents:\n  Type  Reason\n");
+  });
+  it("remembers column widths across flushes (RememberWidths): a column widens, never narrows", () => {
+    const w = new TabwriterStream(TABLE_TABWRITER);
+    expect(w.flush("NAME\tSTATUS\tAGE\nweb-1\tContainerCreating\t0s\n")).toBe("NAME    STATUS              AGE\nweb-1   ContainerCreating   0s\n");
+    expect(w.flush("web-1\tRunning\t4s\n")).toBe("web-1   Running             4s\n");
+    expect(w.flush("web-long-name\tRunning\t5s\n")).toBe("web-long-name   Running             5s\n");
+    expect(w.flush("web-1\tRunning\t6s\n")).toBe("web-1           Running             6s\n");
   });
 });
 

@@ -1,7 +1,9 @@
 // text/tabwriter as Go implements it (AlignLeft, no flags): cells are tab-terminated, the text
 // after a line's last tab is not part of any column, a column block is a run of consecutive lines
 // that have a cell in that column, and a line without tabs ends every block above it. kubectl's
-// tables use (minwidth 6, tabwidth 4, padding 3); describe uses (0, 8, 2).
+// tables use (minwidth 6, tabwidth 4, padding 3); describe uses (0, 8, 2). kubectl's table writer
+// also sets liggitt/tabwriter's RememberWidths: across flushes a column never gets narrower than
+// it has been, which keeps `kubectl get -w` rows aligned under the header (TabwriterStream).
 
 export interface TabwriterOptions {
   minwidth: number;
@@ -21,10 +23,27 @@ function width(s: string): number {
 
 /** Formats `text` (lines separated by \n, cells by \t) as a Go tabwriter with `opts` would. */
 export function tabwrite(text: string, opts: TabwriterOptions): string {
+  return formatText(text, opts, undefined);
+}
+
+/**
+ * One tabwriter written to and flushed again and again (kubectl get -w flushes after the list and
+ * after each event): column widths are remembered across flushes, as with RememberWidths.
+ */
+export class TabwriterStream {
+  private readonly maxwidths: number[] = [];
+  constructor(private readonly opts: TabwriterOptions) {}
+  /** The formatted text of one flush. */
+  flush(text: string): string {
+    return formatText(text, this.opts, this.maxwidths);
+  }
+}
+
+function formatText(text: string, opts: TabwriterOptions, maxwidths: number[] | undefined): string {
   const out: string[] = [];
   let block: string[][] = [];
   const flush = () => {
-    if (block.length) formatBlock(block, opts, out);
+    if (block.length) formatBlock(block, opts, out, maxwidths);
     block = [];
   };
   const lines = text.split("\n");
@@ -42,14 +61,14 @@ export function tabwrite(text: string, opts: TabwriterOptions): string {
   return s;
 }
 
-function formatBlock(lines: string[][], opts: TabwriterOptions, out: string[]): void {
+function formatBlock(lines: string[][], opts: TabwriterOptions, out: string[], maxwidths: number[] | undefined): void {
   const rendered: string[] = lines.map(() => "");
-  format(lines, rendered, [], 0, lines.length, opts);
+  format(lines, rendered, [], 0, lines.length, opts, maxwidths);
   out.push(...rendered);
 }
 
 /** Go's Writer.format: widths of columns left of `widths.length` are known. */
-function format(lines: string[][], rendered: string[], widths: number[], line0: number, line1: number, opts: TabwriterOptions): void {
+function format(lines: string[][], rendered: string[], widths: number[], line0: number, line1: number, opts: TabwriterOptions, maxwidths: number[] | undefined): void {
   const column = widths.length;
   for (let t = line0; t < line1; t++) {
     if (column >= lines[t].length - 1) continue;
@@ -62,8 +81,15 @@ function format(lines: string[][], rendered: string[], widths: number[], line0: 
       const cw = width(line[column]) + opts.padding;
       if (cw > w) w = cw;
     }
+    if (maxwidths) {
+      // RememberWidths: the widest this column has been, in this flush or an earlier one.
+      if (maxwidths.length < widths.length) maxwidths.push(...widths.slice(maxwidths.length));
+      if (maxwidths.length === widths.length) maxwidths.push(w);
+      else if (maxwidths[column] > w) w = maxwidths[column];
+      else maxwidths[column] = w;
+    }
     widths.push(w);
-    format(lines, rendered, widths, line0, t, opts);
+    format(lines, rendered, widths, line0, t, opts, maxwidths);
     widths.pop();
     line0 = t;
   }
