@@ -51,6 +51,23 @@ export interface SessionState {
   attached?: { namespace: string; pod: string; container: string; shell: string; removeOnExit: boolean };
   /** Nodes left by `ssh`, innermost last: `exit` returns to them. */
   sshStack?: string[];
+  /** The shells left by `ssh` (working directory and variables), beside sshStack. */
+  sshFrames?: ShellFrame[];
+  /** The files of the other nodes this terminal has been on (`files` are the login node's). */
+  nodeFiles?: Record<string, { files: Record<string, string>; binary?: Record<string, string> }>;
+}
+
+interface ShellFrame {
+  cwd: string;
+  vars: Record<string, string>;
+}
+
+/** One node's filesystem and the shell interpreter working on it. */
+interface NodeShell {
+  fs: InMemoryFs;
+  bash: Bash;
+  /** The registry version whose commands this shell has. */
+  registered: number;
 }
 
 const HOME = "/root";
@@ -65,11 +82,14 @@ export class Session {
   cwd = HOME;
   namespace = "default";
   vars: Record<string, string>;
+  /** The shells (working directory, variables) that `ssh` left, innermost last. */
+  private sshFrames: ShellFrame[] = [];
   attached?: AttachRequest;
-  private readonly fs: InMemoryFs;
-  private readonly bash: Bash;
+  /** The node the terminal logged in to: its files are SessionState.files. */
+  private readonly home: string;
+  /** Each node's own filesystem, made when the terminal first gets there. */
+  private readonly shells = new Map<string, NodeShell>();
   private readonly registry: NodeCommands;
-  private registered = -1;
   private readonly opts: SessionOptions;
   private stdin = "";
 
@@ -79,27 +99,16 @@ export class Session {
     this.registry = opts.nodeCommands ?? defaultRegistry;
     const st = opts.state;
     this.vars = st?.vars ?? {};
-    this.fs = new InMemoryFs(st ? { ...st.files, ...fromBase64Files(st.binary) } : this.initialFiles());
+    this.home = this.node;
     if (st) {
+      this.newShell(this.home, { ...st.files, ...fromBase64Files(st.binary) });
+      for (const [node, f] of Object.entries(st.nodeFiles ?? {})) this.newShell(node, { ...f.files, ...fromBase64Files(f.binary) });
       this.node = st.node;
       this.sshStack = [...(st.sshStack ?? [])];
+      this.sshFrames = (st.sshFrames ?? []).map((f) => ({ cwd: f.cwd, vars: { ...f.vars } }));
       this.cwd = st.cwd;
       this.namespace = st.namespace;
     }
-    this.bash = new Bash({
-      fs: this.fs,
-      cwd: this.cwd,
-      env: this.baseEnv(),
-      customCommands: this.commands(),
-      executionLimits: {
-        maxCommandCount: opts.maxCommands ?? 100_000,
-        maxLoopIterations: opts.maxCommands ?? 100_000,
-        maxOutputSize: (opts.outputCap ?? DEFAULT_CAP) * 4,
-        maxExecutionTimeMs: 30_000,
-      },
-      processInfo: { uid: 0, gid: 0 },
-      defenseInDepth: opts.defenseInDepth ?? true,
-    });
     if (st?.attached) {
       const pod = this.cluster.api.peek(R.pods, st.attached.namespace, st.attached.pod) as Pod | undefined;
       if (pod) this.attached = { pod, container: st.attached.container, shell: st.attached.shell, removeOnExit: st.attached.removeOnExit };
@@ -122,13 +131,55 @@ export class Session {
     return this.cluster.kubelet.filesystem(a.pod, a.container)?.workingDir ?? "/";
   }
 
-  private initialFiles(): Record<string, string> {
-    const nodeIP = this.cluster.config.nodes.find((n) => n.name === this.node)?.ip ?? "";
+  /** The current node's filesystem and shell. */
+  private get shell(): NodeShell {
+    return this.shells.get(this.node) ?? this.newShell(this.node, this.initialFiles(this.node));
+  }
+
+  private get fs(): InMemoryFs {
+    return this.shell.fs;
+  }
+
+  private get bash(): Bash {
+    return this.shell.bash;
+  }
+
+  private newShell(node: string, files: ConstructorParameters<typeof InMemoryFs>[0]): NodeShell {
+    const fs = new InMemoryFs(files);
+    const bash = new Bash({
+      fs,
+      cwd: HOME,
+      env: this.baseEnv(node),
+      customCommands: this.commands(),
+      executionLimits: {
+        maxCommandCount: this.opts.maxCommands ?? 100_000,
+        maxLoopIterations: this.opts.maxCommands ?? 100_000,
+        maxOutputSize: (this.opts.outputCap ?? DEFAULT_CAP) * 4,
+        maxExecutionTimeMs: 30_000,
+      },
+      processInfo: { uid: 0, gid: 0 },
+      defenseInDepth: this.opts.defenseInDepth ?? true,
+    });
+    const shell = { fs, bash, registered: -1 };
+    this.shells.set(node, shell);
+    return shell;
+  }
+
+  private isControlPlane(node: string): boolean {
+    return !!this.cluster.config.nodes.find((n) => n.name === node)?.controlPlane;
+  }
+
+  /**
+   * A node's files as kubeadm leaves them: the admin kubeconfig in ~/.kube only on control-plane
+   * nodes (kubectl on a worker has none, as after `kubeadm join`), hostname and hosts.
+   */
+  private initialFiles(node: string): Record<string, string> {
+    const nodeIP = this.cluster.config.nodes.find((n) => n.name === node)?.ip ?? "";
     return {
-      [`${HOME}/.kube/config`]: kubeconfigText({ cluster: this.cluster, namespace: "default" }, true),
+      ...(this.isControlPlane(node) ? { [`${HOME}/.kube/config`]: kubeconfigText({ cluster: this.cluster, namespace: "default" }, true) } : {}),
       [`${HOME}/.bashrc`]: "# .bashrc\nalias rm='rm -i'\nalias cp='cp -i'\nalias mv='mv -i'\nsource <(kubectl completion bash)\n",
       "/etc/resolv.conf": NODE_RESOLV_CONF,
-      "/etc/hostname": `${this.node}\n`,
+      "/etc/hostname": `${node}\n`,
       "/etc/hosts": `127.0.0.1   localhost localhost.localdomain localhost4 localhost4.localdomain4\n::1         localhost localhost.localdomain localhost6 localhost6.localdomain6\n${this.cluster.config.nodes.map((n) => `${n.ip} ${n.name}`).join("\n")}\n`,
       "/etc/os-release": 'NAME="Rocky Linux"\nVERSION="9.4 (Blue Onyx)"\nID="rocky"\n',
       "/tmp/.keep": "",
@@ -136,17 +187,17 @@ export class Session {
     };
   }
 
-  private baseEnv(): Record<string, string> {
+  private baseEnv(node = this.node): Record<string, string> {
     return {
       HOME,
       USER: "root",
       LOGNAME: "root",
       SHELL: "/bin/bash",
-      HOSTNAME: this.node,
+      HOSTNAME: node,
       PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/root/bin",
       LANG: "en_US.UTF-8",
       TERM: "xterm-256color",
-      KUBECONFIG: `${HOME}/.kube/config`,
+      ...(this.isControlPlane(node) ? { KUBECONFIG: `${HOME}/.kube/config` } : {}),
     };
   }
 
@@ -160,16 +211,32 @@ export class Session {
       // Leaving an ssh session: back to the node it was opened from.
       const left = this.node;
       this.node = this.sshStack.pop()!;
+      const frame = this.sshFrames.pop();
+      if (frame) {
+        this.cwd = frame.cwd;
+        this.vars = frame.vars;
+      }
       return { stdout: "", stderr: `logout\nConnection to ${left} closed.\n`, exitCode: Number(trimmed.split(/\s+/)[1] ?? 0) };
     }
     this.syncCommands();
     this.stdin = stdin;
-    const r = await this.bash.exec(line, { cwd: this.cwd, env: { ...this.baseEnv(), ...this.vars }, stdin, rawScript: true });
+    const node = this.node;
+    const base = this.baseEnv();
+    const r = await this.bash.exec(line, { cwd: this.cwd, env: { ...base, ...this.vars }, stdin, rawScript: true });
+    let cwd = this.cwd;
+    let vars = this.vars;
     if (r.env) {
-      if (r.env.PWD) this.cwd = r.env.PWD;
-      const vars: Record<string, string> = {};
-      const base = this.baseEnv();
+      if (r.env.PWD) cwd = r.env.PWD;
+      vars = {};
       for (const [k, v] of Object.entries(r.env)) if (!SHELL_VARS_SKIPPED.has(k) && base[k as keyof typeof base] !== v) vars[k] = v;
+    }
+    if (this.node !== node) {
+      // The line logged in to another node (ssh): this shell waits for `exit`, the new one starts at home.
+      this.sshFrames.push({ cwd, vars });
+      this.cwd = HOME;
+      this.vars = {};
+    } else {
+      this.cwd = cwd;
       this.vars = vars;
     }
     return this.capped({ stdout: r.stdout, stderr: limitMessage(r.stderr), exitCode: r.exitCode });
@@ -207,10 +274,10 @@ export class Session {
   // -------------------------------------------------------------------------------------------
   // Commands
 
-  private syncCommands(): void {
-    if (this.registered === this.registry.version) return;
-    this.registered = this.registry.version;
-    for (const name of this.registry.names()) this.bash.registerCommand(this.nodeCommand(name, undefined));
+  private syncCommands(shell = this.shell): void {
+    if (shell.registered === this.registry.version) return;
+    shell.registered = this.registry.version;
+    for (const name of this.registry.names()) shell.bash.registerCommand(this.nodeCommand(name, undefined));
   }
 
   private nodeCommand(name: string, pod: { pod: Pod; container: string } | undefined, fs?: InMemoryFs): Command {
@@ -262,6 +329,10 @@ export class Session {
       return { stdout: `${this.node}\n`, stderr: "", exitCode: 0 };
     });
     const kubectlCmd = defineCommand("kubectl", async (args, ctx) => {
+      if (!(await this.hasKubeconfig(ctx.env.get("KUBECONFIG"), ctx.cwd)) && needsServer(args)) {
+        // No kubeconfig (a worker node after kubeadm join): kubectl falls back to localhost:8080.
+        return { stdout: "", stderr: "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n", exitCode: 1 };
+      }
       return kubectl(args, this.kubectlContext(ctx.cwd, decodeStdin(ctx.stdin)));
     });
     const whoami = defineCommand("whoami", async () => ({ stdout: "root\n", stderr: "", exitCode: 0 }));
@@ -294,20 +365,31 @@ export class Session {
     }
     const command = rest.slice(1).join(" ");
     if (command) {
+      // A fresh shell on that node, in root's home there, with the login environment.
       const here = this.node;
       this.node = node.name;
       try {
-        const r = await this.bash.exec(command, { cwd, env: { ...this.baseEnv(), ...this.vars }, rawScript: true });
+        const shell = this.shell;
+        this.syncCommands(shell);
+        const r = await shell.bash.exec(command, { cwd: HOME, env: this.baseEnv(), rawScript: true, replaceEnv: true });
         return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
       } finally {
         this.node = here;
       }
     }
+    // A login shell on that node: run() keeps this shell's directory and variables for `exit`.
     this.sshStack.push(this.node);
     this.node = node.name;
     // ctime(3) as sshd prints it: "Thu Jan  1 00:00:01 2026".
     const when = new Date(this.cluster.now()).toUTCString().replace(/^(\w+), (\d+) (\w+) (\d+) ([\d:]+) GMT$/, (_m, d, day, mon, y, t) => `${d} ${mon} ${String(Number(day)).padStart(2, " ")} ${t} ${y}`);
     return { stdout: `Last login: ${when} from ${this.cluster.config.nodes[0].ip}\n`, stderr: "", exitCode: 0 };
+  }
+
+  /** Whether kubectl finds a kubeconfig on this node: $KUBECONFIG's files, else ~/.kube/config. */
+  private async hasKubeconfig(env: string | undefined, cwd: string): Promise<boolean> {
+    const paths = env ? env.split(":").filter(Boolean) : [`${HOME}/.kube/config`];
+    for (const p of paths) if (await this.fs.exists(this.fs.resolvePath(cwd, p))) return true;
+    return false;
   }
 
   private kubectlContext(cwd: string, stdin: string): KubectlContext {
@@ -450,30 +532,19 @@ export class Session {
 
   /** The terminal's state as JSON: files, working directory, variables, namespace, attachment. */
   save(): SessionState {
-    const files: Record<string, string> = {};
-    const binary: Record<string, string> = {};
-    const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-    for (const p of this.fs.getAllPaths()) {
-      const e = (this.fs as unknown as { data: Map<string, { type: string; content?: unknown }> }).data?.get(p);
-      if (!e || e.type !== "file") continue;
-      if (typeof e.content === "string") files[p] = e.content;
-      else {
-        try {
-          files[p] = utf8.decode(e.content as Uint8Array);
-        } catch {
-          binary[p] = toBase64(e.content as Uint8Array);
-        }
-      }
-    }
+    const { files, binary } = filesOf(this.shells.get(this.home)?.fs ?? new InMemoryFs(this.initialFiles(this.home)));
+    const nodeFiles: NonNullable<SessionState["nodeFiles"]> = {};
+    for (const [node, shell] of this.shells) if (node !== this.home) nodeFiles[node] = filesOf(shell.fs);
     return {
       version: 1,
       node: this.node,
-      ...(this.sshStack.length ? { sshStack: [...this.sshStack] } : {}),
+      ...(this.sshStack.length ? { sshStack: [...this.sshStack], sshFrames: this.sshFrames.map((f) => ({ cwd: f.cwd, vars: { ...f.vars } })) } : {}),
       cwd: this.cwd,
       vars: { ...this.vars },
       namespace: this.namespace,
       files,
-      ...(Object.keys(binary).length ? { binary } : {}),
+      ...(binary ? { binary } : {}),
+      ...(Object.keys(nodeFiles).length ? { nodeFiles } : {}),
       ...(this.attached
         ? { attached: { namespace: this.attached.pod.metadata.namespace!, pod: this.attached.pod.metadata.name!, container: this.attached.container, shell: this.attached.shell, removeOnExit: this.attached.removeOnExit } }
         : {}),
@@ -484,6 +555,34 @@ export class Session {
   readFile(path: string): Promise<string> {
     return this.fs.readFile(this.fs.resolvePath(this.cwd, path));
   }
+}
+
+/** Whether a kubectl command line talks to the apiserver (help, completion, config and the client version do not). */
+function needsServer(args: string[]): boolean {
+  const verb = args.find((a) => !a.startsWith("-"));
+  if (!verb || args.includes("--help") || args.includes("-h")) return false;
+  if (verb === "version") return !args.includes("--client");
+  return !["help", "completion", "config", "options", "plugin"].includes(verb);
+}
+
+/** A filesystem's files for a snapshot: text as is, other bytes (a downloaded .tar.gz) base64. */
+function filesOf(fs: InMemoryFs): { files: Record<string, string>; binary?: Record<string, string> } {
+  const files: Record<string, string> = {};
+  const binary: Record<string, string> = {};
+  const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  for (const p of fs.getAllPaths()) {
+    const e = (fs as unknown as { data: Map<string, { type: string; content?: unknown }> }).data?.get(p);
+    if (!e || e.type !== "file") continue;
+    if (typeof e.content === "string") files[p] = e.content;
+    else {
+      try {
+        files[p] = utf8.decode(e.content as Uint8Array);
+      } catch {
+        binary[p] = toBase64(e.content as Uint8Array);
+      }
+    }
+  }
+  return Object.keys(binary).length ? { files, binary } : { files };
 }
 
 const UTF8 = new TextDecoder();

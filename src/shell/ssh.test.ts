@@ -34,4 +34,35 @@ describe("ssh between nodes", () => {
     await t.run("exit");
     expect(t.prompt).toBe("[root@master ~]# ");
   });
+
+  it("each node has its own files; a login shell starts at home and exit returns to the shell left", async () => {
+    const c = testCluster();
+    const s = new Session(c);
+    await s.run("cd /tmp && X=1 && echo on-master > /root/notes");
+    await s.run("ssh node1");
+    expect((await s.run("pwd; echo \"X=$X\"; cat /root/notes")).stdout).toBe("/root\nX=\n");
+    await s.run("echo on-node1 > /root/notes");
+    await s.run("exit");
+    expect((await s.run("pwd; echo \"X=$X\"; cat /root/notes")).stdout).toBe("/tmp\nX=1\non-master\n");
+    expect((await s.run("ssh node1 cat notes")).stdout).toBe("on-node1\n");
+    // Both filesystems survive a snapshot.
+    const t = new Session(c, { state: JSON.parse(JSON.stringify(s.save())) });
+    expect((await t.run("cat /root/notes; ssh node1 cat /root/notes")).stdout).toBe("on-master\non-node1\n");
+  });
+
+  it("kubectl on a worker has no kubeconfig, as after kubeadm join", async () => {
+    const s = new Session(testCluster());
+    expect(await s.run("ssh node2 kubectl get pods")).toEqual({ stdout: "", stderr: "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n", exitCode: 1 });
+    expect((await s.run("ssh node2 kubectl version --client")).exitCode).toBe(0);
+    // With the admin kubeconfig copied over, it works there too.
+    await s.run("ssh node2");
+    await s.run("mkdir -p /root/.kube");
+    await s.run("exit");
+    const cfg = (await s.run("cat /root/.kube/config")).stdout;
+    expect(cfg).toContain("kind: Config");
+    await s.run("ssh node2");
+    await s.run(`cat > /root/.kube/config <<'EOF'\n${cfg}EOF`);
+    expect((await s.run("kubectl get nodes --no-headers | wc -l")).stdout.trim()).toBe("3");
+  });
 });
+
