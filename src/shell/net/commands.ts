@@ -9,7 +9,7 @@ import { iptablesList, iptablesRules, iptablesSave, toOutput } from "../../engin
 import { ipsetList, ipsetMissing, ipvsadmConnections, ipvsadmList } from "../../engine/proxy/ipvs/render.js";
 import { nftList } from "../../engine/proxy/nftables/render.js";
 import type { NodeCommand, NodeCommandContext, NodeCommandResult } from "../node-commands.js";
-import { NODE_RESOLV, type Where, fetch, isIP, lookup, sourceOf } from "./http.js";
+import { NODE_RESOLV, type Where, fetch, isIP, lookup, sourceOf, utf8Length } from "./http.js";
 import { internetAddress, internetGet } from "./internet/index.js";
 
 const ok = (stdout: string, stderr = ""): NodeCommandResult => ({ stdout, stderr, exitCode: 0 });
@@ -117,8 +117,9 @@ export const curl: NodeCommand = async (args, ctx) => {
     return { ...err(52, "Empty reply from server"), stderr: vlog + (silent && !showErr ? "" : "curl: (52) Empty reply from server\n") };
   }
   const r = f.response;
+  if (!verbose && !head && writeOut === undefined && out === undefined) return ok(r.body, "");
   const date = new Date(ctx.cluster.now()).toUTCString();
-  const size = new TextEncoder().encode(r.body).length;
+  const size = utf8Length(r.body);
   const headers = [`HTTP/1.1 ${r.status} ${r.reason}`, `Date: ${date}`, ...Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`), `Content-Length: ${size}`];
   if (verbose) {
     vlog += `* Connected to ${u.host} (${ip}) port ${u.port}\n> ${head ? "HEAD" : "GET"} ${u.path} HTTP/1.1\n> Host: ${u.host}${u.port === 80 ? "" : `:${u.port}`}\n> User-Agent: curl/8.5.0\n> Accept: */*\n> \n`;
@@ -179,7 +180,7 @@ async function busyboxWget(args: string[], ctx: NodeCommandContext): Promise<Nod
       continue;
     }
     if (r.status >= 400) return fail(`${log}wget: server returned error: HTTP/1.1 ${r.status} ${r.reason}\n`);
-    const size = new TextEncoder().encode(r.body).length;
+    const size = utf8Length(r.body);
     const bar = (name: string) => `${name.padEnd(20)} 100% |********************************|  ${String(size).padStart(4)}  0:00:00 ETA\n`;
     if (out === "-") return ok(r.body, quiet ? "" : `${log}writing to stdout\n${bar("-")}written to stdout\n`);
     if (out === undefined && ctx.exists && (await ctx.exists(file))) return fail(`${log}wget: can't open '${file}': File exists\n`);

@@ -141,12 +141,17 @@ export function wordpressDatabaseAccepts(cluster: Cluster, pod: Pod, container: 
 }
 
 const UTF8 = new TextEncoder();
+/** Bytes of `s` in UTF-8 (a body's Content-Length): its length when it is ASCII, as index pages are. */
+export function utf8Length(s: string): number {
+  return /^[\x00-\x7f]*$/.test(s) ? s.length : UTF8.encode(s).length;
+}
+
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 function accessLog(server: string, src: string, method: string, path: string, r: HttpResponse, t: number): string {
   const d = new Date(t);
   const p = (n: number) => String(n).padStart(2, "0");
   const ts = `${p(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +0000`;
-  const size = UTF8.encode(r.body).length;
+  const size = utf8Length(r.body);
   if (server === "nginx") return `${src} - - [${ts}] "${method} ${path} HTTP/1.1" ${r.status} ${size} "-" "curl/8.5.0" "-"`;
   return `${src} - - [${ts}] "${method} ${path} HTTP/1.1" ${r.status} ${size}`;
 }
