@@ -44,14 +44,19 @@ export class ServiceContext {
 
 /** One endpoint of one service port that this node can reach: also its KUBE-SEP-* chain. */
 export class EndpointChain implements Chain {
-  rules: Rule[];
+  private own: Rule[] | undefined = undefined;
   constructor(
     readonly svc: ServiceContext,
     readonly info: EndpointInfo,
     /** KUBE-SEP-<hash>. */
     readonly name: string,
-  ) {
-    this.rules = [new HairpinRule(this), new DnatRule(this)];
+  ) {}
+  /** D1 and D2, made on first read: a full sync builds ~100k of these chains that nobody reads yet. */
+  get rules(): Rule[] {
+    return (this.own ??= [new HairpinRule(this), new DnatRule(this)]);
+  }
+  set rules(rules: Rule[]) {
+    this.own = rules;
   }
   /** "IP:port" (net.JoinHostPort); derived, not stored (100k endpoints). */
   get str(): string {
