@@ -43,12 +43,12 @@ const DEFAULT_MAX = 65536;
 
 /**
  * One flow, stored flat (no tuple objects): the orig and reply tuples are fields, and the table
- * threads its flows on two intrusive lists (same hash key; age order), so a table of ~65k flows
+ * threads its flows on two intrusive lists (hash bucket; age order), so a table of ~65k flows
  * is ~65k objects that hold no garbage. `orig` and `reply` build tuples when read (listing).
  */
 export class CtFlow implements CtEntry {
-  /** Same-key chain and age order (oldest first), owned by the table. */
-  nextSame: CtFlow | undefined = undefined;
+  /** Same-bucket chain and age order (oldest first), owned by the table. */
+  nextInBucket: CtFlow | undefined = undefined;
   older: CtFlow | undefined = undefined;
   newer: CtFlow | undefined = undefined;
   constructor(
@@ -89,13 +89,24 @@ function flowKey(src: string, sport: number, dst: string, dport: number): number
   return h & 0x3fffffff;
 }
 
+/**
+ * The kernel's layout: an array of hash buckets (nf_conntrack_buckets), each the head of a chain
+ * of flows. Finding a flow reads one array slot before the flows themselves, and under constant
+ * insert/evict churn nothing rehashes (a Map did). The array doubles as the table fills, up to
+ * one bucket per flow of `max`, so an idle node's table stays small.
+ */
 export class ConntrackTable {
-  /** Flows by key; flows sharing a key are chained on nextSame. */
-  private readonly byKey = new Map<number, CtFlow>();
+  private buckets: (CtFlow | undefined)[] = new Array<CtFlow | undefined>(16).fill(undefined);
+  private mask = 15;
   /** Age order: oldest first (an entry re-added moves to the end). */
   private oldest: CtFlow | undefined = undefined;
   private newest: CtFlow | undefined = undefined;
   private count = 0;
+  /**
+   * No flow expires before this (a lower bound: flows only get later timeouts, see
+   * Dataplane.established). A full table whose flows all outlive `now` skips the expiry pass.
+   */
+  private earliestExpiry = Infinity;
   constructor(private readonly max = DEFAULT_MAX) {}
 
   get size(): number {
@@ -131,8 +142,11 @@ export class ConntrackTable {
     if (this.count >= this.max) this.evict(now);
     const old = this.find(f.key, f.proto, f.src, f.sport, f.dst, f.dport);
     if (old !== undefined) this.remove(old);
-    f.nextSame = this.byKey.get(f.key);
-    this.byKey.set(f.key, f);
+    if (this.count >= this.buckets.length && this.buckets.length < this.max) this.grow();
+    const b = f.key & this.mask;
+    f.nextInBucket = this.buckets[b];
+    this.buckets[b] = f;
+    if (f.expires < this.earliestExpiry) this.earliestExpiry = f.expires;
     f.older = this.newest;
     f.newer = undefined;
     if (this.newest) this.newest.newer = f;
@@ -144,7 +158,8 @@ export class ConntrackTable {
   /** conntrack -F */
   flush(): number {
     const n = this.count;
-    this.byKey.clear();
+    this.buckets.fill(undefined);
+    this.earliestExpiry = Infinity;
     this.oldest = this.newest = undefined;
     this.count = 0;
     return n;
@@ -174,23 +189,23 @@ export class ConntrackTable {
   }
 
   private find(key: number, proto: L4, src: string, sport: number, dst: string, dport: number): CtFlow | undefined {
-    for (let e = this.byKey.get(key); e !== undefined; e = e.nextSame) {
+    for (let e = this.buckets[key & this.mask]; e !== undefined; e = e.nextInBucket) {
       if (e.sport === sport && e.dport === dport && e.dst === dst && e.src === src && e.proto === proto) return e;
     }
     return undefined;
   }
 
   private remove(e: CtFlow): void {
-    const head = this.byKey.get(e.key);
+    const b = e.key & this.mask;
+    const head = this.buckets[b];
     if (head === e) {
-      if (e.nextSame === undefined) this.byKey.delete(e.key);
-      else this.byKey.set(e.key, e.nextSame);
+      this.buckets[b] = e.nextInBucket;
     } else {
       let p = head;
-      while (p !== undefined && p.nextSame !== e) p = p.nextSame;
-      if (p !== undefined) p.nextSame = e.nextSame;
+      while (p !== undefined && p.nextInBucket !== e) p = p.nextInBucket;
+      if (p !== undefined) p.nextInBucket = e.nextInBucket;
     }
-    e.nextSame = undefined;
+    e.nextInBucket = undefined;
     if (e.older) e.older.newer = e.newer;
     else this.oldest = e.newer;
     if (e.newer) e.newer.older = e.older;
@@ -199,13 +214,30 @@ export class ConntrackTable {
     this.count--;
   }
 
+  /** Twice the buckets, each flow re-threaded into its new bucket. */
+  private grow(): void {
+    const n = this.buckets.length * 2;
+    this.buckets = new Array<CtFlow | undefined>(n).fill(undefined);
+    this.mask = n - 1;
+    for (let e = this.oldest; e !== undefined; e = e.newer) {
+      const b = e.key & this.mask;
+      e.nextInBucket = this.buckets[b];
+      this.buckets[b] = e;
+    }
+  }
+
   private evict(now: number): void {
     // Amortised: one pass drops the expired entries and, if that is not enough, the oldest
     // eighth (the kernel's early_drop picks non-assured ones; close enough for a simulation).
-    for (let e = this.oldest; e !== undefined; ) {
-      const next = e.newer;
-      if (e.expires <= now) this.remove(e);
-      e = next;
+    if (this.earliestExpiry <= now) {
+      let earliest = Infinity;
+      for (let e = this.oldest; e !== undefined; ) {
+        const next = e.newer;
+        if (e.expires <= now) this.remove(e);
+        else if (e.expires < earliest) earliest = e.expires;
+        e = next;
+      }
+      this.earliestExpiry = earliest;
     }
     const target = this.max - (this.max >> 3);
     let excess = this.count - target;
