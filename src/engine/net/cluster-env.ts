@@ -99,9 +99,11 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
       const vs = p.virtualServer(proto.toUpperCase() as "TCP" | "UDP" | "SCTP", ip, port);
       if (!vs) return { found: false };
       if (now !== expiredAt) (p.expire(now), (expiredAt = now));
-      const service = `${vs.protocol}  ${vs.ip}:${vs.port} ${vs.scheduler}${vs.persistent ? ` persistent ${vs.persistent}` : ""}`;
       const conn = p.connect(vs, client, now);
+      // The ipvsadm line of the virtual server, for the trace only.
+      let service = "";
       if (steps) {
+        service = `${vs.protocol}  ${vs.ip}:${vs.port} ${vs.scheduler}${vs.persistent ? ` persistent ${vs.persistent}` : ""}`;
         const t = vs.persistent ? vs.templates.get(client.ip) : undefined;
         steps(
           conn

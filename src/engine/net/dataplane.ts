@@ -42,7 +42,8 @@ export interface IpvsHandle {
   ipset(name: string): { type: string; entries: ReadonlyMap<string, unknown> } | undefined;
   /**
    * The virtual server at (proto, ip, port), if any, schedules a new connection from `client`.
-   * `close` ends the connection (curl closed it: active -> inactive, TIME_WAIT).
+   * `close` ends the connection (curl closed it: active -> inactive, TIME_WAIT). `service`
+   * describes the virtual server for the trace (only when `steps` is given).
    */
   schedule(
     proto: L4,
