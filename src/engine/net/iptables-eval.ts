@@ -260,6 +260,25 @@ function port(pkt: Pkt, x: string | undefined): number {
   return x === "src" ? pkt.sport : pkt.dport;
 }
 
+/**
+ * A hash:ip,port (ip2 "") or hash:ip,port,ip entry as ipset lists it ("10.96.0.1,tcp:443",
+ * "10.244.1.5,tcp:80,10.244.1.5"). IPVS mode's rules look the same packet up in several such
+ * sets; a new string each time also cost its flattening and hashing in every lookup. The last
+ * key built is kept (with its hash, once looked up).
+ */
+const lastEntry = { ip: "", proto: "", port: -1, ip2: "", key: "" };
+function ipPortKey(ip: string, proto: string, port: number, ip2 = ""): string {
+  const k = lastEntry;
+  if (k.ip !== ip || k.proto !== proto || k.port !== port || k.ip2 !== ip2) {
+    k.ip = ip;
+    k.proto = proto;
+    k.port = port;
+    k.ip2 = ip2;
+    k.key = ip2 === "" ? `${ip},${proto}:${port}` : `${ip},${proto}:${port},${ip2}`;
+  }
+  return k.key;
+}
+
 /** `-m set --match-set NAME flags`: the packet's fields named by flags, as ipset writes entries. */
 function ipsetHas(set: { type: string; entries: ReadonlyMap<string, unknown> }, flags: string, pkt: Pkt): boolean {
   let f = flagCache.get(flags);
@@ -270,9 +289,9 @@ function ipsetHas(set: { type: string; entries: ReadonlyMap<string, unknown> }, 
     case "hash:ip":
       return set.entries.has(addr(pkt, f[0]));
     case "hash:ip,port":
-      return pkt.proto !== "icmp" && set.entries.has(`${addr(pkt, f[0])},${pkt.proto}:${port(pkt, f[1])}`);
+      return pkt.proto !== "icmp" && set.entries.has(ipPortKey(addr(pkt, f[0]), pkt.proto, port(pkt, f[1])));
     case "hash:ip,port,ip":
-      return pkt.proto !== "icmp" && set.entries.has(`${addr(pkt, f[0])},${pkt.proto}:${port(pkt, f[1])},${addr(pkt, f[2])}`);
+      return pkt.proto !== "icmp" && set.entries.has(ipPortKey(addr(pkt, f[0]), pkt.proto, port(pkt, f[1]), addr(pkt, f[2])));
     case "hash:ip,port,net": {
       if (pkt.proto === "icmp") return false;
       const prefix = `${addr(pkt, f[0])},${pkt.proto}:${port(pkt, f[1])},`;

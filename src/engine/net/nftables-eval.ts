@@ -1,7 +1,7 @@
 // Evaluates kube-proxy's nftables table (proxy/nftables/model.ts) for one packet: the base
 // chains registered on a hook in priority order, then jumps, gotos and verdict-map lookups. Each
 // expression kind of the model is handled here; an unknown one throws UnknownRuleShape.
-import type { Chain, Expr, NftTable, Rule, Verdict } from "../proxy/nftables/model.js";
+import type { Chain, Expr, KeyPart, NftTable, Rule, Verdict } from "../proxy/nftables/model.js";
 import { MARK_MASQ_CHAIN } from "../proxy/nftables/names.js";
 import { EndpointChain } from "../proxy/nftables/proxier.js";
 import { ruleText } from "../proxy/nftables/render.js";
@@ -199,12 +199,7 @@ function expr(
     case "vmap": {
       const map = table.sets.get(e.map);
       if (!map) throw new Error(`packet tracer: map @${e.map} missing`);
-      let key = "";
-      for (let i = 0; i < e.key.length; i++) {
-        const p = e.key[i];
-        const part = p === "daddr" ? pkt.dst : p === "l4proto" ? pkt.proto : String(pkt.dport);
-        key = i === 0 ? part : `${key} . ${part}`;
-      }
+      const key = concatKey(e.key, pkt);
       const el = pkt.proto === "icmp" && e.key.includes("dport") ? undefined : map.elements.get(key);
       if (ctx.trace) {
         announce(ann);
@@ -267,6 +262,30 @@ function expr(
     default:
       throw new UnknownRuleShape(`nftables expression ${JSON.stringify(e)}`);
   }
+}
+
+/**
+ * The packet's concatenated lookup key (`ip daddr . meta l4proto . th dport`) as map elements
+ * are keyed. A packet looks the same key up in several maps on each node it crosses; building
+ * it each time cost a concatenation, and the lookup a flattening and hashing of the new string.
+ * The last key built is kept (with its hash, once looked up).
+ */
+const lastKey = { parts: undefined as readonly KeyPart[] | undefined, dst: "", proto: "", dport: -1, key: "" };
+function concatKey(parts: readonly KeyPart[], pkt: Pkt): string {
+  const k = lastKey;
+  if (k.parts === parts && k.dst === pkt.dst && k.proto === pkt.proto && k.dport === pkt.dport) return k.key;
+  let key = "";
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    const part = p === "daddr" ? pkt.dst : p === "l4proto" ? pkt.proto : String(pkt.dport);
+    key = i === 0 ? part : `${key} . ${part}`;
+  }
+  k.parts = parts;
+  k.dst = pkt.dst;
+  k.proto = pkt.proto;
+  k.dport = pkt.dport;
+  k.key = key;
+  return key;
 }
 
 function r(chain: Chain, n: number): string {
