@@ -13,40 +13,45 @@ type Outcome = { t: "continue" } | { t: "accept" } | { t: "drop"; reason: string
 const CONTINUE: Outcome = { t: "continue" };
 const ACCEPT: Outcome = { t: "accept" };
 
-interface HookIndex {
-  chains: Map<HookName, Chain[]>;
-  /** The base chain objects the index was built from (re-validated on each use). */
-  names: string[];
-  objs: Chain[];
-}
+/** The table's base chains by hook, in priority order. */
+type HookIndex = Map<HookName, Chain[]>;
 const indexCache = new WeakMap<NftTable, HookIndex>();
 
-function stillValid(table: NftTable, idx: HookIndex): boolean {
-  const { names, objs } = idx;
-  for (let i = 0; i < names.length; i++) if (table.chains.get(names[i]) !== objs[i]) return false;
+/**
+ * The base chains of `hook`, re-validated on each use: each must still be the table's chain of
+ * its name (only this hook's chains are checked, not every base chain of the table). A hook
+ * without base chains is looked for again (kube-proxy's table has some on every hook).
+ */
+function hookChains(table: NftTable, hook: HookName): Chain[] | undefined {
+  let idx = indexCache.get(table);
+  const chains = idx?.get(hook);
+  if (chains !== undefined && stillValid(table, chains)) return chains;
+  idx = buildIndex(table);
+  indexCache.set(table, idx);
+  return idx.get(hook);
+}
+
+function stillValid(table: NftTable, chains: readonly Chain[]): boolean {
+  for (let i = 0; i < chains.length; i++) if (table.chains.get(chains[i].name) !== chains[i]) return false;
   return true;
 }
 
-function hookIndex(table: NftTable): HookIndex {
-  const cached = indexCache.get(table);
-  if (cached && stillValid(table, cached)) return cached;
+function buildIndex(table: NftTable): HookIndex {
   const base: Chain[] = [];
   for (const c of table.chains.values()) if (c.base) base.push(c);
   base.sort((a, b) => a.base!.priority - b.base!.priority);
-  const chains = new Map<HookName, Chain[]>();
+  const idx: HookIndex = new Map();
   for (const c of base) {
     const h = c.base!.hook as HookName;
-    let list = chains.get(h);
-    if (!list) chains.set(h, (list = []));
+    let list = idx.get(h);
+    if (!list) idx.set(h, (list = []));
     list.push(c);
   }
-  const idx = { chains, names: base.map((c) => c.name), objs: base };
-  indexCache.set(table, idx);
   return idx;
 }
 
 export function nftablesHook(table: NftTable, hook: HookName, pkt: Pkt, ctx: EvalContext): HookOutcome {
-  const chains = hookIndex(table).chains.get(hook);
+  const chains = hookChains(table, hook);
   if (!chains) return HOOK_ACCEPT;
   for (const c of chains) {
     // nat base chains see only a connection's first packet.
