@@ -860,7 +860,8 @@ function isBareShell(cmd: string[]): boolean {
 }
 
 function hex64(rng: { uint32(): number }): string {
-  let s = "";
-  for (let i = 0; i < 8; i++) s += rng.uint32().toString(16).padStart(8, "0");
-  return s;
+  // Joined into one flat string: `+=` would keep a rope of eight parts per container id.
+  const parts = new Array<string>(8);
+  for (let i = 0; i < 8; i++) parts[i] = rng.uint32().toString(16).padStart(8, "0");
+  return parts.join("");
 }

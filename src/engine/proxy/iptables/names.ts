@@ -62,21 +62,26 @@ export function portProtoHash(servicePortName: string, protocol: string): string
   return h;
 }
 
+/** prefix + hash as one flat string (`+` would keep a two-part rope for as long as the chain lives). */
+function chainName(prefix: string, hash: string): string {
+  return [prefix, hash].join("");
+}
+
 export function servicePortPolicyClusterChain(spn: string, protocol: string): string {
-  return SVC_PREFIX + portProtoHash(spn, protocol);
+  return chainName(SVC_PREFIX, portProtoHash(spn, protocol));
 }
 export function servicePortPolicyLocalChainName(spn: string, protocol: string): string {
-  return SVL_PREFIX + portProtoHash(spn, protocol);
+  return chainName(SVL_PREFIX, portProtoHash(spn, protocol));
 }
 export function serviceFirewallChainName(spn: string, protocol: string): string {
-  return FW_PREFIX + portProtoHash(spn, protocol);
+  return chainName(FW_PREFIX, portProtoHash(spn, protocol));
 }
 export function serviceExternalChainName(spn: string, protocol: string): string {
-  return EXT_PREFIX + portProtoHash(spn, protocol);
+  return chainName(EXT_PREFIX, portProtoHash(spn, protocol));
 }
 /** KUBE-SEP- + base32(sha256(spn + proto + "IP:port"))[:16]. */
 export function servicePortEndpointChainName(spn: string, protocol: string, endpoint: string): string {
-  return SEP_PREFIX + hash16(spn + protocol + endpoint);
+  return chainName(SEP_PREFIX, hash16(spn + protocol + endpoint));
 }
 
 /** isServiceChainName: the per-service chains kube-proxy creates and garbage-collects. */
