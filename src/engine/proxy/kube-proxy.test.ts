@@ -181,6 +181,33 @@ describe("kube-proxy in a cluster", () => {
     expect(all.join("\n")).toContain('run.go:72] "command failed" err="can\'t use the IPVS proxier: no such file or directory"');
   });
 
+  it("gives every node the rules an unshared proxier builds from that node's own view", () => {
+    const c = testCluster();
+    c.client.create(R.deployments, "default", deploymentBody("web", "httpd", 4));
+    waitRollout(c, "default", "web");
+    const svc = (name: string, spec: object) =>
+      c.client.create(R.services, "default", { metadata: { name }, spec: { selector: { app: "web" }, ports: [{ port: 80 }], ...spec } });
+    svc("web", {});
+    svc("web-itp", { internalTrafficPolicy: "Local" });
+    svc("web-etp", { type: "NodePort", externalTrafficPolicy: "Local" });
+    svc("web-sticky", { sessionAffinity: "ClientIP" });
+    // Incremental syncs on top of the full ones.
+    for (const replicas of [7, 2]) {
+      c.client.patch(R.deployments, "default", "web", "merge", { spec: { replicas } });
+      waitRollout(c, "default", "web");
+    }
+    for (const n of c.config.nodes) {
+      const mine = c.proxies.node(n.name);
+      const view = c.proxies.tracker.view(n.name).state;
+      const alone = new IptablesProxier({ name: n.name, ips: [n.ip], podCIDR: n.podCIDR, zone: n.zone ?? "" }, mine.config!);
+      alone.sync({ services: view.services, endpoints: view.endpoints });
+      for (const table of ["nat", "filter"]) {
+        const save = (rs: Parameters<typeof iptablesSave>[0]) => toOutput(iptablesSave(rs, { date: "x", table })).stdout;
+        expect(save(mine.iptables()!)).toBe(save(alone.ruleset));
+      }
+    }
+  });
+
   it("survives snapshot and restore with the same proxier mode and rules", () => {
     const c = testCluster();
     editConfig(c, /^mode: ""$/m, "mode: ipvs");

@@ -259,7 +259,11 @@ export class NodeView {
         return this.entries();
       },
     };
-    this.state = { services: tracker.services, endpoints: endpoints as unknown as ReadonlyMap<string, readonly EndpointInfo[]> };
+    this.state = {
+      services: tracker.services,
+      endpoints: endpoints as unknown as ReadonlyMap<string, readonly EndpointInfo[]>,
+      nodeIndependentEndpoints: tracker.endpointLists,
+    };
   }
 
   /** The endpoint list of `key` as this node sees it (isLocal on its own endpoints). */

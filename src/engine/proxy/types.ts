@@ -101,6 +101,12 @@ export interface ProxyConfig {
 export interface ProxyState {
   services: ReadonlyMap<string, ServicePortInfo>;
   endpoints: ReadonlyMap<string, readonly EndpointInfo[]>;
+  /**
+   * The same endpoint lists with isLocal false everywhere, when the state is one node's view of
+   * lists every node shares (the change tracker's): what a proxier may build from when the node's
+   * own endpoints make no difference to a service port.
+   */
+  nodeIndependentEndpoints?: ReadonlyMap<string, readonly EndpointInfo[]>;
 }
 
 /** Map key for a service port: "<ns>/<name>:<port>/<proto>" is unique even for unnamed ports. */

@@ -119,10 +119,10 @@ interface ServiceRecord {
 
 /**
  * Service records that do not depend on the node, shared by the iptables proxiers of one cluster.
- * Every node's kube-proxy keeps a full ruleset (as on a real cluster), but a service port whose
- * endpoint list holds no endpoint local to the node, no topology hints and no
- * loadBalancerSourceRanges is built from the same inputs into the same chains on every node with
- * the same configuration: one record serves them all. Records are never changed after they are
+ * Every node's kube-proxy keeps a full ruleset (as on a real cluster), but a service port with no
+ * topology hints and no loadBalancerSourceRanges, whose endpoint list holds no endpoint local to
+ * the node or which has no Local traffic policy (see endpointsFor), is built from the same inputs
+ * into the same chains on every node with the same configuration: one record serves them all. Records are never changed after they are
  * built (a sync replaces them), so sharing is invisible to renderers and the packet path.
  */
 export class SharedServiceRecords {
@@ -152,6 +152,11 @@ function nodeIndependent(svc: ServicePortInfo, eps: readonly EndpointInfo[]): bo
     if (e.isLocal || e.zoneHints.length > 0 || e.nodeHints.length > 0) return false;
   }
   return true;
+}
+
+function hasHints(eps: readonly EndpointInfo[]): boolean {
+  for (let i = 0; i < eps.length; i++) if (eps[i].zoneHints.length > 0 || eps[i].nodeHints.length > 0) return true;
+  return false;
 }
 
 function push(list: Rule[] | undefined, r: Rule): Rule[] {
@@ -331,7 +336,7 @@ export class IptablesProxier implements Proxier {
         this.records.delete(key);
       }
       if (this.proxied(svc)) {
-        const rec = this.record(key, svc, state.endpoints.get(key) ?? [], old, false);
+        const rec = this.record(key, svc, this.endpointsFor(state, key, svc), old, false);
         this.records.set(key, rec);
         for (const c of rec.chains) this.nat.chains.set(c.name, c);
         if (!old) this.keys.splice(lowerBound(this.keys, key), 0, key);
@@ -374,7 +379,7 @@ export class IptablesProxier implements Proxier {
     this.tainted = false;
     for (const key of keys) {
       const svc = state.services.get(key)!;
-      const eps = state.endpoints.get(key) ?? [];
+      const eps = this.endpointsFor(state, key, svc);
       const prev = previous.get(key);
       // Same inputs, same mode, untouched ruleset: syncProxyRules would write the same chains.
       if (!rebuild && prev && prev.large === this.largeCluster && sameServicePort(prev.svc, svc) && sameEndpointList(prev.eps, eps)) {
@@ -563,6 +568,19 @@ export class IptablesProxier implements Proxier {
     this.filter.chains.get(N.KUBE_EXTERNAL_SERVICES)!.rules = fExternal;
     this.filter.chains.get(N.KUBE_NODEPORTS)!.rules = fNodePorts;
     this.filter.chains.get(N.KUBE_PROXY_FIREWALL)!.rules = fFirewall;
+  }
+
+  /**
+   * The endpoint list a service port's record is built from. Where isLocal cannot change the
+   * rules (neither traffic policy is Local, no topology hints), that is the list every node
+   * shares: a node hosting some of the endpoints builds the same chains as one hosting none, so
+   * it can use the same shared record.
+   */
+  private endpointsFor(state: ProxyState, key: string, svc: ServicePortInfo): readonly EndpointInfo[] {
+    const eps = state.endpoints.get(key) ?? [];
+    const common = state.nodeIndependentEndpoints?.get(key);
+    if (common === undefined || common === eps || usesLocalEndpoints(svc) || hasHints(eps)) return eps;
+    return common;
   }
 
   /** buildService, or the identical record another node's proxier built from the same inputs. */
