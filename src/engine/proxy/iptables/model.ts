@@ -116,10 +116,19 @@ export interface Chain {
   rules: Rule[];
 }
 
+/**
+ * A table's chains by name: a Map, or a view that assembles them (the iptables proxier's nat
+ * table finds its per-service chains in service records shared between nodes).
+ */
+export interface ChainMap extends ReadonlyMap<string, Chain> {
+  set(name: string, chain: Chain): unknown;
+  delete(name: string): boolean;
+}
+
 export interface Table {
   readonly name: TableName;
-  /** Built-in chains first (kernel order), user chains in insertion order. */
-  readonly chains: Map<string, Chain>;
+  /** Built-in chains first (kernel order), then user chains (renderers sort them). */
+  readonly chains: ChainMap;
   /** Bumped whenever a chain is added or removed (renderers cache their sorted chain lists on it). */
   chainSetVersion: number;
 }

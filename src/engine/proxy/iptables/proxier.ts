@@ -15,6 +15,7 @@ import {
   TABLE_ORDER,
   rule,
   type Chain,
+  type ChainMap,
   type ChainOrigin,
   type L4,
   type Match,
@@ -126,6 +127,8 @@ interface ServiceRecord {
  * built (a sync replaces them), so sharing is invisible to renderers and the packet path.
  */
 export class SharedServiceRecords {
+  /** Which service port each per-service chain name belongs to, for every proxier sharing records. */
+  readonly owners = new ChainOwners();
   private readonly byKey = new Map<string, { svc: ServicePortInfo; eps: readonly EndpointInfo[]; fp: string; rec: ServiceRecord }>();
 
   /** @internal */
@@ -142,6 +145,116 @@ export class SharedServiceRecords {
   /** Forget a service port no proxier has any more. */
   delete(key: string): void {
     this.byKey.delete(key);
+  }
+}
+
+/**
+ * Which service port a per-service nat chain (KUBE-SVC/SVL/EXT/FW/SEP) belongs to, by name: the
+ * nat table finds such a chain in the proxier's record of that port. A chain name is a hash of
+ * its service port (and endpoint), so an entry is never wrong, only possibly stale; entries
+ * follow the latest records built, and a proxier that still holds an older record looks
+ * through its records instead.
+ */
+export class ChainOwners {
+  private readonly byName = new Map<string, string>();
+
+  keyOf(name: string): string | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The chains of service port `key` went from `was` to `now`. */
+  replace(key: string, was: readonly Chain[] | undefined, now: readonly Chain[] | undefined): void {
+    if (was === now) return;
+    if (was) for (const c of was) if (this.byName.get(c.name) === key) this.byName.delete(c.name);
+    if (now) for (const c of now) this.byName.set(c.name, key);
+  }
+}
+
+/** A record's chain by name: a scan of a few chains, or a map made once for a large record. */
+const chainMaps = new WeakMap<ServiceRecord, Map<string, Chain>>();
+function recordChain(rec: ServiceRecord | undefined, name: string): Chain | undefined {
+  if (rec === undefined) return undefined;
+  const chains = rec.chains;
+  if (chains.length <= 16) {
+    for (let i = 0; i < chains.length; i++) if (chains[i].name === name) return chains[i];
+    return undefined;
+  }
+  let m = chainMaps.get(rec);
+  if (m === undefined) {
+    m = new Map();
+    for (const c of chains) if (!m.has(c.name)) m.set(c.name, c);
+    chainMaps.set(rec, m);
+  }
+  return m.get(name);
+}
+
+/**
+ * The nat table's chains: the proxier's own (built-in and static), then the chains of its
+ * service records in service-port order (`order`). Not a Map of its own: a 1000-service node
+ * would hold ~10k entries, most of them chains of records every node shares.
+ */
+class NatChains implements ChainMap {
+  constructor(
+    private readonly own: Map<string, Chain>,
+    private readonly owners: ChainOwners,
+    private readonly records: () => ReadonlyMap<string, ServiceRecord>,
+    private readonly order: () => readonly string[],
+  ) {}
+
+  get(name: string): Chain | undefined {
+    const c = this.own.get(name);
+    if (c !== undefined) return c;
+    const records = this.records();
+    const key = this.owners.keyOf(name);
+    const found = key === undefined ? undefined : recordChain(records.get(key), name);
+    if (found !== undefined) return found;
+    for (const rec of records.values()) {
+      const f = recordChain(rec, name);
+      if (f !== undefined) return f;
+    }
+    return undefined;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  /** Only the table's own chains are set and deleted; service chains follow the records. */
+  set(name: string, chain: Chain): this {
+    this.own.set(name, chain);
+    return this;
+  }
+
+  delete(name: string): boolean {
+    return this.own.delete(name);
+  }
+
+  get size(): number {
+    let n = this.own.size;
+    for (const rec of this.records().values()) n += rec.chains.length;
+    return n;
+  }
+
+  *values(): MapIterator<Chain> {
+    yield* this.own.values();
+    const records = this.records();
+    for (const key of this.order()) yield* records.get(key)!.chains;
+  }
+
+  *keys(): MapIterator<string> {
+    for (const c of this.values()) yield c.name;
+  }
+
+  *entries(): MapIterator<[string, Chain]> {
+    for (const c of this.values()) yield [c.name, c];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Chain]> {
+    return this.entries();
+  }
+
+  forEach(cb: (value: Chain, key: string, map: ReadonlyMap<string, Chain>) => void, thisArg?: unknown): void {
+    for (const c of this.values()) cb.call(thisArg, c, c.name, this);
   }
 }
 
@@ -224,11 +337,13 @@ export class IptablesProxier implements Proxier {
 
   /** Records shared with the other nodes' proxiers, and what besides the inputs they depend on. */
   private readonly shared: SharedServiceRecords | undefined;
+  private readonly owners: ChainOwners;
   private readonly fingerprint: string;
 
   constructor(node: ProxyNode, config: ProxyConfig, options: IptablesProxierOptions = {}, shared?: SharedServiceRecords) {
     this.node = node;
     this.shared = shared;
+    this.owners = shared?.owners ?? new ChainOwners();
     this.opts = {
       nfacct: options.nfacct ?? false,
       randomFully: options.randomFully ?? true,
@@ -273,8 +388,9 @@ export class IptablesProxier implements Proxier {
     const tables: Table[] = [];
     for (const name of TABLE_ORDER) {
       if (name === "mangle" && !this.opts.canaryChains) continue;
-      const chains = new Map<string, Chain>();
-      for (const b of BUILTIN_CHAINS[name]) chains.set(b, { name: b, origin: "builtin", policy: "ACCEPT", rules: [] });
+      const own = new Map<string, Chain>();
+      for (const b of BUILTIN_CHAINS[name]) own.set(b, { name: b, origin: "builtin", policy: "ACCEPT", rules: [] });
+      const chains = name === "nat" ? new NatChains(own, this.owners, () => this.records, () => this.keys) : own;
       tables.push({ name, chains, chainSetVersion: 0 });
     }
     // Everything of this proxier that a node-independent service record depends on.
@@ -330,22 +446,19 @@ export class IptablesProxier implements Proxier {
       const old = this.records.get(key);
       splices?.push({ key, old });
       const svc = state.services.get(key);
-      const oldNames = old ? old.chains.map((c) => c.name) : [];
-      if (old) {
-        for (const c of old.chains) this.nat.chains.delete(c.name);
-        this.records.delete(key);
-      }
+      if (old) this.records.delete(key);
       if (this.proxied(svc)) {
         const rec = this.record(key, svc, this.endpointsFor(state, key, svc), old, false);
         this.records.set(key, rec);
-        for (const c of rec.chains) this.nat.chains.set(c.name, c);
+        this.owners.replace(key, old?.chains, rec.chains);
         if (!old) this.keys.splice(lowerBound(this.keys, key), 0, key);
-        if (!sameNames(oldNames, rec.chains)) this.nat.chainSetVersion++;
+        if (!sameNames(old?.chains ?? [], rec.chains)) this.nat.chainSetVersion++;
         synced++;
       } else if (old) {
         this.shared?.delete(key);
+        this.owners.replace(key, old.chains, undefined);
         this.keys.splice(lowerBound(this.keys, key), 1);
-        if (oldNames.length > 0) this.nat.chainSetVersion++;
+        if (old.chains.length > 0) this.nat.chainSetVersion++;
       }
     }
     if (splices) this.spliceShared(splices);
@@ -371,9 +484,7 @@ export class IptablesProxier implements Proxier {
     this.keys = keys;
     this.totalEndpoints = total;
     this.largeCluster = total > N.LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
-    // Chains whose names survive are replaced in place (cheap for a Map); only names that
-    // appear or vanish change the chain set.
-    const chains = this.nat.chains;
+    // Only chain names that appear or vanish change the chain set.
     let setChanged = false;
     const rebuild = this.tainted;
     this.tainted = false;
@@ -388,21 +499,13 @@ export class IptablesProxier implements Proxier {
       }
       const rec = this.record(key, svc, eps, prev, rebuild);
       this.records.set(key, rec);
-      // One Map operation per chain (~110k at 10k services): a new name grows the Map.
-      const before = chains.size;
-      for (const c of rec.chains) chains.set(c.name, c);
-      if (chains.size !== before) setChanged = true;
+      this.owners.replace(key, prev?.chains, rec.chains);
+      if (!sameNames(prev?.chains ?? [], rec.chains)) setChanged = true;
     }
     for (const [key, rec] of previous) {
-      const now = this.records.get(key);
-      // Rebuilt under the same names: every old chain was replaced in place above.
-      if (now === rec || (now !== undefined && sameChainNames(rec.chains, now.chains))) continue;
-      for (const c of rec.chains) {
-        if (chains.get(c.name) === c) {
-          chains.delete(c.name);
-          setChanged = true;
-        }
-      }
+      if (this.records.has(key)) continue;
+      this.owners.replace(key, rec.chains, undefined);
+      if (rec.chains.length > 0) setChanged = true;
     }
     if (setChanged) this.nat.chainSetVersion++;
     this.assembleShared();
@@ -951,15 +1054,13 @@ function lowerBound(a: readonly string[], x: string): number {
   return lo;
 }
 
-/** The same chain names in the same order (names reused from the previous build are the same strings). */
-function sameChainNames(a: readonly Chain[], b: readonly Chain[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i].name !== b[i].name) return false;
-  return true;
-}
-
-function sameNames(names: readonly string[], chains: readonly Chain[]): boolean {
-  if (names.length !== chains.length) return false;
-  const set = new Set(names);
+/** The same set of chain names (names reused from the previous build are usually in the same order). */
+function sameNames(was: readonly Chain[], chains: readonly Chain[]): boolean {
+  if (was === chains) return true;
+  if (was.length !== chains.length) return false;
+  let i = 0;
+  while (i < was.length && was[i].name === chains[i].name) i++;
+  if (i === was.length) return true;
+  const set = new Set(was.map((c) => c.name));
   return chains.every((c) => set.has(c.name));
 }
