@@ -32,11 +32,15 @@ export class FsError extends Error {
   }
 }
 
+/** What a container that has written nothing has: shared, never written to. */
+const NO_OVERLAY: ReadonlyMap<string, string | null> = new Map();
+const NO_DIRS: ReadonlySet<string> = new Set();
+
 export class ContainerFs {
-  /** Written files (string) and deleted ones (null), over the image's files. */
-  readonly overlay = new Map<string, string | null>();
-  /** Directories created with mkdir. */
-  readonly dirs = new Set<string>();
+  /** Written files (string) and deleted ones (null), over the image's files; own from the first write. */
+  private overlay = NO_OVERLAY;
+  /** Directories created with mkdir; own from the first mkdir. */
+  private dirs = NO_DIRS;
 
   constructor(
     private readonly image: Readonly<Record<string, string>>,
@@ -93,7 +97,7 @@ export class ContainerFs {
     const parent = p.slice(0, p.lastIndexOf("/")) || "/";
     if (!this.isDir(parent)) throw new FsError("ENOENT", p);
     if (this.isDir(p)) throw new FsError("EISDIR", p);
-    this.overlay.set(p, content);
+    this.writable().set(p, content);
     this.onChange();
   }
 
@@ -101,12 +105,18 @@ export class ContainerFs {
     const p = normalize(path);
     if (this.mountFor(p) !== undefined) throw new FsError("EROFS", p);
     if (!this.isFile(p)) throw new FsError("ENOENT", p);
-    this.overlay.set(p, null);
+    this.writable().set(p, null);
     this.onChange();
   }
 
   mkdir(path: string): void {
-    this.dirs.add(normalize(path));
+    if (this.dirs === NO_DIRS) this.dirs = new Set();
+    (this.dirs as Set<string>).add(normalize(path));
+  }
+
+  private writable(): Map<string, string | null> {
+    if (this.overlay === NO_OVERLAY) this.overlay = new Map();
+    return this.overlay as Map<string, string | null>;
   }
 
   /** Every file path visible in the container. */
@@ -143,10 +153,8 @@ export class ContainerFs {
   }
 
   restore(data: { overlay: [string, string | null][]; dirs: string[] }): void {
-    this.overlay.clear();
-    for (const [k, v] of data.overlay) this.overlay.set(k, v);
-    this.dirs.clear();
-    for (const d of data.dirs) this.dirs.add(d);
+    this.overlay = data.overlay.length ? new Map(data.overlay) : NO_OVERLAY;
+    this.dirs = data.dirs.length ? new Set(data.dirs) : NO_DIRS;
   }
 }
 

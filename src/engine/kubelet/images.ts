@@ -303,7 +303,20 @@ function metallb(component: "controller" | "speaker"): ImageProfile {
 /** Images without a shell or a listener of interest: system images. */
 const SYSTEM = /^(pause|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube-proxy|controller|speaker)$/;
 
+/** Profiles are immutable data: one per image reference per process, shared by its containers. */
+const profiles = new Map<string, ImageProfile>();
+
 export function imageProfile(image: string): ImageProfile {
+  let p = profiles.get(image);
+  if (p === undefined) {
+    p = makeProfile(image);
+    if (profiles.size >= 256) profiles.clear();
+    profiles.set(image, p);
+  }
+  return p;
+}
+
+function makeProfile(image: string): ImageProfile {
   const ref = parseImage(image);
   const make = PROFILES[ref.name];
   if (make) return make(ref.tag);
