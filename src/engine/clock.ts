@@ -25,17 +25,22 @@ export class ManualClock implements Clock {
   }
 }
 
-/** metav1.Time as JSON: RFC 3339 in UTC with seconds precision. */
-let lastSecond = NaN;
-let lastText = "";
+/**
+ * Recent seconds' texts. Callers alternate between a few instants (a pod's start and now), and
+ * one string per second is shared by every object stamped in it instead of one per timestamp.
+ */
+const texts = new Map<number, string>();
 
+/** metav1.Time as JSON: RFC 3339 in UTC with seconds precision. */
 export function rfc3339(ms: number): string {
   const sec = Math.floor(ms / 1000);
-  if (sec !== lastSecond) {
-    lastSecond = sec;
-    lastText = new Date(sec * 1000).toISOString().replace(".000Z", "Z");
+  let text = texts.get(sec);
+  if (text === undefined) {
+    text = new Date(sec * 1000).toISOString().replace(".000Z", "Z");
+    if (texts.size >= 1024) texts.clear();
+    texts.set(sec, text);
   }
-  return lastText;
+  return text;
 }
 
 /** metav1.MicroTime (events' eventTime): RFC 3339 with microseconds. */

@@ -439,13 +439,7 @@ export class Kubelet implements Controller {
     const podReady = unready.length === 0 && phase === "Running";
     const cond = (type: string, ok: boolean, reason?: string, message?: string) => {
       const status = ok ? "True" : "False";
-      return {
-        type,
-        status,
-        lastProbeTime: null,
-        lastTransitionTime: this.transition(rt, type, status, now),
-        ...(!ok && reason ? { reason, message } : {}),
-      };
+      return podCondition(type, status, this.transition(rt, type, status, now), ok ? undefined : reason, message);
     };
     const notReadyMsg = `containers with unready status: [${unready.join(" ")}]`;
     const conditions = [
@@ -453,14 +447,14 @@ export class Kubelet implements Controller {
       cond("Initialized", true),
       cond("Ready", podReady, "ContainersNotReady", notReadyMsg),
       cond("ContainersReady", unready.length === 0 && phase === "Running", "ContainersNotReady", notReadyMsg),
-      { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: scheduledAt(pod) ?? rfc3339(rt.sandboxAt) },
+      podCondition("PodScheduled", "True", scheduledAt(pod) ?? rfc3339(rt.sandboxAt)),
     ];
     const hostIP = nodeIPOf(this.ctx.store.get(rkey(R.nodes), undefined, rt.node) as Node | undefined);
     return {
       phase,
       conditions,
       hostIP,
-      hostIPs: [{ ip: hostIP }],
+      hostIPs: shared(`hostIPs|${hostIP}`, () => [{ ip: hostIP }]),
       podIP: rt.ip,
       podIPs: [{ ip: rt.ip }],
       startTime: rfc3339(rt.sandboxAt),
@@ -857,6 +851,32 @@ function baseName(p: string): string {
 /** `sh`, `bash`, `/bin/sh` alone: an interactive shell that ends without stdin. */
 function isBareShell(cmd: string[]): boolean {
   return cmd.length === 1 && /^(sh|bash|ash)$/.test(baseName(cmd[0]));
+}
+
+/**
+ * Status parts that are the same in many pods (a condition that turned True in the same second,
+ * a node's host IPs), made once and shared: stored objects are never changed, and a 10k-pod
+ * cluster would otherwise hold 50k copies of a handful of conditions.
+ */
+const sharedParts = new Map<string, unknown>();
+function shared<T>(key: string, make: () => T): T {
+  let v = sharedParts.get(key) as T | undefined;
+  if (v === undefined) {
+    v = make();
+    if (sharedParts.size >= 4096) sharedParts.clear();
+    sharedParts.set(key, v);
+  }
+  return v;
+}
+
+function podCondition(type: string, status: string, lastTransitionTime: string, reason?: string, message?: string) {
+  return shared(`${type}|${status}|${lastTransitionTime}|${reason ?? ""}|${message ?? ""}`, () => ({
+    type,
+    status,
+    lastProbeTime: null,
+    lastTransitionTime,
+    ...(reason ? { reason, message } : {}),
+  }));
 }
 
 function hex64(rng: { uint32(): number }): string {
