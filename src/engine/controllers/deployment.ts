@@ -49,13 +49,13 @@ function canonicalJSON(v: unknown): string {
 
 /** EqualIgnoreHash: templates equal apart from the pod-template-hash label. */
 function templatesEqual(a: PodTemplateSpec | undefined, b: PodTemplateSpec | undefined): boolean {
-  const strip = (t: PodTemplateSpec | undefined) => {
-    const c = structuredClone(t ?? ({} as PodTemplateSpec));
-    if (c.metadata?.labels) {
-      delete c.metadata.labels[POD_TEMPLATE_HASH];
-      if (Object.keys(c.metadata.labels).length === 0) delete c.metadata.labels;
-    }
-    return c;
+  // Shallow copies down to the labels, the only level that changes: the rest is compared as stored.
+  const strip = (t: PodTemplateSpec | undefined): PodTemplateSpec => {
+    const labels = t?.metadata?.labels;
+    if (!t || !labels || !(POD_TEMPLATE_HASH in labels)) return t ?? ({} as PodTemplateSpec);
+    const { [POD_TEMPLATE_HASH]: _hash, ...rest } = labels;
+    const metadata = { ...t.metadata, labels: Object.keys(rest).length ? rest : undefined };
+    return { ...t, metadata };
   };
   return deepEqual(strip(a), strip(b));
 }
