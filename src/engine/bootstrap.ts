@@ -9,6 +9,7 @@ import { decode } from "./apiserver/decode.js";
 import { rfc3339 } from "./clock.js";
 import type { Cluster } from "./cluster.js";
 import type { NodeConfig } from "./config.js";
+import { cloneJSON } from "./util/clone.js";
 
 export const KUBE_PROXY_IMAGE_REPO = "registry.k8s.io/kube-proxy";
 export const COREDNS_IMAGE = "registry.k8s.io/coredns/coredns:v1.12.0";
@@ -20,7 +21,8 @@ export const ETCD_IMAGE = "registry.k8s.io/etcd:3.5.21-0";
  * (zod, which also puts the fields in the Go struct order the apiserver serves) once per process
  * and then written in the trusted scope, as the controllers' writes are (no second decode;
  * validation still runs in paranoid mode, i.e. in tests). Bodies with per-cluster random content
- * (nodes, static pods) take the ordinary path.
+ * (node IDs, static pods' hashes and owner uid) are decoded once with those strings empty, and
+ * each cluster fills a copy in: a string field decodes the same whatever its value.
  */
 const decodedBodies = new Map<string, KObject>();
 
@@ -35,17 +37,21 @@ function decodedOnce(info: ResourceInfo, body: unknown): KObject {
   return d;
 }
 
+function trusted<T>(c: Cluster, write: () => T): T {
+  const was = c.api.trusted;
+  c.api.trusted = true;
+  try {
+    return write();
+  } finally {
+    c.api.trusted = was;
+  }
+}
+
 /** The apiserver's create for a body decoded once per process (the apiserver copies it). */
 function trustedCreator(c: Cluster): { create(info: ResourceInfo, ns: string | undefined, body: unknown): KObject } {
   return {
     create(info, ns, body) {
-      const was = c.api.trusted;
-      c.api.trusted = true;
-      try {
-        return c.api.create(info, ns, decodedOnce(info, body));
-      } finally {
-        c.api.trusted = was;
-      }
+      return trusted(c, () => c.api.create(info, ns, decodedOnce(info, body)));
     },
   };
 }
@@ -151,7 +157,7 @@ export function nodeLabels(n: NodeConfig): Record<string, string> {
 
 function registerNode(c: Cluster, n: NodeConfig): void {
   const api = c.api;
-  api.create(R.nodes, undefined, {
+  trustedCreator(c).create(R.nodes, undefined, {
     metadata: {
       name: n.name,
       labels: nodeLabels(n),
@@ -176,60 +182,62 @@ function registerNode(c: Cluster, n: NodeConfig): void {
     reason,
     message,
   });
-  api.update(
-    R.nodes,
-    undefined,
-    n.name,
-    {
-      ...api.peek(R.nodes, undefined, n.name),
-      status: {
-        capacity: { cpu: "2", "ephemeral-storage": "51175Mi", "hugepages-1Gi": "0", "hugepages-2Mi": "0", memory: "3969876Ki", pods: "110" },
-        allocatable: { cpu: "2", "ephemeral-storage": "48294789041", "hugepages-1Gi": "0", "hugepages-2Mi": "0", memory: "3867476Ki", pods: "110" },
-        conditions: [
-          cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-          cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-          cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-          cond("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
-        ],
-        addresses: [
-          { type: "InternalIP", address: n.ip },
-          { type: "Hostname", address: n.name },
-        ],
-        daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-        nodeInfo: {
-          machineID: c.rng.get("bootstrap").uuid().replace(/-/g, ""),
-          systemUUID: c.rng.get("bootstrap").uuid(),
-          bootID: c.rng.get("bootstrap").uuid(),
-          kernelVersion: "5.14.0-427.13.1.el9_4.x86_64",
-          osImage: "Rocky Linux 9.4 (Blue Onyx)",
-          containerRuntimeVersion: "containerd://1.7.27",
-          kubeletVersion: c.config.kubernetesVersion,
-          kubeProxyVersion: "",
-          operatingSystem: "linux",
-          architecture: "amd64",
-        },
+  // Decoded once per configuration with the node's IDs empty; this cluster's IDs go into a copy.
+  const decoded = decodedOnce(R.nodes, {
+    metadata: { name: n.name },
+    status: {
+      capacity: { cpu: "2", "ephemeral-storage": "51175Mi", "hugepages-1Gi": "0", "hugepages-2Mi": "0", memory: "3969876Ki", pods: "110" },
+      allocatable: { cpu: "2", "ephemeral-storage": "48294789041", "hugepages-1Gi": "0", "hugepages-2Mi": "0", memory: "3867476Ki", pods: "110" },
+      conditions: [
+        cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+        cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+        cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+        cond("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+      ],
+      addresses: [
+        { type: "InternalIP", address: n.ip },
+        { type: "Hostname", address: n.name },
+      ],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      nodeInfo: {
+        machineID: "",
+        systemUUID: "",
+        bootID: "",
+        kernelVersion: "5.14.0-427.13.1.el9_4.x86_64",
+        osImage: "Rocky Linux 9.4 (Blue Onyx)",
+        containerRuntimeVersion: "containerd://1.7.27",
+        kubeletVersion: c.config.kubernetesVersion,
+        kubeProxyVersion: "",
+        operatingSystem: "linux",
+        architecture: "amd64",
       },
     },
-    { subresource: "status" },
-  );
+  });
+  const status = cloneJSON(decoded.status) as { nodeInfo: { machineID: string; systemUUID: string; bootID: string } };
+  const rng = c.rng.get("bootstrap");
+  status.nodeInfo.machineID = rng.uuid().replace(/-/g, "");
+  status.nodeInfo.systemUUID = rng.uuid();
+  status.nodeInfo.bootID = rng.uuid();
+  trusted(c, () => api.update(R.nodes, undefined, n.name, { ...api.peek(R.nodes, undefined, n.name)!, status }, { subresource: "status" }));
 }
 
 function createStaticPod(c: Cluster, node: NodeConfig, component: string): void {
   const version = c.config.kubernetesVersion;
   const image = component === "etcd" ? ETCD_IMAGE : `registry.k8s.io/${component}:${version}`;
   const nodeObj = c.api.peek(R.nodes, undefined, node.name)!;
-  const pod: KObject = {
+  // Decoded once per configuration with the hashes and the node's uid empty (see decodedOnce).
+  const decoded = decodedOnce(R.pods, {
     metadata: {
       name: `${component}-${node.name}`,
       namespace: "kube-system",
       labels: { component, tier: "control-plane" },
       annotations: {
-        "kubernetes.io/config.hash": c.rng.get("bootstrap").string(32, "0123456789abcdef"),
-        "kubernetes.io/config.mirror": c.rng.get("bootstrap").string(32, "0123456789abcdef"),
+        "kubernetes.io/config.hash": "",
+        "kubernetes.io/config.mirror": "",
         "kubernetes.io/config.seen": rfc3339(c.clock.now()).replace("Z", ".000000000Z"),
         "kubernetes.io/config.source": "file",
       },
-      ownerReferences: [{ apiVersion: "v1", kind: "Node", name: node.name, uid: nodeObj.metadata.uid!, controller: true }],
+      ownerReferences: [{ apiVersion: "v1", kind: "Node", name: node.name, uid: "", controller: true }],
     },
     spec: {
       containers: [{ name: component, image, command: [component], imagePullPolicy: "IfNotPresent" }],
@@ -239,8 +247,13 @@ function createStaticPod(c: Cluster, node: NodeConfig, component: string): void 
       priority: 2000001000,
       tolerations: [{ operator: "Exists", effect: "NoExecute" }],
     },
-  };
-  c.api.create(R.pods, "kube-system", pod);
+  });
+  const pod = cloneJSON(decoded);
+  const annotations = pod.metadata.annotations!;
+  annotations["kubernetes.io/config.hash"] = c.rng.get("bootstrap").string(32, "0123456789abcdef");
+  annotations["kubernetes.io/config.mirror"] = c.rng.get("bootstrap").string(32, "0123456789abcdef");
+  pod.metadata.ownerReferences![0].uid = nodeObj.metadata.uid!;
+  trusted(c, () => c.api.create(R.pods, "kube-system", pod));
 }
 
 function kubeProxyDaemonSet(version: string): KObject {
