@@ -122,6 +122,9 @@ export class ClusterCore {
   private full: boolean;
   private readonly lastSide = new Map<string, string>();
   private persistedActive = 0;
+  private persistedMetaKey = "";
+  /** The side rows as last serialized, with the revisions they were serialized at. */
+  private readonly side: { kubelet: string; kubeletRev: number; shell: string; shellRev: string | number | undefined } = { kubelet: "", kubeletRev: -1, shell: "", shellRev: undefined };
   readonly shell: ShellRunner;
 
   private constructor(
@@ -252,12 +255,33 @@ export class ClusterCore {
     return JSON.stringify(meta);
   }
 
+  /**
+   * The side rows. Serializing the kubelet's and the terminal's state costs more than a
+   * read-only command itself (~0.5 ms for 30 KB), so each is serialized again only when its
+   * revision moved since it was last serialized.
+   */
   private sideRows(): Array<[SideKey, string]> {
+    const kubeletRev = this.cluster.kubelet.revision;
+    if (this.side.kubeletRev !== kubeletRev || !this.lastSide.has("#kubelet")) {
+      this.side.kubelet = JSON.stringify(this.cluster.kubelet.save());
+      this.side.kubeletRev = kubeletRev;
+    }
+    const shellRev = this.shell.revision?.();
+    if (shellRev === undefined || this.side.shellRev !== shellRev || !this.lastSide.has("#shell")) {
+      this.side.shell = JSON.stringify(this.shell.save() ?? null);
+      this.side.shellRev = shellRev;
+    }
     return [
       ["#config", this.lastSide.get("#config") ?? JSON.stringify(this.cluster.config)],
-      ["#kubelet", JSON.stringify(this.cluster.kubelet.save())],
-      ["#shell", JSON.stringify(this.shell.save() ?? null)],
+      ["#kubelet", this.side.kubelet],
+      ["#shell", this.side.shell],
     ];
+  }
+
+  /** The meta row's content but the clock, which need not be stored (see takeDeltaIfChanged). */
+  private metaKey(): string {
+    const { clock: _clock, ...rest } = this.cluster.snapshotMeta();
+    return JSON.stringify(rest);
   }
 
   hasChanges(): boolean {
@@ -267,20 +291,24 @@ export class ClusterCore {
   /**
    * The rows to persist now, or null when nothing needs writing: a read-only command (kubectl
    * get) moves only the clock, and the clock need not be stored (timers fire at their own times
-   * whenever the cluster is next advanced, so the state at any wall time is the same). The
-   * meta row is still refreshed once a minute so idle expiry sees activity.
+   * whenever the cluster is next advanced, so the state at any wall time is the same). Anything
+   * else that moved is written: objects, the kubelet's state (container logs and files), the
+   * terminal's, random streams and conntrack (meta). The meta row is also refreshed once a
+   * minute so idle expiry sees activity.
    */
   takeDeltaIfChanged(): Delta | null {
-    if (!this.full && this.dirty.size === 0 && this.meta.lastActive - this.persistedActive < 60_000) {
-      const side = this.sideRows();
-      if (side.every(([k, body]) => this.lastSide.get(k) === body)) return null;
-    }
-    return this.takeDelta();
+    if (this.full || this.dirty.size > 0 || this.meta.lastActive - this.persistedActive >= 60_000) return this.takeDelta();
+    if (this.cluster.kubelet.revision !== this.side.kubeletRev) return this.takeDelta();
+    const shellRev = this.shell.revision?.();
+    if (shellRev === undefined || shellRev !== this.side.shellRev) return this.takeDelta();
+    if (this.metaKey() !== this.persistedMetaKey) return this.takeDelta();
+    return null;
   }
 
   /** The rows to persist now; clears the dirty set. */
   takeDelta(): Delta {
     this.persistedActive = this.meta.lastActive;
+    this.persistedMetaKey = this.metaKey();
     const upserts: Array<[string, string]> = [];
     const deletes: string[] = [];
     if (this.full) {

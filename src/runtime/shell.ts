@@ -14,6 +14,8 @@ export interface ShellRunner {
   run(commandLine: string): ExecResult | Promise<ExecResult>;
   /** JSON-serializable state, handed back to the factory when the cluster is restored. */
   save(): unknown;
+  /** Changes whenever save() may return something new; without it, save() runs after every command. */
+  revision?(): string | number;
 }
 
 /** Builds a cluster's runner; `saved` is what its save() returned last time (undefined when new). */

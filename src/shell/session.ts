@@ -71,6 +71,8 @@ interface NodeShell {
 }
 
 const HOME = "/root";
+/** just-bash's file system methods that change files (everything else only reads). */
+const FS_WRITES = ["writeFile", "writeFileSync", "writeFileLazy", "appendFile", "mkdir", "mkdirSync", "rm", "cp", "mv", "chmod", "symlink", "link", "utimes"] as const;
 const SHELL_VARS_SKIPPED = new Set(["?", "IFS", "OPTIND", "SHELLOPTS", "BASHOPTS", "OLDPWD", "PWD", "_", "#", "@", "*", "$", "!", "0", "-", "PPID", "UID", "EUID", "RANDOM", "LINENO", "SECONDS", "BASH_VERSION", "HOSTTYPE", "MACHTYPE", "OSTYPE"]);
 const DEFAULT_CAP = 1 << 20;
 
@@ -92,6 +94,7 @@ export class Session {
   private readonly registry: NodeCommands;
   private readonly opts: SessionOptions;
   private stdin = "";
+  private fsWrites = 0;
 
   constructor(cluster: Cluster, opts: SessionOptions = {}) {
     this.cluster = cluster;
@@ -146,6 +149,7 @@ export class Session {
 
   private newShell(node: string, files: ConstructorParameters<typeof InMemoryFs>[0]): NodeShell {
     const fs = new InMemoryFs(files);
+    this.countWrites(fs);
     const bash = new Bash({
       fs,
       cwd: HOME,
@@ -529,6 +533,26 @@ export class Session {
 
   // -------------------------------------------------------------------------------------------
   // Snapshots
+
+  /** Counts a node file system's writes, for revision(). */
+  private countWrites(fs: InMemoryFs): void {
+    const methods = fs as unknown as Record<string, (...a: unknown[]) => unknown>;
+    for (const m of FS_WRITES) {
+      const f = methods[m];
+      if (typeof f !== "function") continue;
+      methods[m] = (...a: unknown[]) => {
+        this.fsWrites++;
+        return f.apply(fs, a);
+      };
+    }
+  }
+
+  /** A value that changes whenever save() may return something new: hosts skip saving otherwise. */
+  revision(): string {
+    const a = this.attached;
+    const attached = a ? `${a.pod.metadata.namespace}/${a.pod.metadata.name}/${a.container}/${a.shell}/${a.removeOnExit}` : "";
+    return `${this.fsWrites}|${this.shells.size}|${this.node}|${this.sshStack.join(",")}|${JSON.stringify(this.sshFrames)}|${this.cwd}|${this.namespace}|${attached}|${JSON.stringify(this.vars)}`;
+  }
 
   /** The terminal's state as JSON: files, working directory, variables, namespace, attachment. */
   save(): SessionState {

@@ -46,7 +46,7 @@ export class ContainerFs {
     private readonly image: Readonly<Record<string, string>>,
     private readonly mounts: Mounts,
     readonly workingDir: string,
-    /** Called after every change (the kubelet re-runs probes that read files). */
+    /** Called after every change (the kubelet re-runs probes that read files and notes that its state changed). */
     private readonly onChange: () => void = () => {},
   ) {}
 
@@ -110,8 +110,11 @@ export class ContainerFs {
   }
 
   mkdir(path: string): void {
+    const p = normalize(path);
+    if (this.dirs.has(p)) return;
     if (this.dirs === NO_DIRS) this.dirs = new Set();
-    (this.dirs as Set<string>).add(normalize(path));
+    (this.dirs as Set<string>).add(p);
+    this.onChange();
   }
 
   private writable(): Map<string, string | null> {

@@ -104,6 +104,7 @@ export class Kubelet implements Controller {
   private readonly tombstones: ServiceTombstone[] = [];
   /** Consulted in order at every container start (see ContainerStartHook). */
   readonly startHooks: ContainerStartHook[] = [];
+  private changes = 0;
 
   constructor(private readonly ctx: ControllerContext) {
     for (const n of ctx.config.nodes) {
@@ -125,11 +126,20 @@ export class Kubelet implements Controller {
   // ---------------------------------------------------------------------------------------------
   // Controller
 
+  /**
+   * A counter that moves whenever the state save() returns may have changed (reconciles, logs,
+   * container files), so a host can skip serializing it after a command that touched nothing.
+   */
+  get revision(): number {
+    return this.changes;
+  }
+
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === PODS) {
       const pod = ev.object as Pod;
       if (pod.spec.nodeName || ev.type === "DELETED") enqueue(`${pod.metadata.namespace}/${pod.metadata.name}`);
     } else if (ev.resource === SERVICES) {
+      this.changes++;
       const svc = ev.object as Service;
       if (ev.type === "ADDED") this.serviceCreated.set(svc.metadata.uid!, ev.rv);
       if (ev.type === "DELETED") {
@@ -150,6 +160,7 @@ export class Kubelet implements Controller {
   }
 
   reconcile(key: string): void {
+    this.changes++;
     const [ns, name] = splitKey(key);
     const pod = this.ctx.store.get(PODS, ns, name) as Pod | undefined;
     const rt = this.pods.get(key);
@@ -341,6 +352,7 @@ export class Kubelet implements Controller {
    * again after `threshold` periods, as consecutive probe results would.
    */
   private filesChanged(pod: Pod, container: string): void {
+    this.changes++;
     const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
     const rt = this.pods.get(key);
     const c = rt?.containers.find((x) => x.name === container);
@@ -576,7 +588,9 @@ export class Kubelet implements Controller {
   appendLog(pod: Pod, container: string | undefined, lines: string[]): void {
     const rt = this.runtimeOf(pod);
     const c = container ? rt?.containers.find((x) => x.name === container) : rt?.containers[0];
-    if (c) for (const line of lines) c.logs.push({ t: this.ctx.clock.now(), line });
+    if (!c) return;
+    this.changes++;
+    for (const line of lines) c.logs.push({ t: this.ctx.clock.now(), line });
   }
 
   /** The container's environment, as `env` inside it prints it. */
@@ -720,6 +734,7 @@ export class Kubelet implements Controller {
 
   /** Restores what save() returned (the store must already hold the pods). */
   load(data: unknown): void {
+    this.changes++;
     const st = data as KubeletState;
     this.serviceCreated.clear();
     for (const [k, v] of st.serviceCreated) this.serviceCreated.set(k, v);
