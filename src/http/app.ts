@@ -3,7 +3,6 @@
 // Platform, ClusterHost and live-channel handler.
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { cors } from "hono/cors";
 import { secureHeaders } from "hono/secure-headers";
 import { isStatusError, type Status } from "../engine/api/status.js";
 import type { HistorySink } from "../db/history.js";
@@ -59,6 +58,8 @@ interface Access {
 }
 
 const CACHE_MS = 10_000;
+const CORS = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": "Retry-After" };
+const PREFLIGHT = { "Access-Control-Allow-Methods": "GET,POST,DELETE,OPTIONS", "Access-Control-Allow-Headers": "Authorization,Content-Type", "Access-Control-Max-Age": "600" };
 
 export function createApp(deps: AppDeps): Hono<Env> {
   const now = deps.now ?? Date.now;
@@ -111,27 +112,40 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   // ---- cross-cutting ------------------------------------------------------------------
   app.use("*", secureHeaders({ crossOriginResourcePolicy: "cross-origin", contentSecurityPolicy: { defaultSrc: ["'self'"], connectSrc: ["'self'", "ws:", "wss:"], styleSrc: ["'self'", "'unsafe-inline'"], scriptSrc: ["'self'", "'unsafe-inline'"] } }));
-  app.use(
-    "*",
-    cors({ origin: "*", allowHeaders: ["Authorization", "Content-Type"], allowMethods: ["GET", "POST", "DELETE", "OPTIONS"], exposeHeaders: ["Retry-After"], maxAge: 600 }),
-  );
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: deps.maxBodyBytes ?? 1024 * 1024,
-      onError: () => {
-        throw tooLarge(`the request body is larger than ${deps.maxBodyBytes ?? 1024 * 1024} bytes`);
-      },
-    }),
-  );
+  // CORS for any origin. Set after the handler: hono's cors() writes its headers before it,
+  // which makes the context rebuild every response to merge them (a copy of each answer).
+  app.use("*", async (c, next) => {
+    if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: { ...CORS, ...PREFLIGHT } });
+    await next();
+    // A WebSocket upgrade from a Durable Object has immutable headers: answer with a copy.
+    if (c.res.status === 101) c.res = new Response(c.res.body, c.res);
+    for (const k in CORS) c.res.headers.set(k, CORS[k as keyof typeof CORS]);
+  });
+  // A body with a Content-Length is checked from the header: the HTTP parser never delivers more
+  // than it declares, and reading the header leaves the runtime's fast body read in place (hono's
+  // bodyLimit wraps every body in a counting stream). Chunked bodies are counted as they stream.
+  const maxBody = deps.maxBodyBytes ?? 1024 * 1024;
+  const overMax = () => tooLarge(`the request body is larger than ${maxBody} bytes`);
+  const chunkedLimit = bodyLimit({
+    maxSize: maxBody,
+    onError: () => {
+      throw overMax();
+    },
+  });
+  app.use("*", async (c, next) => {
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    const length = c.req.header("content-length");
+    if (length === undefined || c.req.header("transfer-encoding") !== undefined) return chunkedLimit(c, next);
+    if (Number(length) > maxBody) throw overMax();
+    await next();
+  });
   // Metering: every call, after the response is known, pushed to the batched history.
   app.use("*", async (c, next) => {
     c.set("tenantId", null);
     c.set("clusterId", null);
     const t0 = performance.now();
     await next();
-    const path = new URL(c.req.url).pathname;
-    if (path === "/healthz" || c.req.method === "OPTIONS") return;
+    if (c.req.path === "/healthz" || c.req.method === "OPTIONS") return;
     const route = c.req.matchedRoutes.filter((r) => r.method !== "ALL").pop()?.path ?? "unmatched";
     deps.history.apiCall({
       ts: now(),
