@@ -5,6 +5,7 @@ import { and, desc, eq, gte, isNull, sql } from "drizzle-orm";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { limitsOf, type Limits } from "../runtime/limits.js";
 import * as s from "./schema.js";
+import { historyStatements, type SqlStatement } from "./history-sql.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnySQLite = BaseSQLiteDatabase<"sync" | "async", any, typeof s>;
@@ -118,11 +119,19 @@ export function randomId(bytes = 12): string {
   return out;
 }
 
-const MAX_ROWS_PER_INSERT = 500;
+/** Runs statements in one transaction: the host's own driver (libSQL batch, transactionSync). */
+export interface SqlWriter {
+  write(statements: SqlStatement[]): Promise<unknown> | void;
+  /** Most parameters one statement may bind. */
+  maxParams: number;
+}
 
 export class SqlPlatform implements Platform {
   private secretValue?: string;
-  constructor(private readonly db: AnySQLite) {}
+  constructor(
+    private readonly db: AnySQLite,
+    private readonly writer: SqlWriter,
+  ) {}
 
   async secret(): Promise<string> {
     if (this.secretValue) return this.secretValue;
@@ -179,16 +188,10 @@ export class SqlPlatform implements Platform {
     await this.db.update(s.clusters).set({ deletedAt: now, endReason: reason }).where(and(eq(s.clusters.id, id), isNull(s.clusters.deletedAt)));
   }
 
+  /** One history batch: multi-row INSERTs in one transaction. */
   async record(b: HistoryBatch): Promise<void> {
-    const chunks = <T>(rows: T[] | undefined): T[][] => {
-      const out: T[][] = [];
-      for (let i = 0; rows && i < rows.length; i += MAX_ROWS_PER_INSERT) out.push(rows.slice(i, i + MAX_ROWS_PER_INSERT));
-      return out;
-    };
-    for (const c of chunks(b.apiCalls)) await this.db.insert(s.apiCalls).values(c.map((r) => ({ ...r, day: day(r.ts) })));
-    for (const c of chunks(b.events)) await this.db.insert(s.clusterEvents).values(c.map((r) => ({ ...r, detail: JSON.stringify(r.detail ?? {}) })));
-    for (const c of chunks(b.commands)) await this.db.insert(s.commands).values(c);
-    for (const c of chunks(b.snapshots)) await this.db.insert(s.snapshots).values(c);
+    const stmts = historyStatements(b, this.writer.maxParams);
+    if (stmts.length) await this.writer.write(stmts);
   }
 
   async usage(tenantId: string, sinceDay: string, now: number): Promise<Usage> {

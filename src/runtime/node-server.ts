@@ -37,6 +37,8 @@ export interface NodeServerOptions {
 
 export interface NodeServer {
   server: ServerType;
+  /** The Hono app the server serves (benchmarks call its fetch without a socket). */
+  app: { fetch: (req: Request) => Response | Promise<Response> };
   port: number;
   db: Client;
   host: NodeClusterHost;
@@ -60,7 +62,7 @@ export async function openDatabase(dataDir: string): Promise<Client> {
 
 export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer> {
   const db = await openDatabase(o.dataDir);
-  const platform = new SqlPlatform(drizzle(db, { schema }));
+  const platform = new SqlPlatform(drizzle(db, { schema }), { write: (stmts) => db.batch(stmts, "write"), maxParams: 32_766 });
   const history = new BatchingHistory((b) => platform.record(b), { maxRows: o.historyMaxRows ?? 2000, maxDelayMs: o.historyDelayMs ?? 200 });
   const host = new NodeClusterHost(db, { shell: o.shell, history });
   // Build every lab's template now, so the first create is as fast as the rest.
@@ -148,6 +150,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
 
   return {
     server,
+    app,
     port,
     db,
     host,

@@ -241,7 +241,13 @@ export class PlatformObject extends DurableObject<Env> implements Platform {
     super(ctx, env);
     const db = drizzle(ctx.storage, { schema });
     void ctx.blockConcurrencyWhile(() => migrate(db, migrations));
-    this.p = new SqlPlatform(db);
+    // A Durable Object's SQLite binds at most 100 parameters per statement.
+    this.p = new SqlPlatform(db, {
+      write: (stmts) => ctx.storage.transactionSync(() => {
+        for (const st of stmts) ctx.storage.sql.exec(st.sql, ...st.args);
+      }),
+      maxParams: 100,
+    });
   }
 
   secret() {
