@@ -49,6 +49,9 @@ export default async function (report: Report) {
   const ex = await load(s.port, [exJob], 16, 3000);
   report("exec `kubectl get svc` on one cluster, 16 in flight", `${Math.round(ex.lat.length / (ex.elapsed / 1000))}/s`, "≥ 2k/s for kubectl get svc");
   report("  its p50 latency", ms(pct(ex.lat, 50)));
+  const execCpu = ex.serverCpuMs / ex.lat.length;
+  report("  server CPU per exec (HTTP, auth, shell, persistence, history)", ms(execCpu));
+  report("  = execs per second on one core, machine otherwise idle", `${Math.round(1000 / execCpu)}/s`);
 
   // 3. 200 tenants at once
   const tenants = await Promise.all(Array.from({ length: 200 }, (_, i) => post("/v1/tenants", { name: `t${i}`, limits: big }, ADMIN).then((r) => r.body.apiKey as string)));
@@ -58,22 +61,29 @@ export default async function (report: Report) {
   // First touch: each cluster's engine is built from its rows (~10 ms of CPU each).
   const cold = await load(s.port, round(0), 200);
   report("200 tenants, first write each at once (cold engines): p99", ms(pct(cold.lat, 99)));
+  report("  server CPU per cold write", ms(cold.serverCpuMs / 200));
   const warm: number[] = [];
+  let warmCpu = 0;
   for (let r = 1; r <= 5; r++) {
     const w = await load(s.port, round(r), 200);
     if (w.codes["200"] !== 200) throw new Error(JSON.stringify(w.codes));
     warm.push(...w.lat);
+    warmCpu += w.serverCpuMs;
   }
   report("200 tenants, one write each at once (x5, warm): p50", ms(pct(warm, 50)));
   report("200 tenants, one write each at once (x5, warm): p99", ms(pct(warm, 99)), "< 100 ms");
+  report("  server CPU per warm write", ms(warmCpu / warm.length));
 
   // 4. history writes, batched
   await s.history.flush();
   const rows = 100_000;
   const t4 = performance.now();
+  const cpu4 = process.cpuUsage();
   for (let i = 0; i < rows; i++) s.history.apiCall({ ts: Date.now(), tenantId: "t", clusterId: "c", method: "POST", route: "/v1/clusters/:id/exec", status: 200, latencyMs: 1 });
   await s.history.flush();
+  const c4 = process.cpuUsage(cpu4);
   report("history rows written, batched", `${Math.round(rows / ((performance.now() - t4) / 1000))}/s`, "≥ 20k/s");
+  report("  rows per CPU second", `${Math.round(rows / ((c4.user + c4.system) / 1e6))}/s`);
 
   // 5. memory per idle cluster held by the host
   const ids = [];
