@@ -91,7 +91,11 @@ export interface Platform {
   createTenant(name: string, limits: Partial<Limits>, now: number): Promise<{ id: string; name: string; apiKey: string }>;
   tenantByKey(apiKey: string): Promise<Tenant | undefined>;
   tenant(id: string): Promise<Tenant | undefined>;
-  addCluster(row: ClusterRow): Promise<void>;
+  /**
+   * Registers a cluster; with `maxLive`, only while its tenant holds fewer live clusters, checked
+   * and inserted in one statement (two concurrent creates cannot both pass). False: at the limit.
+   */
+  addCluster(row: ClusterRow, maxLive?: number): Promise<boolean>;
   cluster(id: string): Promise<ClusterRow | undefined>;
   clusters(tenantId: string): Promise<ClusterRow[]>;
   liveClusterCount(tenantId: string): Promise<number>;
@@ -164,8 +168,18 @@ export class SqlPlatform implements Platform {
     return this.toTenant((await this.db.select().from(s.tenants).where(eq(s.tenants.id, id)))[0]);
   }
 
-  async addCluster(row: ClusterRow): Promise<void> {
-    await this.db.insert(s.clusters).values(row);
+  async addCluster(row: ClusterRow, maxLive?: number): Promise<boolean> {
+    if (maxLive === undefined || row.tenantId === null) {
+      await this.db.insert(s.clusters).values(row);
+      return true;
+    }
+    const c = s.clusters;
+    await this.db.run(
+      sql`INSERT INTO ${c} (${sql.identifier(c.id.name)}, ${sql.identifier(c.tenantId.name)}, ${sql.identifier(c.lab.name)}, ${sql.identifier(c.forkedFrom.name)}, ${sql.identifier(c.createdAt.name)})
+        SELECT ${row.id}, ${row.tenantId}, ${row.lab}, ${row.forkedFrom}, ${row.createdAt}
+        WHERE (SELECT count(*) FROM ${c} WHERE ${c.tenantId} = ${row.tenantId} AND ${c.deletedAt} IS NULL) < ${maxLive}`,
+    );
+    return (await this.cluster(row.id)) !== undefined;
   }
 
   async cluster(id: string): Promise<ClusterRow | undefined> {

@@ -226,10 +226,6 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const p = await principal(c);
     if (p.kind === "tenant") {
       await rate(p.tenant.id, p.tenant.limits);
-      const n = await deps.platform.liveClusterCount(p.tenant.id);
-      if (n >= p.tenant.limits.clustersPerTenant) {
-        throw forbiddenMsg(`limit clustersPerTenant exceeded: this tenant already has ${n} clusters, at most ${p.tenant.limits.clustersPerTenant} are allowed`);
-      }
       return { tenantId: p.tenant.id, limits: p.tenant.limits };
     }
     if (p.kind === "anonymous" && deps.allowAnonymous) {
@@ -241,11 +237,16 @@ export function createApp(deps: AppDeps): Hono<Env> {
     throw forbiddenMsg("only a tenant API key can create clusters");
   };
 
-  const newCluster = async (c: Context<Env>, tenantId: string | null, labId: string, from?: { id: string }) => {
+  const newCluster = async (c: Context<Env>, owner: { tenantId: string | null; limits: Limits }, labId: string, from?: { id: string }) => {
+    const { tenantId, limits } = owner;
     const id = `c${randomId(11)}`;
     const ts = now();
     const row: ClusterRow = { id, tenantId, lab: labId, forkedFrom: from?.id ?? null, createdAt: ts, deletedAt: null, endReason: null };
-    await deps.platform.addCluster(row);
+    // The quota is checked where the row is inserted: two concurrent creates cannot both pass.
+    if (!(await deps.platform.addCluster(row, tenantId === null ? undefined : limits.clustersPerTenant))) {
+      const n = await deps.platform.liveClusterCount(tenantId!);
+      throw forbiddenMsg(`limit clustersPerTenant exceeded: this tenant already has ${n} clusters, at most ${limits.clustersPerTenant} are allowed`);
+    }
     let view;
     try {
       view = await deps.host.create(id, { tenantId, lab: labId, from: from ? await deps.host.state(from.id) : undefined });
@@ -320,11 +321,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
 
   app.post("/v1/clusters", async (c) => {
-    const { tenantId, limits } = await owner(c);
-    const body = await readJson(c, limits.requestBytes);
+    const who = await owner(c);
+    const body = await readJson(c, who.limits.requestBytes);
     const labId = body.lab ?? "empty";
     if (typeof labId !== "string" || !findLab(labId)) throw bad(`unknown lab ${JSON.stringify(labId)}; GET /v1/labs lists them`);
-    return newCluster(c, tenantId, labId);
+    return newCluster(c, who, labId);
   });
 
   app.get("/v1/clusters/:id", async (c) => {
@@ -444,8 +445,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   app.post("/s/:token/fork", async (c) => {
     const row = await shared(c);
-    const { tenantId } = await owner(c);
-    return newCluster(c, tenantId, row.lab, { id: row.id });
+    return newCluster(c, await owner(c), row.lab, { id: row.id });
   });
 
   return app;

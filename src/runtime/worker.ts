@@ -262,8 +262,8 @@ export class PlatformObject extends DurableObject<Env> implements Platform {
   tenant(id: string) {
     return this.p.tenant(id);
   }
-  addCluster(row: ClusterRow) {
-    return this.p.addCluster(row);
+  addCluster(row: ClusterRow, maxLive?: number) {
+    return this.p.addCluster(row, maxLive);
   }
   cluster(id: string) {
     return this.p.cluster(id);

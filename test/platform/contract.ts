@@ -95,6 +95,19 @@ export function contractCases(call: Call, origin: () => string): void {
     expect(big.body.message).toContain("outputBytes");
   });
 
+  it("contract: concurrent creates never exceed clustersPerTenant", async () => {
+    const t = await tenant("race", { clustersPerTenant: 3 });
+    const rs = await Promise.all(Array.from({ length: 8 }, () => call("POST", "/v1/clusters", { token: t.apiKey })));
+    expect(rs.filter((r) => r.status === 201)).toHaveLength(3);
+    const refused = rs.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(5);
+    for (const r of refused) {
+      expect(r.status).toBe(403);
+      expect(r.body.message).toContain("limit clustersPerTenant exceeded");
+    }
+    expect((await call("GET", "/v1/clusters", { token: t.apiKey })).body.items).toHaveLength(3);
+  });
+
   it("contract: share link view and fork", async () => {
     const t = await tenant("share");
     const c = await cluster(t.apiKey);
