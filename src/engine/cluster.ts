@@ -92,7 +92,7 @@ export class Cluster {
   /** One kube-proxy per node: `proxies.node(name)` -> { mode, proxier, config, ... }. */
   readonly proxies: KubeProxies;
 
-  constructor(partial: Partial<ClusterConfig> = {}, snapshot?: ClusterSnapshot) {
+  constructor(partial: Partial<ClusterConfig> = {}, snapshot?: ClusterSnapshot, adoptObjects = false) {
     this.config = clusterConfig(snapshot?.config ?? partial);
     this.clock = new ManualClock(snapshot?.clock ?? this.config.startTime);
     this.rng = new RandomStreams(this.config.seed, snapshot?.rng ?? {});
@@ -103,7 +103,7 @@ export class Cluster {
     });
     if (snapshot) {
       // Storage first: controllers index what exists when they are built.
-      this.store.load(structuredClone(snapshot.objects), snapshot.revision);
+      this.store.load(adoptObjects ? snapshot.objects : structuredClone(snapshot.objects), snapshot.revision);
       for (const c of snapshot.crds) this.api.crds.add(c);
       this.api.restoreAllocations();
       this.api.eventSeq = snapshot.eventSeq;
@@ -172,10 +172,14 @@ export class Cluster {
     };
   }
 
-  /** A cluster continuing exactly where `snapshot` left off. */
-  static restore(snapshot: ClusterSnapshot): Cluster {
+  /**
+   * A cluster continuing exactly where `snapshot` left off. The snapshot's objects are copied,
+   * unless `adoptObjects` says the caller made them for this cluster alone (decoded from rows)
+   * and will not touch them again: the copy is an eighth of a restore.
+   */
+  static restore(snapshot: ClusterSnapshot, opts: { adoptObjects?: boolean } = {}): Cluster {
     if (snapshot.version !== 1) throw new Error(`unsupported cluster snapshot version ${String(snapshot.version)}`);
-    return new Cluster({}, snapshot);
+    return new Cluster({}, snapshot, opts.adoptObjects);
   }
 
   /** A fresh cluster as kubeadm leaves it, settled, with every system pod running. */

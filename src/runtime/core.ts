@@ -150,7 +150,7 @@ export class ClusterCore {
     const info = { lab: init.lab, tenantId: init.tenantId, createdAt: init.now, lastActive: init.now };
     if (init.from) {
       const { snapshot, shell } = decodeState(init.from);
-      const core = new ClusterCore(id, Cluster.restore(snapshot), info, shellFactory, shell, true);
+      const core = new ClusterCore(id, Cluster.restore(snapshot, { adoptObjects: true }), info, shellFactory, shell, true);
       core.cluster.advanceTo(init.now);
       return core;
     }
@@ -172,7 +172,7 @@ export class ClusterCore {
   /** The cluster as it was persisted. */
   static restore(id: string, state: ClusterState, shellFactory: ShellFactory): ClusterCore {
     const { snapshot, shell, meta } = decodeState(state);
-    const cluster = Cluster.restore(snapshot);
+    const cluster = Cluster.restore(snapshot, { adoptObjects: true });
     // Restoring resyncs every controller; if that wrote anything the rows are rewritten.
     const drift = cluster.store.revision() !== snapshot.revision;
     const core = new ClusterCore(id, cluster, meta, shellFactory, shell, drift);
