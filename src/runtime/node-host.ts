@@ -16,10 +16,15 @@ export interface NodeHostOptions {
   history?: HistorySink;
   /** Unused clusters leave memory after this long (they stay on disk). */
   evictMs?: number;
+  /** New clusters get their engine built once creations pause, up to this many engines in memory (default 1024). */
+  warmLimit?: number;
   now?: () => number;
 }
 
 type Send = (msg: LiveMessage) => void;
+
+/** Background engine builds wait until no cluster was created for this long. */
+const WARM_QUIET_MS = 50;
 
 interface Slot {
   core?: ClusterCore;
@@ -35,6 +40,10 @@ export class NodeClusterHost implements ClusterHost {
   private readonly now: () => number;
   private readonly evictMs: number;
   private evictTimer?: ReturnType<typeof setInterval>;
+  /** New clusters whose engine is built in the background (see warmSoon). */
+  private readonly warming: Array<{ id: string; state: ClusterState }> = [];
+  private warmTimer?: ReturnType<typeof setTimeout>;
+  private lastCreate = 0;
 
   constructor(private readonly db: Client, private readonly opts: NodeHostOptions = {}) {
     this.shell = opts.shell ?? missingShell;
@@ -46,6 +55,8 @@ export class NodeClusterHost implements ClusterHost {
 
   close(): void {
     clearInterval(this.evictTimer);
+    clearTimeout(this.warmTimer);
+    this.warming.length = 0;
     for (const s of this.slots.values()) clearTimeout(s.timer);
   }
 
@@ -112,8 +123,47 @@ export class NodeClusterHost implements ClusterHost {
       const { state, view } = instantiate(labTemplate(init.lab, now, this.shell), id, init.tenantId, now);
       await this.db.batch(deltaStatements(id, fullDelta(state), now) as InStatement[], "write");
       s.core = undefined;
+      this.warmSoon(id, state);
       return view;
     });
+  }
+
+  /**
+   * A new cluster's engine costs ~10 ms to build from its rows. Instead of the student's first
+   * command paying it (and a class's first commands queueing behind each other), it is built
+   * from the rows just written once creations pause for WARM_QUIET_MS, one cluster per turn of
+   * the event loop so requests keep going between them. Up to `warmLimit` engines in memory;
+   * past that, on first use.
+   */
+  private warmSoon(id: string, state: ClusterState): void {
+    this.lastCreate = this.now();
+    if (this.loaded() + this.warming.length >= (this.opts.warmLimit ?? 1024)) return;
+    this.warming.push({ id, state });
+    clearTimeout(this.warmTimer);
+    this.warmTimer = setTimeout(() => this.warmNext(), WARM_QUIET_MS);
+  }
+
+  private warmNext(): void {
+    this.warmTimer = undefined;
+    const quiet = this.now() - this.lastCreate;
+    if (quiet < WARM_QUIET_MS) {
+      this.warmTimer = setTimeout(() => this.warmNext(), WARM_QUIET_MS - quiet);
+      return;
+    }
+    const w = this.warming.shift();
+    if (!w) return;
+    const slot = this.slots.get(w.id);
+    if (slot && !slot.core) {
+      void this.serial(w.id, async (s) => {
+        if (!s.core && this.slots.get(w.id) === s) s.core = ClusterCore.restore(w.id, w.state, this.shell);
+      }).catch(() => undefined);
+    }
+    if (this.warming.length) this.warmTimer = setTimeout(() => this.warmNext(), 0);
+  }
+
+  /** New clusters still waiting for their engine (benchmarks). */
+  warmingCount(): number {
+    return this.warming.length;
   }
 
   /**
