@@ -2,7 +2,7 @@
 // run in one transaction, instead of one query-builder pass per row set. The hosts' SQL drivers
 // differ in how many parameters one statement may bind (libSQL 32766, a Durable Object's SQLite
 // 100), so the number of rows per statement follows from the driver's limit.
-import { type ApiCallRow, type ClusterEventRow, type CommandRow, day, type HistoryBatch, type SnapshotRow } from "./platform.js";
+import { type ApiCallRow, type ClusterEventRow, type CommandRow, day, type HistoryBatch, type SnapshotRow, type TrafficRunRow } from "./platform.js";
 
 export type SqlValue = string | number | null;
 export interface SqlStatement {
@@ -37,6 +37,12 @@ const SNAPSHOTS: Table<SnapshotRow> = {
   values: (r) => [r.ts, r.clusterId, r.reason, r.body],
 };
 
+const TRAFFIC: Table<TrafficRunRow> = {
+  name: "traffic_runs",
+  columns: ["ts", "cluster_id", "tenant_id", "command", "connections", "detail"],
+  values: (r) => [r.ts, r.clusterId, r.tenantId, r.command, r.connections, JSON.stringify({ pods: r.pods, other: r.other })],
+};
+
 /** INSERT texts by table and row count: the same few shapes recur batch after batch. */
 const texts = new Map<string, string>();
 function insertText(t: Table<unknown>, rows: number): string {
@@ -68,5 +74,6 @@ export function historyStatements(b: HistoryBatch, maxParams: number): SqlStatem
   inserts(EVENTS, b.events, maxParams, out);
   inserts(COMMANDS, b.commands, maxParams, out);
   inserts(SNAPSHOTS, b.snapshots, maxParams, out);
+  inserts(TRAFFIC, b.traffic, maxParams, out);
   return out;
 }

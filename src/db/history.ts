@@ -1,16 +1,17 @@
 // History rows are buffered and written in batches off the request path: a request only pushes
 // to an array; a timer (or a full buffer) flushes it in one multi-row insert per table.
-import type { ApiCallRow, ClusterEventRow, CommandRow, HistoryBatch, SnapshotRow } from "./platform.js";
+import type { ApiCallRow, ClusterEventRow, CommandRow, HistoryBatch, SnapshotRow, TrafficRunRow } from "./platform.js";
 
 export interface HistorySink {
   apiCall(r: ApiCallRow): void;
   event(r: ClusterEventRow): void;
   command(r: CommandRow): void;
   snapshot(r: SnapshotRow): void;
+  traffic(r: TrafficRunRow): void;
 }
 
 export class BatchingHistory implements HistorySink {
-  private batch: Required<HistoryBatch> = { apiCalls: [], events: [], commands: [], snapshots: [] };
+  private batch: Required<HistoryBatch> = { apiCalls: [], events: [], commands: [], snapshots: [], traffic: [] };
   private size = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private inflight: Promise<void> = Promise.resolve();
@@ -32,6 +33,9 @@ export class BatchingHistory implements HistorySink {
   snapshot(r: SnapshotRow) {
     this.push("snapshots", r);
   }
+  traffic(r: TrafficRunRow) {
+    this.push("traffic", r);
+  }
 
   private push<K extends keyof HistoryBatch>(k: K, r: NonNullable<HistoryBatch[K]>[number]): void {
     (this.batch[k] as unknown[]).push(r);
@@ -46,7 +50,7 @@ export class BatchingHistory implements HistorySink {
     this.timer = undefined;
     if (this.size === 0) return this.inflight;
     const b = this.batch;
-    this.batch = { apiCalls: [], events: [], commands: [], snapshots: [] };
+    this.batch = { apiCalls: [], events: [], commands: [], snapshots: [], traffic: [] };
     this.size = 0;
     this.inflight = this.inflight.then(() =>
       this.write(b).catch((e: unknown) => {

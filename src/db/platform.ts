@@ -60,11 +60,23 @@ export interface SnapshotRow {
   body: string;
 }
 
+/** One command's traffic (see TrafficRun in src/runtime/core.ts). */
+export interface TrafficRunRow {
+  ts: number;
+  clusterId: string;
+  tenantId: string | null;
+  command: string;
+  connections: number;
+  pods: Array<{ pod: string; proto: string; port: number; connections: number }>;
+  other: Record<string, number>;
+}
+
 export interface HistoryBatch {
   apiCalls?: ApiCallRow[];
   events?: ClusterEventRow[];
   commands?: CommandRow[];
   snapshots?: SnapshotRow[];
+  traffic?: TrafficRunRow[];
 }
 
 export interface Usage {
@@ -83,6 +95,8 @@ export interface History {
   commands: Array<{ ts: string; command: string; exitCode: number; durationMs: number }>;
   apiCalls: Array<{ ts: string; method: string; route: string; status: number; latencyMs: number }>;
   snapshots: Array<{ ts: string; reason: string; bytes: number }>;
+  /** Traffic runs: connections per pod of each command that sent traffic. */
+  traffic: Array<{ ts: string; command: string; connections: number; pods: TrafficRunRow["pods"]; other: TrafficRunRow["other"] }>;
 }
 
 /** The platform's queries; Node calls it in process, Workers through the platform object. */
@@ -238,12 +252,17 @@ export class SqlPlatform implements Platform {
       .where(eq(s.snapshots.clusterId, clusterId))
       .orderBy(desc(s.snapshots.id))
       .limit(limit);
+    const tr = await this.db.select().from(s.trafficRuns).where(eq(s.trafficRuns.clusterId, clusterId)).orderBy(desc(s.trafficRuns.id)).limit(limit);
     return {
       cluster: clusterId,
       events: ev.reverse().map((e) => ({ ts: iso(e.ts), type: e.type, detail: JSON.parse(e.detail) as unknown })),
       commands: cm.reverse().map((c) => ({ ts: iso(c.ts), command: c.command, exitCode: c.exitCode, durationMs: c.durationMs })),
       apiCalls: ac.reverse().map((a) => ({ ts: iso(a.ts), method: a.method, route: a.route, status: a.status, latencyMs: a.latencyMs })),
       snapshots: sn.reverse().map((x) => ({ ts: iso(x.ts), reason: x.reason, bytes: Number(x.bytes) })),
+      traffic: tr.reverse().map((t) => {
+        const d = JSON.parse(t.detail) as Pick<TrafficRunRow, "pods" | "other">;
+        return { ts: iso(t.ts), command: t.command, connections: t.connections, pods: d.pods, other: d.other };
+      }),
     };
   }
 }

@@ -111,3 +111,21 @@ export const snapshots = sqliteTable(
   },
   (t) => [index("snapshots_cluster").on(t.clusterId, t.ts)],
 );
+
+/**
+ * Traffic runs: what one terminal command (a curl loop, nslookup...) sent through the data
+ * plane, as connections per destination pod and port; `detail` is a JSON TrafficRunDetail.
+ */
+export const trafficRuns = sqliteTable(
+  "traffic_runs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    ts: integer("ts").notNull(),
+    clusterId: text("cluster_id").notNull(),
+    tenantId: text("tenant_id"),
+    command: text("command").notNull(),
+    connections: integer("connections").notNull(),
+    detail: text("detail").notNull(),
+  },
+  (t) => [index("traffic_runs_cluster").on(t.clusterId, t.ts)],
+);

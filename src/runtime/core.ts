@@ -12,6 +12,8 @@ import { lookupKind } from "../engine/api/resources.js";
 import type { KObject } from "../engine/api/types.js";
 import { forbidden, badRequest } from "../engine/api/status.js";
 import { objectKey, type StoreEvent } from "../engine/store/store.js";
+import { dataplaneOf } from "../engine/net/cluster-env.js";
+import type { ConnectResult } from "../engine/net/packet.js";
 import { lab as findLab } from "../labs/index.js";
 import type { Limits } from "./limits.js";
 import type { ExecResult, ShellFactory, ShellRunner } from "./shell.js";
@@ -98,6 +100,17 @@ export interface K8sEventRecord {
   object: string;
 }
 
+/** What one command sent through the data plane: connections per answering pod, and the rest. */
+export interface TrafficRun {
+  ts: number;
+  command: string;
+  connections: number;
+  /** Connections a pod accepted, by pod ("namespace/name"), protocol and port (after DNAT). */
+  pods: Array<{ pod: string; proto: string; port: number; connections: number }>;
+  /** The others: refused, timeout, unreachable, or answered by a node ("node/<name>"). */
+  other: Record<string, number>;
+}
+
 export class LimitError extends Error {
   constructor(readonly limit: keyof Limits, readonly detail: string) {
     super(detail);
@@ -119,6 +132,10 @@ export class ClusterCore {
   private readonly dirty = new Set<string>();
   private readonly changes: LiveMessage[] = [];
   private readonly k8sEvents: K8sEventRecord[] = [];
+  private readonly trafficRuns: TrafficRun[] = [];
+  /** Connections of the command running now (see countTraffic). */
+  private tally?: Map<string, number>;
+  private observingTraffic = false;
   private full: boolean;
   private readonly lastSide = new Map<string, string>();
   private persistedActive = 0;
@@ -224,7 +241,18 @@ export class ClusterCore {
   async exec(command: string, now: number, limits: Limits): Promise<ExecResult> {
     this.tick(now);
     this.touch(now);
-    const r = await this.shell.run(command);
+    if (!this.observingTraffic) {
+      dataplaneOf(this.cluster).observe((c) => this.countTraffic(c));
+      this.observingTraffic = true;
+    }
+    const tally = (this.tally = new Map());
+    let r;
+    try {
+      r = await this.shell.run(command);
+    } finally {
+      this.tally = undefined;
+    }
+    if (tally.size) this.trafficRuns.push(trafficRun(now, command, tally));
     const res: ExecResult = { stdout: String(r.stdout ?? ""), stderr: String(r.stderr ?? ""), exitCode: Number(r.exitCode ?? 0) };
     this.checkLimits(limits);
     const bytes = byteLength(res.stdout) + byteLength(res.stderr);
@@ -343,6 +371,18 @@ export class ClusterCore {
     return this.k8sEvents.splice(0);
   }
 
+  /** Traffic runs since the last call (for history, after their command was persisted). */
+  takeTrafficRuns(): TrafficRun[] {
+    return this.trafficRuns.splice(0);
+  }
+
+  private countTraffic(c: ConnectResult): void {
+    if (!this.tally) return;
+    const key =
+      c.pod && c.verdict === "established" ? `${c.pod}|${c.tuple.proto}|${c.dst?.port ?? c.tuple.dport}` : c.host && c.verdict === "established" ? `|node/${c.host}` : `|${c.verdict}`;
+    this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
+  }
+
   /** Messages that bring a client at revision `since` up to date (or a reset). */
   resume(since: number | undefined): LiveMessage[] {
     const rv = this.revision();
@@ -422,6 +462,18 @@ function decodeState(state: ClusterState): { snapshot: ClusterSnapshot; shell: u
   }
   const { shell, lab: _l, tenantId: _t, createdAt: _c, lastActive: _a, ...rest } = meta;
   return { snapshot: { ...rest, objects }, shell, meta };
+}
+
+function trafficRun(ts: number, command: string, tally: Map<string, number>): TrafficRun {
+  const run: TrafficRun = { ts, command: command.slice(0, 4096), connections: 0, pods: [], other: {} };
+  for (const [key, n] of tally) {
+    run.connections += n;
+    const [pod, proto, port] = key.split("|");
+    if (pod) run.pods.push({ pod, proto, port: Number(port), connections: n });
+    else run.other[proto] = n;
+  }
+  run.pods.sort((a, b) => (a.pod < b.pod ? -1 : a.pod > b.pod ? 1 : a.port - b.port));
+  return run;
 }
 
 const enc = new TextEncoder();

@@ -101,6 +101,7 @@ export class NodeClusterHost implements ClusterHost {
     for (const ev of core.takeK8sEvents()) {
       this.opts.history?.event({ ts: ev.ts, clusterId: id, tenantId: core.tenantId, type: "k8s-event", detail: ev });
     }
+    for (const run of core.takeTrafficRuns()) this.opts.history?.traffic({ ...run, clusterId: id, tenantId: core.tenantId });
     for (const send of s.subscribers) for (const m of msgs) send(m);
     this.schedule(id, s, core);
   }

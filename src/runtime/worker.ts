@@ -101,8 +101,12 @@ export class ClusterObject extends DurableObject<Env> {
     if (d) this.write(core.id, deltaStatements(core.id, d, Date.now()));
     this.broadcast(core.takeMessages());
     const events = core.takeK8sEvents();
-    if (events.length) {
-      const batch: HistoryBatch = { events: events.map((e) => ({ ts: e.ts, clusterId: core.id, tenantId: core.tenantId, type: "k8s-event", detail: e })) };
+    const traffic = core.takeTrafficRuns();
+    if (events.length || traffic.length) {
+      const batch: HistoryBatch = {
+        events: events.map((e) => ({ ts: e.ts, clusterId: core.id, tenantId: core.tenantId, type: "k8s-event", detail: e })),
+        traffic: traffic.map((t) => ({ ...t, clusterId: core.id, tenantId: core.tenantId })),
+      };
       this.ctx.waitUntil(platformOf(this.env).record(batch));
     }
     await this.schedule(core);

@@ -20,11 +20,12 @@ describe("migrations", () => {
       "settings",
       "snapshots",
       "tenants",
+      "traffic_runs",
     ]);
     db.close();
     const again = await openDatabase(dir);
     const n = await again.execute("SELECT count(*) AS n FROM __drizzle_migrations");
-    expect(Number(n.rows[0].n)).toBe(1);
+    expect(Number(n.rows[0].n)).toBe(2);
     again.close();
   });
 });

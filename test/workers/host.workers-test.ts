@@ -44,6 +44,15 @@ describe("Workers host", () => {
       const svc = await ex("kubectl get svc web");
       expect(svc.body.exitCode).toBe(0);
       expect(svc.body.stdout).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP/);
+      // A curl loop is a traffic run in the history: connections per pod.
+      const ip = (await ex("kubectl get svc web -o jsonpath='{.spec.clusterIP}'")).body.stdout;
+      expect((await ex(`for i in 1 2 3 4 5; do curl -s http://${ip}:8080/ > /dev/null; done`)).body.exitCode).toBe(0);
+      await drain();
+      const traffic = (await call("GET", `/v1/clusters/${c.body.id}/history`, { token: c.body.token })).body.traffic;
+      expect(traffic).toHaveLength(1);
+      expect(traffic[0].connections).toBe(5);
+      expect(traffic[0].pods.reduce((a: number, p: { connections: number }) => a + p.connections, 0)).toBe(5);
+      expect(traffic[0].pods[0].pod).toMatch(/^default\/web-/);
       await ex("cd /tmp");
       await drain();
       await abortAllDurableObjects();

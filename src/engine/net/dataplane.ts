@@ -140,6 +140,7 @@ export class Dataplane {
   private readonly conntracks = new Map<string, ConntrackTable>();
   private readonly ports = new Map<string, number>();
   private readonly quietCtxs = new Map<string, EvalContext>();
+  private readonly observers = new Set<(res: ConnectResult) => void>();
 
   constructor(readonly env: NetEnv) {
     for (const n of env.nodes) {
@@ -218,8 +219,20 @@ export class Dataplane {
     return p;
   }
 
+  /** Called with every connection's result (a host counts traffic per pod with it). */
+  observe(fn: (res: ConnectResult) => void): () => void {
+    this.observers.add(fn);
+    return () => this.observers.delete(fn);
+  }
+
   /** Opens a connection (its first packet), following it through every node it crosses. */
   connect(source: Source, dst: string, dport: number, opts: ConnectOptions = {}): ConnectResult {
+    const res = this.open(source, dst, dport, opts);
+    for (const fn of this.observers) fn(res);
+    return res;
+  }
+
+  private open(source: Source, dst: string, dport: number, opts: ConnectOptions): ConnectResult {
     const proto = opts.proto ?? "tcp";
     const trace: TraceStep[] | undefined = opts.trace ? [] : undefined;
     const now = this.env.now();
