@@ -3,8 +3,8 @@
 // limits and persists the changes before the answer leaves; watches ride the host's live channel.
 //
 // The Node host offers this through its public `operate`/`read`/`subscribe` (NodeClusterHost);
-// the Durable Object does not yet (serveKube in the object, the watch over its hibernatable
-// channel), so /k8s answers 501 there.
+// the Workers host implements `kube`/`kubeWatch` itself (serveKube in the cluster's Durable
+// Object, watches over the object's live WebSocket), sharing streamWatch below.
 
 import type { ClusterCore, LiveMessage } from "../runtime/core.js";
 import type { ClusterHost } from "../runtime/host.js";
@@ -55,12 +55,51 @@ export function kubeBackendFor(host: ClusterHost): KubeBackend | undefined {
   return undefined;
 }
 
+/** Whether a REST answer wrote (the tenant's object and pod limits are checked then). */
+export function kubeWrites(req: KubeRequest, res: KubeResponse): boolean {
+  return res.status < 300 && req.method !== "GET";
+}
+
+/**
+ * A watch fed by a live channel: `subscribe` delivers the channel's messages from revision
+ * `plan.since` (or a reset), and each becomes watch lines until the watch is stopped or done.
+ */
+export async function streamWatch(
+  plan: WatchPlan,
+  now: () => number,
+  subscribe: (since: number | undefined, send: (m: LiveMessage) => void) => Promise<() => void>,
+  emit: (line: string) => void,
+  end: () => void,
+): Promise<KubeWatch> {
+  const stream = new WatchStream(plan, now);
+  let stopped = false;
+  let unsubscribe: (() => void) | undefined;
+  const send = (m: LiveMessage) => {
+    if (stopped) return;
+    for (const line of stream.onMessage(m)) emit(line);
+    if (stream.done) {
+      stopped = true;
+      queueMicrotask(() => unsubscribe?.());
+      end();
+    }
+  };
+  unsubscribe = await subscribe(plan.since, send);
+  if (stopped) unsubscribe();
+  return {
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      unsubscribe?.();
+    },
+  };
+}
+
 /** One request on the Node host: serialised, the clock brought to now, limits checked, persisted. */
 export function nodeKube(h: OperatingHost): KubeBackend {
   return {
     request: async (id, req, limits) => {
       try {
-        return await h.operate(id, limits, (core) => serveKube(core.cluster, req), (res) => res.status < 300 && req.method !== "GET");
+        return await h.operate(id, limits, (core) => serveKube(core.cluster, req), (res) => kubeWrites(req, res));
       } catch (e) {
         // Not acknowledged (the host dropped the in-memory cluster): the apiserver's Status.
         return errorResponse(e);
@@ -77,27 +116,7 @@ export function nodeKube(h: OperatingHost): KubeBackend {
       } catch (e) {
         return errorResponse(e);
       }
-      const stream = new WatchStream(plan, () => now());
-      let stopped = false;
-      let unsubscribe: (() => void) | undefined;
-      const send = (m: LiveMessage) => {
-        if (stopped) return;
-        for (const line of stream.onMessage(m)) emit(line);
-        if (stream.done) {
-          stopped = true;
-          queueMicrotask(() => unsubscribe?.());
-          end();
-        }
-      };
-      unsubscribe = await h.subscribe(id, plan.since, send);
-      if (stopped) unsubscribe();
-      return {
-        stop() {
-          if (stopped) return;
-          stopped = true;
-          unsubscribe?.();
-        },
-      };
+      return streamWatch(plan, () => now(), (since, send) => h.subscribe(id, since, send), emit, end);
     },
   };
 }

@@ -7,7 +7,7 @@
 import { parseFieldSelector } from "../engine/api/fields.js";
 import { parseSelector } from "../engine/api/labels.js";
 import { WatchFilter } from "../engine/api/watch-filter.js";
-import { resourceKey, type ResourceInfo } from "../engine/api/resources.js";
+import { lookupResource, resourceKey, type ResourceInfo } from "../engine/api/resources.js";
 import { badRequest, methodNotAllowed, notServed } from "../engine/api/status.js";
 import { withTypeMeta } from "../engine/apiserver/apiserver.js";
 import type { KObject } from "../engine/api/types.js";
@@ -26,6 +26,19 @@ export interface WatchPlan {
   table: boolean;
   include: IncludeObject;
   timeoutSeconds?: number;
+}
+
+/** A WatchPlan as plain data, to cross an RPC boundary (the kind's info is looked up again). */
+export type WireWatchPlan = Omit<WatchPlan, "info"> & { group: string; resource: string };
+
+export function planToWire({ info, ...rest }: WatchPlan): WireWatchPlan {
+  return { ...rest, group: info.group, resource: info.resource };
+}
+
+export function planFromWire({ group, resource, ...rest }: WireWatchPlan): WatchPlan {
+  const info = lookupResource(group, resource);
+  if (!info) throw notServed();
+  return { ...rest, info };
 }
 
 /** Is this request a watch (?watch=true, or the legacy /watch/ path)? Rewrites the legacy path. */

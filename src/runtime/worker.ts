@@ -12,6 +12,9 @@ import { BatchingHistory } from "../db/history.js";
 import { type ClusterRow, type HistoryBatch, type Platform, SqlPlatform } from "../db/platform.js";
 import * as schema from "../db/schema.js";
 import { createApp } from "../http/app.js";
+import { kubeWrites, type KubeWatch, streamWatch } from "../kubeapi/backend.js";
+import { type KubeRequest, type KubeResponse, serveKube } from "../kubeapi/serve.js";
+import { planFromWire, planToWire, watchPlan, type WireWatchPlan } from "../kubeapi/watch.js";
 import { notFoundMsg } from "../http/errors.js";
 import { ClusterCore, type ClusterState, type ClusterView, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
 import type { ClusterHost, CreateInit } from "./host.js";
@@ -158,6 +161,30 @@ export class ClusterObject extends DurableObject<Env> {
         throw e;
       }
     });
+  }
+
+  /** One request of the Kubernetes REST API (src/kubeapi), as one acknowledged operation. */
+  async kube(id: string, req: KubeRequest, limits: Limits): Promise<Result<KubeResponse>> {
+    return result(async () => {
+      const core = await this.load(id);
+      try {
+        const now = Date.now();
+        core.tick(now);
+        core.touch(now);
+        const res = serveKube(core.cluster, req);
+        if (kubeWrites(req, res)) core.checkLimits(limits);
+        await this.persist(core);
+        return res;
+      } catch (e) {
+        this.core = undefined; // not acknowledged: rebuilt from the rows on the next call
+        throw e;
+      }
+    });
+  }
+
+  /** What a watch selects, checked against the cluster; the Worker streams it from the live channel. */
+  async kubeWatchPlan(id: string, req: KubeRequest): Promise<Result<WireWatchPlan>> {
+    return result(async () => planToWire(watchPlan((await this.fresh(id)).cluster, req)));
   }
 
   private async fresh(id: string): Promise<ClusterCore> {
@@ -321,6 +348,24 @@ class DurableClusterHost implements ClusterHost {
   live(id: string, since: number | undefined, request: Request): Promise<Response> {
     const url = `https://cluster/live?id=${encodeURIComponent(id)}${since !== undefined && Number.isFinite(since) ? `&since=${since}` : ""}`;
     return this.stub(id).fetch(new Request(url, { headers: request.headers }));
+  }
+  /** The Kubernetes REST API (src/kubeapi's KubeCapableHost): requests run in the object. */
+  async kube(id: string, req: KubeRequest, limits: Limits): Promise<KubeResponse> {
+    return unwrap(await this.stub(id).kube(id, req, limits)) as KubeResponse;
+  }
+  /** A watch: planned in the object, streamed from its live channel (a WebSocket) in this Worker. */
+  async kubeWatch(id: string, req: KubeRequest, _limits: Limits, emit: (line: string) => void, end: () => void): Promise<KubeWatch> {
+    const plan = planFromWire(unwrap(await this.stub(id).kubeWatchPlan(id, req)) as WireWatchPlan);
+    return streamWatch(plan, Date.now, (since, send) => this.subscribe(id, since, send), emit, end);
+  }
+  private async subscribe(id: string, since: number | undefined, send: (m: LiveMessage) => void): Promise<() => void> {
+    const r = await this.live(id, since, new Request("https://cluster/", { headers: { Upgrade: "websocket" } }));
+    const ws = r.webSocket;
+    if (!ws) throw new StatusError((await r.json()) as Status);
+    ws.accept();
+    ws.addEventListener("message", (e) => send(JSON.parse(String(e.data)) as LiveMessage));
+    ws.addEventListener("close", () => send({ type: "gone", reason: "the live channel closed" }));
+    return () => ws.close(1000, "watch ended");
   }
 }
 

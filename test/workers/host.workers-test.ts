@@ -155,4 +155,49 @@ describe("Workers host", () => {
     expect(b.msgs.filter((m) => m.type === "change").map((m) => m.rv)).toEqual([seen + 1, seen + 2, seen + 3]);
     b.ws.close();
   });
+
+  it("serves the Kubernetes API at /k8s/{id} through the cluster's object: reads, writes, limits, watches", async () => {
+    const t = await call("POST", "/v1/tenants", { token: "admin-test-key", body: { name: "k8s", limits: { objectsPerCluster: 130 } } });
+    const c = await call("POST", "/v1/clusters", { token: t.body.apiKey, body: { lab: "clusterip-web" } });
+    const k8s = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      SELF.fetch(
+        new Request(`https://lab.test/k8s/${c.body.id}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${c.body.token}`, "content-type": "application/json", ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      );
+    const deps = await k8s("GET", "/apis/apps/v1/namespaces/default/deployments");
+    expect(deps.status).toBe(200);
+    expect(((await deps.json()) as any).items.map((d: any) => d.metadata.name)).toEqual(["web"]);
+    expect((await k8s("GET", "/api/v1/namespaces/default/services", undefined, { authorization: "" })).status).toBe(401);
+
+    // A watch from now on: the write below arrives as ADDED, and the watch ends at its timeout.
+    const w = await k8s("GET", "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=" + (((await (await k8s("GET", "/api/v1/namespaces/default/configmaps")).json()) as any).metadata.resourceVersion) + "&timeoutSeconds=2");
+    expect(w.status).toBe(200);
+    const created = await k8s("POST", "/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "from-kubectl" }, data: { a: "b" } });
+    expect(created.status).toBe(201);
+    const lines = (await w.text()).trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.type, l.object.metadata.name])).toEqual([["ADDED", "from-kubectl"]]);
+
+    // Persisted in the object: it survives a restart and the terminal sees it.
+    await drain();
+    await abortAllDurableObjects();
+    const again = await k8s("GET", "/api/v1/namespaces/default/configmaps/from-kubectl");
+    expect(((await again.json()) as any).data).toEqual({ a: "b" });
+
+    // An invalid object is the apiserver's 422; a write past the tenant's limit is 403, not stored.
+    const bad = await k8s("POST", "/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "Bad_Name" } });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as any).reason).toBe("Invalid");
+    const many = await k8s("POST", "/apis/apps/v1/namespaces/default/deployments", {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "big" },
+      spec: { replicas: 80, selector: { matchLabels: { app: "big" } }, template: { metadata: { labels: { app: "big" } }, spec: { containers: [{ name: "c", image: "nginx" }] } } },
+    });
+    expect(many.status).toBe(403);
+    expect(((await many.json()) as any).message).toContain("limit objectsPerCluster exceeded");
+    expect((await k8s("GET", "/apis/apps/v1/namespaces/default/deployments/big")).status).toBe(404);
+  });
 });
