@@ -12,6 +12,7 @@
 
 import { z } from "zod";
 import { apiVersionOf, type ResourceInfo } from "../engine/api/resources.js";
+import * as T from "../engine/api/types.js";
 import type { Cluster } from "../engine/cluster.js";
 import { groups, served } from "./discovery.js";
 
@@ -48,7 +49,9 @@ export function gvDocument(cluster: Cluster, gvPath: string): Record<string, unk
   const schemas: Record<string, unknown> = {};
   for (const i of infos) {
     const ref = schemaName(i);
-    schemas[ref] = { ...kindSchema(i), "x-kubernetes-group-version-kind": [{ group: i.group, version: i.version, kind: i.kind }] };
+    const { schema, defs } = kindSchema(i, ref);
+    Object.assign(schemas, defs);
+    schemas[ref] = { ...schema, "x-kubernetes-group-version-kind": [{ group: i.group, version: i.version, kind: i.kind }] };
     const base = `/${i.group ? `apis/${i.group}` : "api"}/${i.version}${i.namespaced ? "/namespaces/{namespace}" : ""}/${i.resource}`;
     const gvk = { group: i.group, version: i.version, kind: i.kind };
     const body = { $ref: `#/components/schemas/${ref}` };
@@ -118,18 +121,73 @@ const DESCRIPTIONS: Record<string, string> = {
   status: "Most recently observed status of the object. Read-only.",
 };
 
-function kindSchema(i: ResourceInfo): Record<string, unknown> {
-  let s: unknown;
+/** What each kind is, as the first lines of `kubectl explain <kind>`. */
+const KIND_DESCRIPTIONS: Record<string, string> = {
+  Pod: "Pod is a collection of containers that can run on a host. This resource is created by clients and scheduled onto hosts.",
+  Service: "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.",
+  Deployment: "Deployment enables declarative updates for Pods and ReplicaSets.",
+  ReplicaSet: "ReplicaSet ensures that a specified number of pod replicas are running at any given time.",
+  DaemonSet: "DaemonSet represents the configuration of a daemon set.",
+  StatefulSet: "StatefulSet represents a set of pods with consistent identities.",
+  ConfigMap: "ConfigMap holds configuration data for pods to consume.",
+  Endpoints: "Endpoints is a collection of endpoints that implement the actual service.",
+  EndpointSlice: "EndpointSlice represents a set of service endpoints, most of them created by the EndpointSlice controller for the Pods a Service selects.",
+  Namespace: "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
+  Node: "Node is a worker node in Kubernetes.",
+  Event: "Event is a report of an event somewhere in the cluster.",
+};
+
+/** The types that have a name of their own in the document (kubectl explain prints <ServiceSpec>, <[]Container>...). */
+const NAMED_TYPES: [z.ZodType, string][] = [
+  ...(["ObjectMeta", "OwnerReference", "LabelSelector", "LabelSelectorRequirement"] as const).map((n): [z.ZodType, string] => [T[n], `io.k8s.apimachinery.pkg.apis.meta.v1.${n}`]),
+  [T.IntOrString, "io.k8s.apimachinery.pkg.util.intstr.IntOrString"],
+  [T.Endpoint, "io.k8s.api.discovery.v1.Endpoint"],
+  [T.EndpointSlicePort, "io.k8s.api.discovery.v1.EndpointPort"],
+  ...(
+    [
+      "Container", "ContainerPort", "ContainerState", "ContainerStatus", "EndpointAddress", "EndpointPort", "EndpointSubset", "EnvFromSource", "EnvVar", "KeyToPath",
+      "LoadBalancerIngress", "NodeAddress", "ObjectReference", "PodDNSConfig", "PodSpec", "PodStatus", "PodTemplateSpec", "Probe", "ServicePort", "ServiceSpec", "Taint",
+      "Toleration", "Volume", "VolumeMount",
+    ] as const
+  ).map((n): [z.ZodType, string] => [T[n], `io.k8s.api.core.v1.${n}`]),
+];
+const namedTypes = z.registry<{ id: string }>();
+for (const [schema, id] of NAMED_TYPES) namedTypes.add(schema, { id });
+
+/**
+ * A kind's schema and the named types it refers to (components/schemas entries). An inline spec
+ * or status gets the kind's name (DeploymentSpec, ServiceStatus), as the Go types are named.
+ */
+function kindSchema(i: ResourceInfo, name: string): { schema: Record<string, unknown>; defs: Record<string, unknown> } {
+  let s: Record<string, unknown>;
   try {
-    s = z.toJSONSchema(i.schema, { unrepresentable: "any", io: "input" });
+    s = z.toJSONSchema(i.schema, { metadata: namedTypes, unrepresentable: "any", io: "input" }) as Record<string, unknown>;
   } catch {
     s = { type: "object" };
   }
+  const defs: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries((s.$defs ?? {}) as Record<string, unknown>)) defs[k] = simplify(v);
+  delete s.$defs;
   const out = simplify(s) as Record<string, unknown>;
-  out.description = `${i.kind} (${apiVersionOf(i)}), as ServiceLab's apiserver validates it.`;
+  out.description = KIND_DESCRIPTIONS[i.kind] ?? `${i.kind} (${apiVersionOf(i)}), as ServiceLab's apiserver validates it.`;
   const props = out.properties as Record<string, Record<string, unknown>> | undefined;
-  if (props) for (const [k, d] of Object.entries(DESCRIPTIONS)) if (props[k]) props[k].description ??= d;
-  return out;
+  for (const part of ["spec", "status"] as const) {
+    const p = props?.[part];
+    if (p && !p.$ref && p.type === "object" && p.properties) {
+      const id = `${name}${part === "spec" ? "Spec" : "Status"}`;
+      defs[id] = p;
+      props![part] = { $ref: `#/components/schemas/${id}` };
+    }
+  }
+  if (props) {
+    for (const [k, d] of Object.entries(DESCRIPTIONS)) {
+      const p = props[k];
+      // A described reference is an allOf around it, as in kube-openapi's documents: kubectl
+      // explain prints the field's description, then the type's.
+      if (p) props[k] = p.$ref ? { allOf: [{ $ref: p.$ref }], description: d } : { ...p, description: p.description ?? d };
+    }
+  }
+  return { schema: out, defs };
 }
 
 /** JSON Schema (draft 2020-12, from zod) to the OpenAPI 3.0 subset kube-openapi reads. */
@@ -141,8 +199,23 @@ function simplify(s: unknown): unknown {
     const branches = (o.anyOf as Record<string, unknown>[]).filter((b) => b.type !== "null");
     if (branches.length === 1) return simplify({ ...o, anyOf: undefined, ...branches[0] });
   }
+  // z.unknown(): anything goes (kubectl explain needs a type to print: Object).
+  if (Object.keys(o).length === 0) return { type: "object", "x-kubernetes-preserve-unknown-fields": true };
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) {
+    if (k === "$ref" && typeof v === "string") {
+      out.$ref = v.replace("#/$defs/", "#/components/schemas/");
+      continue;
+    }
+    if (k === "default" || k === "enum" || k === "required") {
+      out[k] = v; // values, not schemas
+      continue;
+    }
+    if (k === "properties" && v && typeof v === "object") {
+      // A map of field names to schemas, not a schema itself.
+      out.properties = Object.fromEntries(Object.entries(v).map(([name, fs]) => [name, simplify(fs)]));
+      continue;
+    }
     if (v === undefined || k === "$schema" || k === "propertyNames" || k === "minimum" || k === "maximum" || k === "exclusiveMinimum" || k === "exclusiveMaximum") continue;
     if (k === "additionalProperties" && typeof v === "boolean") continue;
     if (k === "type" && Array.isArray(v)) {

@@ -114,7 +114,9 @@ export class WatchStream {
       }
       case "change": {
         if (m.resource !== this.key) return [];
-        const type = this.filter.event(m.verb, m.object);
+        // Resumed from a resourceVersion, the watcher was never told what it already had: the
+        // channel does not carry old objects, so a change of an existing object is MODIFIED.
+        const type = this.filter.event(m.verb, m.object, this.plan.since !== undefined && m.verb !== "ADDED" ? true : undefined);
         return type ? [this.line(type, m.object)] : [];
       }
       case "gone":

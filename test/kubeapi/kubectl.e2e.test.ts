@@ -156,4 +156,14 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     expect(logs.code).toBe(0);
     expect(logs.stdout.length).toBeGreaterThan(0);
   });
+
+  it("explain reads the OpenAPI document as the terminal's explain does: fields, types, required, recursive", { timeout: 120_000 }, async () => {
+    for (const path of ["svc", "svc.spec", "svc.spec.ports", "svc.spec.type", "deploy.spec", "deploy.spec.template.spec.containers", "endpointslices.endpoints", "pods.spec.containers.ports.containerPort", "cm"]) {
+      const r = await same(["explain", path]);
+      expect(r.code).toBe(0);
+    }
+    expect((await same(["explain", "svc.spec.ports", "--recursive"])).stdout).toContain("targetPort\t<IntOrString>");
+    expect((await same(["explain", "pods", "--recursive"])).stdout).toContain("      containerPort\t<integer> -required-");
+    expect(await same(["explain", "svc.spec.nope"])).toEqual({ stdout: "KIND:       Service\nVERSION:    v1\n\n", stderr: 'error: field "nope" does not exist\n', code: 1 });
+  });
 });

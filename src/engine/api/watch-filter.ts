@@ -41,10 +41,14 @@ export class WatchFilter {
     return true;
   }
 
-  /** The event this watcher gets for a change of `o` (its state after the change), if any. */
-  event(type: WatchEventType, o: KObject): WatchEventType | undefined {
+  /**
+   * The event this watcher gets for a change of `o` (its state after the change), if any.
+   * `wasMatching`: whether the object as it was before matched, when the caller knows (a store
+   * event carries the old object); otherwise, whether this watcher has been told about it.
+   */
+  event(type: WatchEventType, o: KObject, wasMatching?: boolean): WatchEventType | undefined {
     const k = key(o);
-    const was = this.seen.has(k);
+    const was = wasMatching ?? this.seen.has(k);
     const now = type !== "DELETED" && this.matches(o);
     if (type === "DELETED") {
       if (!was && !this.matches(o)) return undefined;

@@ -13,6 +13,8 @@ import { executeJsonPath, JsonPathError, jsonPathText, selectValues } from "../.
 import { asList, toJson, toYaml } from "../../kubectl/output.js";
 import { TABLE_TABWRITER, TabwriterStream, tabwrite } from "../../kubectl/tabwriter.js";
 import { tableCells, tableText } from "../../kubectl/table.js";
+import { explain, ExplainError } from "../../kubectl/explain.js";
+import { gvDocument } from "../../kubeapi/openapi.js";
 import type { KubectlContext, Output } from "./context.js";
 import { arr, bool, type FlagSpec, type Parsed, parseFlags, str, UsageError } from "./flags.js";
 import { objRef, qualified, resolveType } from "./resources.js";
@@ -370,7 +372,7 @@ function getWatch(p: Parsed, groups: { info: ResourceInfo; names: string[] }[], 
   let last = start;
   const unsubscribe = ctx.cluster.store.subscribe((ev) => {
     if (ev.resource !== resource) return;
-    const type = filter.event(ev.type, ev.object);
+    const type = filter.event(ev.type, ev.object, ev.old ? filter.matches(ev.old) : undefined);
     if (!type) return;
     print(type, [withTypeMeta(info, ev.object)]);
     last = ctx.cluster.now();
@@ -1472,21 +1474,10 @@ function cmdApiResources(argv: string[], ctx: KubectlContext, o: Out): void {
   o.out(tabwrite(lines.join("\n") + "\n", TABLE_TABWRITER));
 }
 
-const EXPLAIN: Record<string, string> = {
-  Pod: "Pod is a collection of containers that can run on a host. This resource is\n    created by clients and scheduled onto hosts.",
-  Service: "Service is a named abstraction of software service (for example, mysql)\n    consisting of local port (for example 3306) that the proxy listens on, and the\n    selector that determines which pods will answer requests sent through the\n    proxy.",
-  Deployment: "Deployment enables declarative updates for Pods and ReplicaSets.",
-  ReplicaSet: "ReplicaSet ensures that a specified number of pod replicas are running at any\n    given time.",
-  DaemonSet: "DaemonSet represents the configuration of a daemon set.",
-  StatefulSet: "StatefulSet represents a set of pods with consistent identities. Identities\n    are defined as:\n      - Network: A single stable DNS and hostname.\n      - Storage: As many VolumeClaims as requested.\n    \n    The StatefulSet guarantees that a given network identity will always map to\n    the same storage identity.",
-  ConfigMap: "ConfigMap holds configuration data for pods to consume.",
-  Endpoints: "Endpoints is a collection of endpoints that implement the actual service.\n    Example:\n    \n    \t Name: \"mysvc\",\n    \t Subsets: [\n    \t   {\n    \t     Addresses: [{\"ip\": \"10.10.1.1\"}, {\"ip\": \"10.10.2.2\"}],\n    \t     Ports: [{\"name\": \"a\", \"port\": 8675}, {\"name\": \"b\", \"port\": 309}]\n    \t   },\n    \t   {\n    \t     Addresses: [{\"ip\": \"10.10.3.3\"}],\n    \t     Ports: [{\"name\": \"a\", \"port\": 93}, {\"name\": \"b\", \"port\": 76}]\n    \t   },\n    \t]\n    \n    Endpoints is a legacy API and does not contain information about all Service\n    features. Use discoveryv1.EndpointSlice for complete information about Service\n    endpoints.\n    \n    Deprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice.",
-  EndpointSlice: "EndpointSlice represents a set of service endpoints. Most EndpointSlices are\n    created by the EndpointSlice controller to represent the Pods selected by\n    Service objects. For a given service there may be multiple EndpointSlice\n    objects which must be joined to produce the full set of endpoints; you can\n    find all of the slices for a given service by listing EndpointSlices in the\n    service's namespace whose `kubernetes.io/service-name` label contains the\n    service's name.",
-  Namespace: "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
-  Node: "Node is a worker node in Kubernetes. Each node will have a unique identifier\n    in the cache (i.e. in etcd).",
-  Event: "Event is a report of an event somewhere in the cluster.  Events have a\n    limited retention time and triggers and messages may evolve with time.  Event\n    consumers should not rely on the timing of an event with a given Reason\n    reflecting a consistent underlying trigger, or the continued existence of\n    events with that Reason.  Events should be treated as informative, best-effort,\n    supplemental data.",
-};
-
+/**
+ * `kubectl explain TYPE[.FIELD...]`: kubectl's explain template over the OpenAPI v3 document of
+ * the type's group-version, the one a real kubectl reads from /k8s.
+ */
 function cmdExplain(argv: string[], ctx: KubectlContext, o: Out): void {
   const p = parseFlags(argv, [f("recursive", "bool"), f("api-version", "string"), f("output", "string")], "kubectl explain");
   const what = p.args[0];
@@ -1494,15 +1485,16 @@ function cmdExplain(argv: string[], ctx: KubectlContext, o: Out): void {
   const [t, ...path] = what.split(".");
   const info = resolveType(t, served(ctx));
   if (!info) throw new KubectlError(`the server doesn't have a resource type "${t}"`);
-  const shape = info.schema as { shape?: Record<string, unknown> };
-  if (path.length) {
-    o.out(`GROUP:      ${info.group}\nKIND:       ${info.kind}\nVERSION:    ${info.version}\n\nFIELD: ${path[path.length - 1]}\n\n`);
-    return;
+  const doc = gvDocument(ctx.cluster, info.group ? `apis/${info.group}/${info.version}` : `api/${info.version}`);
+  try {
+    o.out(explain(doc ?? {}, { group: info.group, version: info.version, kind: info.kind, fieldPath: path, recursive: bool(p, "recursive") }));
+  } catch (e) {
+    if (!(e instanceof ExplainError)) throw e;
+    // The header goes to stdout before kubectl finds out the field does not exist.
+    const at = e.message.lastIndexOf("error: ");
+    o.out(e.message.slice(0, at));
+    throw new KubectlError(e.message.slice(at + "error: ".length));
   }
-  o.out(`${info.group ? `GROUP:      ${info.group}\n` : ""}KIND:       ${info.kind}\nVERSION:    ${info.version}\n\nDESCRIPTION:\n    ${EXPLAIN[info.kind] ?? info.kind}\n    \nFIELDS:\n`);
-  const fields = Object.keys(shape.shape ?? {});
-  for (const fld of fields) o.out(`  ${fld}\t<${fld === "apiVersion" || fld === "kind" ? "string" : fld === "metadata" ? "ObjectMeta" : "Object"}>\n`.replace("\t", " ".repeat(Math.max(1, 2))));
-  o.out("\n\n");
 }
 
 function cmdVersion(argv: string[], ctx: KubectlContext, o: Out): void {
