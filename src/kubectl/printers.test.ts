@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { humanDuration } from "./duration.js";
+import { wrap } from "./explain.js";
 import { executeJsonPath } from "./jsonpath.js";
 import { toYaml } from "./output.js";
 import { DESCRIBE_TABWRITER, TABLE_TABWRITER, TabwriterStream, tabwrite } from "./tabwriter.js";
@@ -43,5 +44,13 @@ describe("yaml", () => {
     expect(toYaml({ spec: { ports: [{ port: 80, name: "80-80" }] }, apiVersion: "v1", metadata: { creationTimestamp: null, labels: { on: "yes" } } })).toBe(
       'apiVersion: v1\nmetadata:\n  creationTimestamp: null\n  labels:\n    "on": "yes"\nspec:\n  ports:\n  - name: 80-80\n    port: 80\n',
     );
+  });
+});
+
+describe("explain's word wrap (go-wordwrap)", () => {
+  it("breaks at spaces within the limit, keeps long words whole and existing line breaks", () => {
+    expect(wrap(10, "aaa bbb ccc ddd")).toBe("aaa bbb\nccc ddd");
+    expect(wrap(5, "abcdefgh ij")).toBe("abcdefgh\nij");
+    expect(wrap(20, "one\ntwo three\n")).toBe("one\ntwo three\n");
   });
 });
