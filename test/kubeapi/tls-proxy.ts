@@ -21,6 +21,9 @@ export async function tlsProxy(dir: string, targetPort: number): Promise<TlsProx
   const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
     const up = http.request({ host: "127.0.0.1", port: targetPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
       res.writeHead(r.statusCode ?? 502, r.headers);
+      // A watch's headers go out at once, as from the server: a client waits for them before it
+      // can stop watching (kubectl rollout status of a finished rollout hung here on an idle cluster).
+      res.flushHeaders();
       r.pipe(res);
     });
     up.on("error", () => {
