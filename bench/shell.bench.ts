@@ -32,15 +32,16 @@ export async function curlLoop(report: Report, defenseInDepth = true): Promise<v
   await s.run("IP=$(kubectl get svc web -o jsonpath='{.spec.clusterIP}')");
   const line = "for i in {1..100}; do curl -s $IP:8080; done | sort | uniq -c";
   let out = "";
-  // Warm: a terminal serves thousands of lines; the figure is not the JIT compiler's first steps.
-  for (let i = 0; i < 20; i++) out = (await s.run(line)).stdout;
-  const { wall, cpu } = await perRun(30, async () => void (out = (await s.run(line)).stdout));
+  // Warm: a terminal serves thousands of lines, and just-bash's defense box keeps V8 re-optimizing
+  // for a while; the figure is the steady state, not the JIT compiler's first steps.
+  for (let i = 0; i < 60; i++) out = (await s.run(line)).stdout;
+  const { wall, cpu, minCpu } = await perRun(30, async () => void (out = (await s.run(line)).stdout));
   const total = [...out.matchAll(/^\s*(\d+) /gm)].reduce((a, m) => a + Number(m[1]), 0);
-  report(`100-curl loop | sort | uniq -c (${total} requests${defenseInDepth ? "" : ", no defense-in-depth"}), median run`, `${wall.toFixed(1)} ms (${cpu.toFixed(1)} CPU)`, "< 30 ms");
+  report(`100-curl loop | sort | uniq -c (${total} requests${defenseInDepth ? "" : ", no defense-in-depth"}), median run`, `${wall.toFixed(1)} ms (${cpu.toFixed(1)} CPU, min ${minCpu.toFixed(1)})`, "< 30 ms");
 }
 
 /** Median wall and CPU (user + system) milliseconds of `n` runs: on a shared machine wall time alone misleads. */
-async function perRun(n: number, run: () => Promise<void>): Promise<{ wall: number; cpu: number }> {
+async function perRun(n: number, run: () => Promise<void>): Promise<{ wall: number; cpu: number; minCpu: number }> {
   const walls: number[] = [];
   const cpus: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -52,5 +53,5 @@ async function perRun(n: number, run: () => Promise<void>): Promise<{ wall: numb
     cpus.push((u.user + u.system) / 1000);
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  return { wall: median(walls), cpu: median(cpus) };
+  return { wall: median(walls), cpu: median(cpus), minCpu: Math.min(...cpus) };
 }
