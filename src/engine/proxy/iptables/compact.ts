@@ -1,7 +1,9 @@
 // Compact forms of the per-endpoint rules (shapes V2, V3, D1, D2 in model.ts). A 10k-service
 // cluster has ~100k endpoints and ~300k such rules, so these store one reference (and a count)
 // each and derive their matches and targets on access; to a reader they are ordinary `Rule`s and
-// the endpoint record is an ordinary `Chain` (the KUBE-SEP-* chain itself).
+// the endpoint record is an ordinary `Chain` (the KUBE-SEP-* chain itself). The chains holding
+// them (KUBE-SEP-*, KUBE-SVC-*, KUBE-SVL-*) make their rule lists on first read: a full sync
+// builds them all, and most are read later or never (iptables-save, a packet to that service).
 import { endpointString, type EndpointInfo } from "../types.js";
 import type { Chain, L4, Match, Rule, Target } from "./model.js";
 import { KUBE_MARK_MASQ } from "./names.js";
@@ -51,7 +53,7 @@ export class EndpointChain implements Chain {
     /** KUBE-SEP-<hash>. */
     readonly name: string,
   ) {}
-  /** D1 and D2, made on first read: a full sync builds ~100k of these chains that nobody reads yet. */
+  /** D1 and D2, made on first read. */
   get rules(): Rule[] {
     return (this.own ??= [new HairpinRule(this), new DnatRule(this)]);
   }
@@ -145,5 +147,39 @@ export class EndpointJumpRule extends EndpointRule {
   }
   get target(): Target {
     return { t: "jump", chain: this.ep.name };
+  }
+}
+
+/**
+ * A KUBE-SVC-* or KUBE-SVL-* chain: the rules written into it before its endpoints (the
+ * masquerade rule V1), then per endpoint V2 (ClientIP affinity only) and V3, made on first read.
+ */
+export class PolicyChain implements Chain {
+  private own: Rule[] | undefined = undefined;
+  constructor(
+    readonly name: string,
+    private readonly head: readonly Rule[],
+    /** The endpoints' chains, in the order the rules jump to them. */
+    private readonly endpoints: readonly EndpointChain[],
+    private readonly sticky: boolean,
+  ) {}
+  get rules(): Rule[] {
+    if (this.own === undefined) {
+      const eps = this.endpoints;
+      const rules = this.head.slice();
+      if (this.sticky) for (const c of eps) rules.push(new EndpointJumpRule(c, 0));
+      for (let i = 0; i < eps.length; i++) rules.push(new EndpointJumpRule(eps[i], eps.length - i));
+      this.own = rules;
+    }
+    return this.own;
+  }
+  set rules(rules: Rule[]) {
+    this.own = rules;
+  }
+  get origin(): "restore" {
+    return "restore";
+  }
+  get policy(): undefined {
+    return undefined;
   }
 }

@@ -26,7 +26,7 @@ import {
   type Target,
 } from "./model.js";
 import * as N from "./names.js";
-import { EndpointChain, EndpointJumpRule, ServiceContext } from "./compact.js";
+import { EndpointChain, PolicyChain, ServiceContext } from "./compact.js";
 import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "../topology.js";
 
 /** Facts about the node's iptables/kernel that KubeProxyConfiguration does not carry. */
@@ -991,21 +991,11 @@ export class IptablesProxier implements Proxier {
       }
       return eps.map((info) => chainByInfo!.get(info)!);
     };
-    const writeEndpointRules = (chain: string, eps: readonly EndpointInfo[]) => {
-      const targets = chainsOf(eps);
-      if (ctx.sticky !== STICKY_NONE) for (const c of targets) write(chain, new EndpointJumpRule(c, 0));
-      const n = targets.length;
-      for (let i = 0; i < n; i++) write(chain, new EndpointJumpRule(targets[i], n - i));
-    };
-
-    if (usesClusterPolicyChain) {
-      declare(clusterPolicyChain);
-      writeEndpointRules(clusterPolicyChain, cat.cluster);
-    }
-    if (usesLocalPolicyChain) {
-      declare(localPolicyChain);
-      writeEndpointRules(localPolicyChain, cat.local);
-    }
+    // The policy chains' own rules (after a masquerade rule written above) are made on first read.
+    const policyChain = (name: string, eps: readonly EndpointInfo[]) =>
+      chains.push(new PolicyChain(name, chainRules.get(name) ?? [], chainsOf(eps), ctx.sticky !== STICKY_NONE));
+    if (usesClusterPolicyChain) policyChain(clusterPolicyChain, cat.cluster);
+    if (usesLocalPolicyChain) policyChain(localPolicyChain, cat.local);
 
     for (const c of epChains) chains.push(c);
     rec.endpoints = epChains;
