@@ -45,15 +45,19 @@ export default async function bench(report: Report): Promise<void> {
   // One endpoint of one service changes (a pod replaced): incremental sync of that service.
   const endpoints = new Map(st.endpoints);
   const key = [...st.services.keys()][SERVICES >> 1];
-  const times: number[] = [];
+  const times: { wall: number; cpu: number }[] = [];
   for (let i = 0; i < 20; i++) {
     const eps = endpoints.get(key)!.slice() as EndpointInfo[];
     eps[0] = ep(`10.200.${i}.1`, 8080);
     endpoints.set(key, eps);
-    times.push(timed(() => p.sync({ services: st.services, endpoints }, new Set([key]))).wall);
+    times.push(timed(() => p.sync({ services: st.services, endpoints }, new Set([key]))));
   }
-  times.sort((a, b) => a - b);
-  report("incremental sync, one endpoint changed (median of 20)", `${times[10].toFixed(2)} ms`, "< 5 ms");
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1];
+  report(
+    "incremental sync, one endpoint changed (median of 20)",
+    `${median(times.map((t) => t.wall)).toFixed(2)} ms (cpu ${median(times.map((t) => t.cpu)).toFixed(2)})`,
+    "< 5 ms",
+  );
 
   let t = performance.now();
   let lines = 0;
