@@ -40,6 +40,12 @@ describe("jsonpath", () => {
 });
 
 describe("yaml", () => {
+  it("orders keys as go-yaml does: digit runs by value, non-letters before letters", () => {
+    expect(toYaml({ k10: 1, k2: 2, k1: 3, kb: 4, "k-a": 5, ka: 6 })).toBe("k-a: 5\nk1: 3\nk2: 2\nk10: 1\nka: 6\nkb: 4\n");
+  });
+  it("single-quotes what only cannot be plain, double-quotes what would read as another type (go-yaml)", () => {
+    expect(toYaml({ a: "x: y", b: "on", c: "#c", d: "it's", e: " lead", f: "1.0", n: "[1]" })).toBe(`a: 'x: y'\nb: "on"\nc: '#c'\nd: it's\ne: ' lead'\nf: "1.0"\n"n": '[1]'\n`);
+  });
   it("sorts keys, does not indent sequences, quotes what YAML 1.1 would misread", () => {
     expect(toYaml({ spec: { ports: [{ port: 80, name: "80-80" }] }, apiVersion: "v1", metadata: { creationTimestamp: null, labels: { on: "yes" } } })).toBe(
       'apiVersion: v1\nmetadata:\n  creationTimestamp: null\n  labels:\n    "on": "yes"\nspec:\n  ports:\n  - name: 80-80\n    port: 80\n',

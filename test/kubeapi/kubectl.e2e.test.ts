@@ -157,6 +157,16 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     expect(logs.stdout.length).toBeGreaterThan(0);
   });
 
+  it("-o yaml quotes as go-yaml does: double quotes for what would read as another type, single quotes for what cannot be plain", { timeout: 120_000 }, async () => {
+    const values = ["on", "yes", "1.0", "null", "~", "x: y", "line1\nline2", "012", " lead", "#hash", "0x1F", "- dash", 'a"b', "it's", "", ".inf", "2026-01-01", "@at", "trail ", "*star", "{a}", "[1]", "!bang"];
+    const r = await kubectl(["create", "configmap", "tricky", ...values.map((v, i) => `--from-literal=k${i}=${v}`)]);
+    expect(r.code).toBe(0);
+    expect((await kubectl(["label", "configmap", "tricky", "on=yes", "n=1.5", "y=Y"])).code).toBe(0);
+    const y = await same(["get", "configmap", "tricky", "-o", "yaml"]);
+    expect(y.stdout).toContain("  k5: 'x: y'\n");
+    await same(["get", "configmap", "tricky", "-o", "json"]);
+  });
+
   it("explain reads the OpenAPI document as the terminal's explain does: fields, types, required, recursive", { timeout: 120_000 }, async () => {
     for (const path of ["svc", "svc.spec", "svc.spec.ports", "svc.spec.type", "deploy.spec", "deploy.spec.template.spec.containers", "endpointslices.endpoints", "pods.spec.containers.ports.containerPort", "cm"]) {
       const r = await same(["explain", path]);
