@@ -235,7 +235,7 @@ export class Kubelet implements Controller {
         pulled: !present,
         pullMs,
         logs: [],
-        fs: new ContainerFs(profile.files, this.mountsOf(pod, c, rt), c.workingDir || profile.workingDir, () => this.filesChanged(pod, c.name)),
+        fs: this.containerFs(pod, c, profile, rt),
         stdin: !!(c.stdin || c.tty),
         ready: false,
       };
@@ -646,15 +646,24 @@ export class Kubelet implements Controller {
    */
   private mountsOf(pod: Pod, c: Container, rt: PodRuntime): () => ReadonlyMap<string, string> {
     let rev = -1;
-    let m: ReadonlyMap<string, string> = new Map();
+    let m: ReadonlyMap<string, string> | undefined;
     return () => {
       const now = this.ctx.store.revision();
-      if (now !== rev) {
+      if (m === undefined || now !== rev) {
         m = this.mounts(pod, c, rt);
         rev = now;
       }
       return m;
     };
+  }
+
+  /**
+   * The container's filesystem. Its mounts read only the pod's spec and name, so that is all it
+   * keeps: not the pod version the sandbox was made from, which would live as long as the container.
+   */
+  private containerFs(pod: Pod, c: Container, profile: ImageProfile, rt: PodRuntime): ContainerFs {
+    const ref = { metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace }, spec: pod.spec } as Pod;
+    return new ContainerFs(profile.files, this.mountsOf(ref, c, rt), c.workingDir || profile.workingDir, () => this.filesChanged(ref, c.name));
   }
 
   /** Files the kubelet mounts into a container: resolv.conf, hosts, hostname, configMap volumes. */
@@ -684,18 +693,7 @@ export class Kubelet implements Controller {
   }
 
   private log(c: ContainerRuntime, t: number, lines: string[], ip: string): void {
-    const d = new Date(t);
-    const pad = (n: number, w = 2) => String(n).padStart(w, "0");
-    const days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    const hms = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-    const vars: Record<string, string> = {
-      ip,
-      apachetime: `${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${pad(d.getUTCDate())} ${hms}.${pad(d.getUTCMilliseconds(), 3)}000 ${d.getUTCFullYear()}`,
-      nginxtime: `${d.getUTCFullYear()}/${pad(d.getUTCMonth() + 1)}/${pad(d.getUTCDate())} ${hms}`,
-      mysqltime: `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${hms}+00:00`,
-    };
-    for (const l of lines) c.logs.push({ t, line: l.replace(/\{(\w+)\}/g, (_, k: string) => vars[k] ?? `{${k}}`) });
+    for (const l of lines) c.logs.push(new TemplateLogLine(t, l, ip));
   }
 
   private event(pod: Pod, type: "Normal" | "Warning", reason: string, message: string, fieldPath?: string): void {
@@ -726,7 +724,12 @@ export class Kubelet implements Controller {
           sandboxAt: rt.sandboxAt,
           killStartedAt: rt.killStartedAt,
           transitions: [...rt.transitions.entries()],
-          containers: rt.containers.map(({ profile: _p, fs, ...c }) => ({ ...structuredClone(c), fs: fs.save() })),
+          containers: rt.containers.map(({ profile: _p, fs, logs, ...c }) => ({
+            ...structuredClone(c),
+            // As text: a template line is filled in on read.
+            logs: logs.map((l) => ({ t: l.t, line: l.line })),
+            fs: fs.save(),
+          })),
         },
       ]),
     };
@@ -759,7 +762,7 @@ export class Kubelet implements Controller {
         const spec = pod.spec.containers.find((x) => x.name === c.name) ?? pod.spec.containers[0];
         const profile = imageProfile(c.image);
         const { fs: saved, ...rest } = c;
-        const fs = new ContainerFs(profile.files, this.mountsOf(pod, spec, rt), spec.workingDir || profile.workingDir, () => this.filesChanged(pod, c.name));
+        const fs = this.containerFs(pod, spec, profile, rt);
         fs.restore(saved);
         rt.containers.push({ ...(structuredClone(rest) as Omit<ContainerRuntime, "profile" | "fs">), profile, fs });
       }
@@ -866,6 +869,33 @@ function baseName(p: string): string {
 /** `sh`, `bash`, `/bin/sh` alone: an interactive shell that ends without stdin. */
 function isBareShell(cmd: string[]): boolean {
   return cmd.length === 1 && /^(sh|bash|ash)$/.test(baseName(cmd[0]));
+}
+
+/**
+ * A log line from an image's template (`{ip}`, `{apachetime}`...), filled in when read: every
+ * container of an image logs the same few templates, and most logs are never read.
+ */
+class TemplateLogLine implements LogLine {
+  constructor(
+    readonly t: number,
+    private readonly template: string,
+    private readonly ip: string,
+  ) {}
+
+  get line(): string {
+    const d = new Date(this.t);
+    const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+    const days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const hms = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+    const vars: Record<string, string> = {
+      ip: this.ip,
+      apachetime: `${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${pad(d.getUTCDate())} ${hms}.${pad(d.getUTCMilliseconds(), 3)}000 ${d.getUTCFullYear()}`,
+      nginxtime: `${d.getUTCFullYear()}/${pad(d.getUTCMonth() + 1)}/${pad(d.getUTCDate())} ${hms}`,
+      mysqltime: `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${hms}+00:00`,
+    };
+    return this.template.replace(/\{(\w+)\}/g, (_, k: string) => vars[k] ?? `{${k}}`);
+  }
 }
 
 /**
