@@ -361,7 +361,7 @@ function describeService(w: PrefixWriter, svc: Obj, src: DescribeSource): void {
   w.write(0, `Namespace:\t${svc.metadata.namespace}\n`);
   labelsMultiline(w, "Labels", svc.metadata.labels);
   annotationsMultiline(w, "Annotations", svc.metadata.annotations);
-  w.write(0, `Selector:\t${Object.keys(spec.selector ?? {}).length ? formatLabels(spec.selector) : ""}\n`);
+  w.write(0, `Selector:\t${formatLabels(spec.selector)}\n`);
   w.write(0, `Type:\t${spec.type ?? ""}\n`);
   if (spec.ipFamilyPolicy) w.write(0, `IP Family Policy:\t${spec.ipFamilyPolicy}\n`);
   w.write(0, `IP Families:\t${spec.ipFamilies?.length ? spec.ipFamilies.join(",") : "<none>"}\n`);
@@ -536,6 +536,24 @@ function describeConfigMap(w: PrefixWriter, cm: Obj, src: DescribeSource): void 
   describeEvents(w, eventsFor(src, cm, "ConfigMap"), src.now);
 }
 
+function describeServiceAccount(w: PrefixWriter, sa: Obj, src: DescribeSource): void {
+  w.write(0, `Name:\t${sa.metadata.name}\n`);
+  w.write(0, `Namespace:\t${sa.metadata.namespace}\n`);
+  labelsMultiline(w, "Labels", sa.metadata.labels);
+  annotationsMultiline(w, "Annotations", sa.metadata.annotations);
+  // The headers are padded to one width and listed in sorted order, as describe.go does.
+  const lists: [string, string[]][] = [
+    ["Image pull secrets:", (sa.imagePullSecrets ?? []).map((s: Obj) => s.name)],
+    ["Mountable secrets: ", (sa.secrets ?? []).map((s: Obj) => s.name)],
+    ["Tokens:            ", []],
+  ];
+  for (const [header, names] of lists) {
+    if (!names.length) w.write(0, `${header}\t<none>\n`);
+    names.forEach((n, i) => w.write(0, `${i ? "                   " : header}\t${n}\n`));
+  }
+  describeEvents(w, eventsFor(src, sa, "ServiceAccount"), src.now);
+}
+
 function describeNamespace(w: PrefixWriter, ns: Obj): void {
   w.write(0, `Name:\t${ns.metadata.name}\n`);
   labelsMultiline(w, "Labels", ns.metadata.labels);
@@ -634,6 +652,7 @@ const DESCRIBERS: Record<string, (w: PrefixWriter, o: Obj, src: DescribeSource) 
   Endpoints: describeEndpoints,
   EndpointSlice: describeEndpointSlice,
   ConfigMap: describeConfigMap,
+  ServiceAccount: describeServiceAccount,
   Namespace: (w, o) => describeNamespace(w, o),
   Node: describeNode,
 };

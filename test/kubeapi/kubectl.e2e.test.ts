@@ -157,6 +157,16 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     expect(logs.stdout.length).toBeGreaterThan(0);
   });
 
+  it("describe of several objects, describe by name prefix, describe sa, rollout history and top print as the terminal does", { timeout: 120_000 }, async () => {
+    expect((await kubectl(["create", "deployment", "hist", "--image=httpd"])).code).toBe(0);
+    expect((await kubectl(["expose", "deployment", "hist", "--port=80"])).code).toBe(0);
+    await same(["describe", "svc"]);
+    await same(["describe", "endpointslices", "hist"]);
+    await same(["describe", "serviceaccount", "default"]);
+    await same(["rollout", "history", "deployment", "hist"]);
+    expect(await same(["top", "pods"])).toEqual({ stdout: "", stderr: "error: Metrics API not available\n", code: 1 });
+  });
+
   it("-o yaml quotes as go-yaml does: double quotes for what would read as another type, single quotes for what cannot be plain", { timeout: 120_000 }, async () => {
     const values = ["on", "yes", "1.0", "null", "~", "x: y", "line1\nline2", "012", " lead", "#hash", "0x1F", "- dash", 'a"b', "it's", "", ".inf", "2026-01-01", "@at", "trail ", "*star", "{a}", "[1]", "!bang"];
     const r = await kubectl(["create", "configmap", "tricky", ...values.map((v, i) => `--from-literal=k${i}=${v}`)]);

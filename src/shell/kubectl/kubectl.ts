@@ -11,7 +11,7 @@ import { rfc3339 } from "../../engine/clock.js";
 import { describe } from "../../kubectl/describe.js";
 import { executeJsonPath, JsonPathError, jsonPathText, selectValues } from "../../kubectl/jsonpath.js";
 import { asList, toJson, toYaml } from "../../kubectl/output.js";
-import { TABLE_TABWRITER, TabwriterStream, tabwrite } from "../../kubectl/tabwriter.js";
+import { DESCRIBE_TABWRITER, TABLE_TABWRITER, TabwriterStream, tabwrite } from "../../kubectl/tabwriter.js";
 import { tableCells, tableText } from "../../kubectl/table.js";
 import { explain, ExplainError } from "../../kubectl/explain.js";
 import { gvDocument } from "../../kubeapi/openapi.js";
@@ -91,6 +91,10 @@ const VERBS: Record<string, (args: string[], ctx: KubectlContext, o: Out) => Pro
   "api-resources": cmdApiResources,
   explain: cmdExplain,
   version: cmdVersion,
+  // A kubeadm cluster has no metrics-server: top has nothing to read.
+  top: () => {
+    throw new KubectlError("Metrics API not available");
+  },
   "cluster-info": (_a, c, o) => {
     const ip = c.cluster.config.nodes.find((n) => n.controlPlane)?.ip ?? c.cluster.config.nodes[0].ip;
     o.out(`\x1b[0;32mKubernetes control plane\x1b[0m is running at \x1b[0;33mhttps://${ip}:6443\x1b[0m\n\x1b[0;32mCoreDNS\x1b[0m is running at \x1b[0;33mhttps://${ip}:6443/api/v1/namespaces/kube-system/services/kube-dns:dns/proxy\x1b[0m\n\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n`);
@@ -405,7 +409,7 @@ function cmdDescribe(argv: string[], ctx: KubectlContext, o: Out): void {
   const groups = resourceArgs(p.args, ctx);
   if (groups.some((g) => g.info === R.endpoints)) o.err(ENDPOINTS_WARNING);
   const src = { now: ctx.cluster.now(), list: (info: ResourceInfo, n: string | undefined) => list(ctx, info, n) };
-  const texts: string[] = [];
+  let first = true;
   for (const g of groups) {
     let objs: KObject[];
     if (g.names.length) {
@@ -415,10 +419,11 @@ function cmdDescribe(argv: string[], ctx: KubectlContext, o: Out): void {
           objs.push(get(ctx, g.info, ns, n));
         } catch (e) {
           if (!isStatusError(e) || e.reason !== "NotFound") throw e;
-          // describe falls back to name prefixes before giving up.
+          // describe falls back to name prefixes before giving up (DescribeMatchingResources),
+          // and prints each match followed by a blank line.
           const pref = list(ctx, g.info, ns).filter((x) => x.metadata.name!.startsWith(n));
           if (!pref.length) throw e;
-          objs.push(...pref);
+          for (const x of pref) o.out(describe(g.info, x, src) + "\n");
         }
       }
     } else {
@@ -428,9 +433,12 @@ function cmdDescribe(argv: string[], ctx: KubectlContext, o: Out): void {
         continue;
       }
     }
-    for (const obj of objs) texts.push(describe(g.info, obj, src));
+    // One describer's text after another, two blank lines apart.
+    for (const obj of objs) {
+      o.out((first ? "" : "\n\n") + describe(g.info, obj, src));
+      first = false;
+    }
   }
-  o.out(texts.join("\n\n\n"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1146,7 +1154,7 @@ function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): void {
       case "history": {
         const revs = revisions(t.info, t.ns, t.name, ctx);
         o.out(`${ref} \n`);
-        o.out(tabwrite("REVISION\tCHANGE-CAUSE\n" + revs.map((r) => `${r.rev}\t${r.cause ?? "<none>"}\n`).join(""), TABLE_TABWRITER) + "\n");
+        o.out(tabwrite("REVISION\tCHANGE-CAUSE\n" + revs.map((r) => `${r.rev}\t${r.cause ?? "<none>"}\n`).join(""), DESCRIBE_TABWRITER) + "\n");
         break;
       }
       case "undo": {
