@@ -28,6 +28,12 @@ const WARM_QUIET_MS = 50;
 
 interface Slot {
   core?: ClusterCore;
+  /**
+   * The rows just written by create(), until the cluster's engine is first built: the background
+   * warm-up and the first command build from them instead of reading the rows back. Never used
+   * after that: a core dropped later (a refused command) is rebuilt from the database.
+   */
+  fresh?: ClusterState;
   queue: Promise<unknown>;
   used: number;
   subscribers: Set<Send>;
@@ -41,7 +47,7 @@ export class NodeClusterHost implements ClusterHost {
   private readonly evictMs: number;
   private evictTimer?: ReturnType<typeof setInterval>;
   /** New clusters whose engine is built in the background (see warmSoon). */
-  private readonly warming: Array<{ id: string; state: ClusterState }> = [];
+  private readonly warming: string[] = [];
   private warmTimer?: ReturnType<typeof setTimeout>;
   private lastCreate = 0;
 
@@ -80,7 +86,8 @@ export class NodeClusterHost implements ClusterHost {
 
   private async load(id: string, s: Slot): Promise<ClusterCore> {
     if (s.core) return s.core;
-    const state = await this.readState(id);
+    const state = s.fresh ?? (await this.readState(id));
+    s.fresh = undefined;
     if (!state) throw notFound("clusters", "servicelab.dev", id);
     s.core = ClusterCore.restore(id, state, this.shell);
     return s.core;
@@ -124,7 +131,8 @@ export class NodeClusterHost implements ClusterHost {
       const { state, view } = instantiate(labTemplate(init.lab, now, this.shell), id, init.tenantId, now);
       await this.db.batch(deltaStatements(id, fullDelta(state), now) as InStatement[], "write");
       s.core = undefined;
-      this.warmSoon(id, state);
+      s.fresh = state;
+      this.warmSoon(id);
       return view;
     });
   }
@@ -136,10 +144,10 @@ export class NodeClusterHost implements ClusterHost {
    * the event loop so requests keep going between them. Up to `warmLimit` engines in memory;
    * past that, on first use.
    */
-  private warmSoon(id: string, state: ClusterState): void {
+  private warmSoon(id: string): void {
     this.lastCreate = this.now();
     if (this.loaded() + this.warming.length >= (this.opts.warmLimit ?? 1024)) return;
-    this.warming.push({ id, state });
+    this.warming.push(id);
     clearTimeout(this.warmTimer);
     this.warmTimer = setTimeout(() => this.warmNext(), WARM_QUIET_MS);
   }
@@ -151,12 +159,13 @@ export class NodeClusterHost implements ClusterHost {
       this.warmTimer = setTimeout(() => this.warmNext(), WARM_QUIET_MS - quiet);
       return;
     }
-    const w = this.warming.shift();
-    if (!w) return;
-    const slot = this.slots.get(w.id);
-    if (slot && !slot.core) {
-      void this.serial(w.id, async (s) => {
-        if (!s.core && this.slots.get(w.id) === s) s.core = ClusterCore.restore(w.id, w.state, this.shell);
+    const id = this.warming.shift();
+    if (id === undefined) return;
+    const slot = this.slots.get(id);
+    // Only a cluster no command has touched yet: its fresh rows are still its whole state.
+    if (slot?.fresh && !slot.core) {
+      void this.serial(id, async (s) => {
+        if (!s.core && s.fresh && this.slots.get(id) === s) await this.load(id, s);
       }).catch(() => undefined);
     }
     if (this.warming.length) this.warmTimer = setTimeout(() => this.warmNext(), 0);
