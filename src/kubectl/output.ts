@@ -6,7 +6,8 @@
 // that only cannot be a plain scalar (": ", a leading "#", "@", "*", "[", a trailing space) is
 // single-quoted by its emitter.
 
-import { Document, isScalar, type Scalar, visit } from "yaml";
+import { Document, type Scalar, visit } from "yaml";
+import type { z } from "zod";
 import type { ResourceInfo } from "../engine/api/resources.js";
 
 function sortKeys(v: unknown, order?: (a: string, b: string) => number): unknown {
@@ -76,6 +77,36 @@ export function toYaml(obj: unknown): string {
     },
   });
   return doc.toString({ indentSeq: false, lineWidth: 0, minContentWidth: 0, nullStr: "null", doubleQuotedMinMultiLineLength: Infinity, singleQuote: true });
+}
+
+/**
+ * json.MarshalIndent of a typed Go object, as kubectl prints what it built itself (create ...
+ * --dry-run=client -o json): fields in the Go struct's order, which the zod schema keeps; maps
+ * (labels, data) with sorted keys.
+ */
+export function toTypedJson(schema: z.ZodType, obj: unknown): string {
+  return JSON.stringify(inGoOrder(schema, obj), null, 4) + "\n";
+}
+
+type ZodDef = { type: string; innerType?: z.ZodType; element?: z.ZodType; shape?: Record<string, z.ZodType>; valueType?: z.ZodType; in?: z.ZodType };
+
+function inGoOrder(schema: z.ZodType | undefined, v: unknown): unknown {
+  let def = (schema as { _zod?: { def: ZodDef } } | undefined)?._zod?.def;
+  while (def && (def.type === "optional" || def.type === "nullable" || def.type === "default" || def.type === "pipe")) {
+    const next = def.innerType ?? def.in;
+    def = (next as { _zod?: { def: ZodDef } } | undefined)?._zod?.def;
+  }
+  if (Array.isArray(v)) return v.map((x) => inGoOrder(def?.type === "array" ? def.element : undefined, x));
+  if (!v || typeof v !== "object") return v;
+  const o = v as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  if (def?.type === "object" && def.shape) {
+    for (const k of Object.keys(def.shape)) if (o[k] !== undefined) out[k] = inGoOrder(def.shape[k], o[k]);
+    for (const k of Object.keys(o).sort()) if (!(k in def.shape) && o[k] !== undefined) out[k] = inGoOrder(undefined, o[k]);
+    return out;
+  }
+  for (const k of Object.keys(o).sort()) if (o[k] !== undefined) out[k] = inGoOrder(def?.type === "record" ? def.valueType : undefined, o[k]);
+  return out;
 }
 
 /** json.MarshalIndent(obj, "", "    ") of the unstructured object, with a final newline. */

@@ -167,6 +167,21 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     expect(await same(["top", "pods"])).toEqual({ stdout: "", stderr: "error: Metrics API not available\n", code: 1 });
   });
 
+  it("client-side dry runs print what kubectl builds: yaml sorted, json in Go struct order", { timeout: 120_000 }, async () => {
+    const creates = [
+      ["create", "deployment", "web", "--image=httpd", "--replicas=3", "--port=80"],
+      ["create", "service", "clusterip", "web", "--tcp=8080:80"],
+      ["create", "service", "nodeport", "np", "--tcp=80:80", "--node-port=30080"],
+      ["create", "service", "externalname", "ex", "--external-name=www.example.com"],
+      ["create", "configmap", "cm", "--from-literal=b=1", "--from-literal=a=2"],
+      ["create", "namespace", "lab"],
+      ["run", "bb", "--image=busybox", "--env=A=1", "--image-pull-policy=IfNotPresent"],
+    ];
+    for (const c of creates) {
+      for (const out of ["yaml", "json"]) expect((await same([...c, "--dry-run=client", "-o", out])).code).toBe(0);
+    }
+  });
+
   it("-o yaml quotes as go-yaml does: double quotes for what would read as another type, single quotes for what cannot be plain", { timeout: 120_000 }, async () => {
     const values = ["on", "yes", "1.0", "null", "~", "x: y", "line1\nline2", "012", " lead", "#hash", "0x1F", "- dash", 'a"b', "it's", "", ".inf", "2026-01-01", "@at", "trail ", "*star", "{a}", "[1]", "!bang"];
     const r = await kubectl(["create", "configmap", "tricky", ...values.map((v, i) => `--from-literal=k${i}=${v}`)]);

@@ -10,7 +10,7 @@ import type { KObject, Pod } from "../../engine/api/types.js";
 import { rfc3339 } from "../../engine/clock.js";
 import { describe } from "../../kubectl/describe.js";
 import { executeJsonPath, JsonPathError, jsonPathText, selectValues } from "../../kubectl/jsonpath.js";
-import { asList, toJson, toYaml } from "../../kubectl/output.js";
+import { asList, toJson, toTypedJson, toYaml } from "../../kubectl/output.js";
 import { DESCRIBE_TABWRITER, TABLE_TABWRITER, TabwriterStream, tabwrite } from "../../kubectl/tabwriter.js";
 import { tableCells, tableText } from "../../kubectl/table.js";
 import { explain, ExplainError } from "../../kubectl/explain.js";
@@ -215,8 +215,13 @@ function printObjects(objs: { info: ResourceInfo; obj: KObject }[], p: Parsed, o
 
 /** Prints a created/changed object: -o yaml etc., or `<ref> <verb>` (with " (dry run)"). */
 function printResult(info: ResourceInfo, obj: KObject, p: Parsed, o: Out, verb: string): void {
-  if (printObjects([{ info, obj }], p, o, true)) return;
   const dry = str(p, "dry-run");
+  if (dry === "client" && str(p, "output") === "json") {
+    // kubectl built this object itself: its JSON is the Go type's, in struct order.
+    o.out(toTypedJson(info.schema, stripForOutput(obj, p)));
+    return;
+  }
+  if (printObjects([{ info, obj }], p, o, true)) return;
   const suffix = dry === "client" ? " (dry run)" : dry === "server" ? " (server dry run)" : "";
   o.out(`${objRef(info, obj.metadata.name!)} ${verb}${suffix}\n`);
 }
@@ -529,7 +534,6 @@ function cmdCreate(argv: string[], ctx: KubectlContext, o: Out): Promise<void> |
       if (type === "ExternalName") {
         const en = str(p, "external-name");
         if (!en) throw new KubectlError("required flag(s) \"external-name\" not set");
-        delete spec.selector;
         spec.externalName = en;
         if (!ports.length) delete spec.ports;
       }
