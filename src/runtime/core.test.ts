@@ -55,6 +55,15 @@ describe("ClusterCore persistence", () => {
     expect(r.stdout).toBe("/root/lab\nhello\n");
   });
 
+  it("another node's files, reached with ssh, are persisted", async () => {
+    const { run, restored } = await setup("empty");
+    expect((await run("ssh node1")).delta).not.toBeNull();
+    expect((await run("echo on-node1 > /root/n1")).delta).not.toBeNull();
+    expect((await run("cat /root/n1")).delta).toBeNull();
+    const again = restored();
+    expect((await again.exec("hostname; cat /root/n1", Date.now(), DEFAULT_LIMITS)).stdout).toBe("node1\non-node1\n");
+  });
+
   it("a file written inside a container, and the access log of a request, are persisted", async () => {
     const { run, restored } = await setup("clusterip-web");
     const pod = (await run("kubectl get pods -l app=web -o name")).stdout.split("\n")[0].replace("pod/", "");

@@ -35,4 +35,25 @@ describe("background warm-up of new clusters", () => {
       db.close();
     }
   });
+
+  it("builds new clusters' engines once creations pause, and not a cluster deleted meanwhile", async () => {
+    dir = mkdtempSync(join(tmpdir(), "sl-warm-"));
+    const db = await openDatabase(dir);
+    let t = Date.parse("2026-11-29T10:00:00Z");
+    const host = new NodeClusterHost(db, { shell: testShell, now: () => t });
+    try {
+      for (const id of ["a", "b", "gone"]) await host.create(id, { tenantId: null, lab: "empty" });
+      await host.delete("gone", "deleted");
+      expect(host.loaded()).toBe(0);
+      t += 1000;
+      for (let i = 0; i < 100 && host.warmingCount() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(host.loaded()).toBe(2);
+      expect((await host.exec("a", "echo ready", DEFAULT_LIMITS)).stdout).toBe("ready\n");
+      await expect(host.exec("gone", "echo", DEFAULT_LIMITS)).rejects.toMatchObject({ code: 404 });
+    } finally {
+      host.close();
+      db.close();
+    }
+  });
 });
+
