@@ -65,13 +65,16 @@ export class Rng {
 
   /** A version-4 UUID, as the apiserver assigns to metadata.uid. */
   uuid(): string {
-    const hex = (n: number, w: number) => n.toString(16).padStart(w, "0");
     const w = [this.uint32(), this.uint32(), this.uint32(), this.uint32()];
     const p3 = 0x4000 | (w[1] & 0x0fff);
     const p4 = 0x8000 | ((w[2] >>> 16) & 0x3fff);
     // Joined into one flat string (a template literal leaves a rope of its parts).
     return [hex(w[0], 8), hex(w[1] >>> 16, 4), hex(p3, 4), hex(p4, 4), hex(w[2] & 0xffff, 4) + hex(w[3], 8)].join("-");
   }
+}
+
+function hex(n: number, w: number): string {
+  return n.toString(16).padStart(w, "0");
 }
 
 function hashString(s: string): number {

@@ -424,6 +424,12 @@ export class Kubelet implements Controller {
     return rfc3339(rt.transitions.get(type)!.at);
   }
 
+  /** A pod condition the kubelet owns, with its transition time (a method, not a closure per status). */
+  private condition(rt: PodRuntime, now: number, type: string, ok: boolean, reason?: string, message?: string) {
+    const status = ok ? "True" : "False";
+    return podCondition(type, status, this.transition(rt, type, status, now), ok ? undefined : reason, message);
+  }
+
   private buildStatus(pod: Pod, rt: PodRuntime, now: number): Pod["status"] {
     const statuses: ContainerStatus[] = [];
     const unready: string[] = [];
@@ -449,16 +455,12 @@ export class Kubelet implements Controller {
       phase = "Running";
     }
     const podReady = unready.length === 0 && phase === "Running";
-    const cond = (type: string, ok: boolean, reason?: string, message?: string) => {
-      const status = ok ? "True" : "False";
-      return podCondition(type, status, this.transition(rt, type, status, now), ok ? undefined : reason, message);
-    };
     const notReadyMsg = `containers with unready status: [${unready.join(" ")}]`;
     const conditions = [
-      cond("PodReadyToStartContainers", rt.killStartedAt === undefined || phase === "Running" || phase === "Pending"),
-      cond("Initialized", true),
-      cond("Ready", podReady, "ContainersNotReady", notReadyMsg),
-      cond("ContainersReady", unready.length === 0 && phase === "Running", "ContainersNotReady", notReadyMsg),
+      this.condition(rt, now, "PodReadyToStartContainers", rt.killStartedAt === undefined || phase === "Running" || phase === "Pending"),
+      this.condition(rt, now, "Initialized", true),
+      this.condition(rt, now, "Ready", podReady, "ContainersNotReady", notReadyMsg),
+      this.condition(rt, now, "ContainersReady", unready.length === 0 && phase === "Running", "ContainersNotReady", notReadyMsg),
       podCondition("PodScheduled", "True", scheduledAt(pod) ?? rfc3339(rt.sandboxAt)),
     ];
     const hostIP = nodeIPOf(this.ctx.store.get(rkey(R.nodes), undefined, rt.node) as Node | undefined);
