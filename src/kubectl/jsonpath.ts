@@ -80,7 +80,7 @@ function parsePath(src: string): Step[] {
       i++;
     } else {
       const name = ident();
-      if (!name) throw new JsonPathError(`unrecognized character in action: ${JSON.stringify(s[i])}`);
+      if (!name) throw new JsonPathError(`unrecognized character in action: ${goRune(s[i])}`);
       steps.push({ t: "field", name });
     }
   }
@@ -98,6 +98,25 @@ function parseFilter(expr: string): Step {
   else if (/^-?\d+(\.\d+)?$/.test(r)) value = Number(r);
   else if (r === "true" || r === "false") value = r === "true";
   return { t: "filter", path: lhs, op: m[2], value };
+}
+
+/** A rune as Go's %#U prints it: U+003D '='. */
+function goRune(ch: string): string {
+  return `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")} '${ch}'`;
+}
+
+/** Whether a "[" is left open (outside quotes) in an action's text. */
+function openBracket(action: string): boolean {
+  let depth = 0;
+  let quote = "";
+  for (const ch of action) {
+    if (quote) {
+      if (ch === quote) quote = "";
+    } else if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === "[") depth++;
+    else if (ch === "]") depth--;
+  }
+  return depth > 0;
 }
 
 export function parseTemplate(tpl: string): Node[] {
@@ -124,7 +143,8 @@ export function parseTemplate(tpl: string): Node[] {
       if (ch === '"' || ch === "'") quote = ch;
       else if (ch === "}") break;
     }
-    if (j >= tpl.length) throw new JsonPathError(`unclosed action`);
+    // Go's lexer reads the action to the end: an open "[" there is what it complains about.
+    if (j >= tpl.length) throw new JsonPathError(openBracket(tpl.slice(open + 1)) ? "unterminated array" : "unclosed action");
     const inner = tpl.slice(open + 1, j).trim();
     i = j + 1;
     const cur = stack[stack.length - 1];
@@ -263,7 +283,13 @@ function execNodes(nodes: Node[], data: Any, root: Any, out: string[]): void {
 }
 
 export function executeJsonPath(template: string, data: Any): string {
-  const nodes = parseTemplate(template);
+  let nodes: Node[];
+  try {
+    nodes = parseTemplate(template);
+  } catch (e) {
+    if (e instanceof JsonPathError) throw new JsonPathError(`error parsing jsonpath ${template}, ${e.message}`);
+    throw e;
+  }
   const out: string[] = [];
   execNodes(nodes, data, data, out);
   return out.join("");

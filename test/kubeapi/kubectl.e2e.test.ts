@@ -50,7 +50,9 @@ const ages = (s: string) => s.replace(/\b\d+(?:d\d*h?|h\d*m?|m\d*s?|s)\b/g, "<ag
 
 async function same(args: string[]): Promise<Out> {
   const real = await kubectl(args);
-  const term = await terminal(["kubectl", ...args].join(" "));
+  // The terminal gets a command line: quote what the shell would split or expand.
+  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`);
+  const term = await terminal(["kubectl", ...args].map(quote).join(" "));
   expect({ stdout: ages(real.stdout), stderr: real.stderr, code: real.code }).toEqual({ stdout: ages(term.stdout), stderr: term.stderr, code: term.code });
   return real;
 }
@@ -180,6 +182,30 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     for (const c of creates) {
       for (const out of ["yaml", "json"]) expect((await same([...c, "--dry-run=client", "-o", out])).code).toBe(0);
     }
+  });
+
+  it("bad input and dry runs: kubectl's own words, exit codes, and nothing changed", { timeout: 120_000 }, async () => {
+    expect((await kubectl(["create", "deployment", "bad", "--image=httpd"])).code).toBe(0);
+    expect((await kubectl(["create", "service", "clusterip", "bad", "--tcp=80:80"])).code).toBe(0);
+    const cases = [
+      ["create", "deployment", "bad", "--image=httpd"],
+      ["create", "service", "clusterip", "bad", "--tcp=80:80"],
+      ["create", "service", "nodeport", "np", "--tcp=80:80", "--node-port=1"],
+      ["create", "deployment", "x", "--image=y", "--replicas=-1"],
+      ["create", "deployment"],
+      ["run", "x"],
+      ["scale", "deployment", "bad", "--replicas=-1"],
+      ["label", "pods", "--all"],
+      ["patch", "svc", "bad", "-p", "{bad"],
+      ["patch", "svc", "bad", "--type=json", "-p", '[{"op":"replace","path":"/spec/nope/x","value":1}]'],
+      ["patch", "svc", "bad", "--type=merge", "-p", '{"spec":{"type":"Bogus","sessionAffinity":"x"}}'],
+      ["patch", "svc", "bad", "-p", "spec: {type: NodePort}", "--dry-run=server"],
+      ["delete", "svc", "bad", "--dry-run=server"],
+      ["delete", "svc", "bad", "--dry-run=client"],
+      ["get", "pods", "-o", "jsonpath={.items[0"],
+    ];
+    for (const c of cases) await same(c);
+    expect((await same(["get", "svc", "bad", "-o", "jsonpath={.spec.type}"])).stdout).toBe("ClusterIP");
   });
 
   it("-o yaml quotes as go-yaml does: double quotes for what would read as another type, single quotes for what cannot be plain", { timeout: 120_000 }, async () => {

@@ -5,7 +5,7 @@ import { parseAllDocuments } from "yaml";
 import { type PatchType, withTypeMeta } from "../../engine/apiserver/apiserver.js";
 import { lookupKind, R, RESOURCES, resourceKey, type ResourceInfo } from "../../engine/api/resources.js";
 import { WatchFilter } from "../../engine/api/watch-filter.js";
-import { isStatusError } from "../../engine/api/status.js";
+import { isStatusError, type StatusError } from "../../engine/api/status.js";
 import type { KObject, Pod } from "../../engine/api/types.js";
 import { rfc3339 } from "../../engine/clock.js";
 import { describe } from "../../kubectl/describe.js";
@@ -48,10 +48,27 @@ const OUTPUT_FLAGS = [f("output", "string", "o"), f("dry-run", "string"), f("sho
 function serverError(e: unknown): string {
   if (isStatusError(e)) {
     const s = e.status;
-    if (s.reason === "Invalid") return `The ${s.message}`;
+    if (s.reason === "Invalid") return invalidMessage(s);
     return `Error from server (${s.reason}): ${s.message}`;
   }
   throw e;
+}
+
+/**
+ * A 422 as kubectl's CheckErr words it: "The <Kind> "<name>" is invalid" (the details' kind, not
+ * the message's Kind.group), then the causes as "field: message", one inline or several as a
+ * "* " list; without details, the request is invalid with the server's message.
+ */
+function invalidMessage(s: StatusError["status"]): string {
+  const d = s.details;
+  let head = "The request is invalid";
+  if (!d) return s.message ? `${head}: ${s.message}` : head;
+  if (d.kind || d.name) head = `The ${d.kind ?? ""} ${JSON.stringify(d.name ?? "")} is invalid`;
+  else if (s.message && !d.causes?.length) head += `: ${s.message}`;
+  const causes = [...new Set((d.causes ?? []).map((c) => `${c.field ?? ""}: ${c.message ?? ""}`))];
+  if (!causes.length) return head;
+  if (causes.length === 1) return `${head}: ${causes[0]}`;
+  return `${head}: \n${causes.map((c) => `* ${c}`).join("\n")}`;
 }
 
 export async function kubectl(argv: string[], ctx: KubectlContext): Promise<Output> {
@@ -61,7 +78,7 @@ export async function kubectl(argv: string[], ctx: KubectlContext): Promise<Outp
     return { stdout: o.stdout, stderr: o.stderr, exitCode: 0 };
   } catch (e) {
     if (e instanceof UsageError || e instanceof KubectlError || e instanceof JsonPathError) {
-      const msg = e.message.startsWith("Error from server") || e.message.startsWith("The ") || e.message.startsWith("Warning") ? e.message : `error: ${e.message}`;
+      const msg = /^(Error from server|The |Warning|error: )/.test(e.message) ? e.message : `error: ${e.message}`;
       return { stdout: o.stdout, stderr: o.stderr + (e.message ? msg + "\n" : ""), exitCode: e instanceof KubectlError ? e.exitCode : 1 };
     }
     if (isStatusError(e)) return { stdout: o.stdout, stderr: o.stderr + serverError(e) + "\n", exitCode: 1 };
@@ -459,14 +476,24 @@ function labelsFromString(s: string): Record<string, string> {
   return out;
 }
 
-function finishCreate(info: ResourceInfo, obj: Obj, p: Parsed, ctx: KubectlContext, o: Out, verb = "created", ns?: string): void {
+/**
+ * Sends what a `kubectl create <generator>` built. `failure`: the generator's wrapping of a
+ * server error ("failed to create deployment: " + the Status message), if it has one.
+ */
+function finishCreate(info: ResourceInfo, obj: Obj, p: Parsed, ctx: KubectlContext, o: Out, verb = "created", ns?: string, failure?: string): void {
   const mode = dryRun(p);
   if (mode === "client") {
     printResult(info, obj, p, o, verb);
     return;
   }
   const warnings: string[] = [];
-  const created = ctx.cluster.client.create(info, info.namespaced ? ns ?? nsOf(p, ctx) : undefined, obj, { dryRun: mode === "server", warnings });
+  let created: KObject;
+  try {
+    created = ctx.cluster.client.create(info, info.namespaced ? ns ?? nsOf(p, ctx) : undefined, obj, { dryRun: mode === "server", warnings });
+  } catch (e) {
+    if (failure && isStatusError(e)) throw new KubectlError(`${failure}: ${e.status.message}`);
+    throw e;
+  }
   for (const w of warnings) o.err(`Warning: ${w}\n`);
   printResult(info, created, p, o, verb);
 }
@@ -484,9 +511,10 @@ function cmdCreate(argv: string[], ctx: KubectlContext, o: Out): Promise<void> |
     case "deploy": {
       const p = parseFlags(rest, [...OUTPUT_FLAGS, f("image", "array"), f("replicas", "int", "r"), f("port", "int"), f("save-config", "bool"), f("validate", "string"), f("field-manager", "string")], "kubectl create deployment");
       const name = p.args[0];
-      if (!name) throw new KubectlError("exactly one NAME is required, got 0\nSee 'kubectl create deployment -h' for help and examples");
+      // cobra checks required flags before the command looks at its arguments.
       const images = arr(p, "image");
       if (!images.length) throw new KubectlError("required flag(s) \"image\" not set");
+      if (!name) throw new KubectlError("exactly one NAME is required, got 0\nSee 'kubectl create deployment -h' for help and examples");
       const labels = { app: name };
       const containers = images.map((img) => {
         const base = img.split("/").pop()!.split(":")[0].split("@")[0];
@@ -506,7 +534,7 @@ function cmdCreate(argv: string[], ctx: KubectlContext, o: Out): Promise<void> |
         },
         status: {},
       };
-      return finishCreate(R.deployments, obj, p, ctx, o);
+      return finishCreate(R.deployments, obj, p, ctx, o, "created", undefined, "failed to create deployment");
     }
     case "service":
     case "svc": {
@@ -539,7 +567,7 @@ function cmdCreate(argv: string[], ctx: KubectlContext, o: Out): Promise<void> |
       }
       if (str(p, "clusterip")) spec.clusterIP = str(p, "clusterip");
       const obj = { apiVersion: "v1", kind: "Service", metadata: { creationTimestamp: null, labels: { app: name }, name }, spec, status: { loadBalancer: {} } };
-      return finishCreate(R.services, obj, p, ctx, o);
+      return finishCreate(R.services, obj, p, ctx, o, "created", undefined, `failed to create ${type} service`);
     }
     case "configmap":
     case "cm":
@@ -583,7 +611,7 @@ async function createConfigMap(rest: string[], ctx: KubectlContext, o: Out): Pro
     }
   }
   const obj = { apiVersion: "v1", data, kind: "ConfigMap", metadata: { creationTimestamp: null, name } };
-  finishCreate(R.configmaps, obj, p, ctx, o);
+  finishCreate(R.configmaps, obj, p, ctx, o, "created", undefined, "failed to create configmap");
 }
 
 const RUN_FLAGS = [
@@ -610,9 +638,10 @@ const RUN_FLAGS = [
 async function cmdRun(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
   const p = parseFlags(argv, RUN_FLAGS, "kubectl run");
   const name = p.args[0];
-  if (!name) throw new KubectlError("NAME is required for run\nSee 'kubectl run -h' for help and examples");
+  // --image is a required flag: cobra says so before run looks at NAME.
   const image = str(p, "image");
-  if (!image) throw new KubectlError("--image is required");
+  if (!image) throw new KubectlError('required flag(s) "image" not set');
+  if (!name) throw new KubectlError("NAME is required for run\nSee 'kubectl run -h' for help and examples");
   const extra = [...p.args.slice(1), ...(p.rest ?? [])];
   const container: Obj = { name, image };
   if (bool(p, "command") && extra.length) container.command = extra;
@@ -946,14 +975,21 @@ async function cmdDelete(argv: string[], ctx: KubectlContext, o: Out): Promise<v
   const errors: string[] = [];
   const deleted: typeof targets = [];
   const cascade = str(p, "cascade");
+  const dry = dryRun(p);
+  const dryNote = dry === "client" ? " (dry run)" : dry === "server" ? " (server dry run)" : "";
   for (const t of targets) {
     try {
-      ctx.cluster.client.delete(t.info, t.ns, t.name, {
-        gracePeriodSeconds: grace,
-        propagationPolicy: cascade === "orphan" ? "Orphan" : cascade === "foreground" ? "Foreground" : "Background",
-      });
+      // A client dry run only checks that the object is there; a server dry run goes through admission.
+      if (dry === "client") get(ctx, t.info, t.ns ?? ns, t.name);
+      else {
+        ctx.cluster.client.delete(t.info, t.ns, t.name, {
+          gracePeriodSeconds: grace,
+          propagationPolicy: cascade === "orphan" ? "Orphan" : cascade === "foreground" ? "Foreground" : "Background",
+          dryRun: dry === "server",
+        });
+      }
       if (bool(p, "force") && grace === 0) o.err("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n");
-      o.out(`${t.info.kind.toLowerCase()}${t.info.group ? "." + t.info.group : ""} "${t.name}" deleted\n`);
+      o.out(`${t.info.kind.toLowerCase()}${t.info.group ? "." + t.info.group : ""} "${t.name}" deleted${dryNote}\n`);
       deleted.push(t);
     } catch (e) {
       if (isStatusError(e) && e.reason === "NotFound" && bool(p, "ignore-not-found")) continue;
@@ -991,7 +1027,7 @@ function cmdScale(argv: string[], ctx: KubectlContext, o: Out): void {
   const p = parseFlags(argv, [...OUTPUT_FLAGS, f("replicas", "int"), f("current-replicas", "int"), f("resource-version", "string"), f("selector", "string", "l"), f("all", "bool"), f("timeout", "string")], "kubectl scale");
   const r = str(p, "replicas");
   if (r === undefined) throw new KubectlError("required flag(s) \"replicas\" not set");
-  if (Number(r) < 0) throw new KubectlError("The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
+  if (Number(r) < 0) throw new KubectlError("error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
   for (const t of oneTarget(p, ctx, "scale")) {
     if (![R.deployments, R.replicasets, R.statefulsets].includes(t.info)) throw new KubectlError(`cannot scale a ${t.info.kind}`);
     const obj = ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { spec: { replicas: Number(r) } });
@@ -1005,10 +1041,10 @@ function cmdPatch(argv: string[], ctx: KubectlContext, o: Out): void {
   if (text === undefined) throw new KubectlError("must specify -p to patch");
   const type = (str(p, "type") ?? "strategic") as PatchType;
   if (!["strategic", "merge", "json"].includes(type)) throw new KubectlError(`--type must be one of [json merge strategic], not "${type}"`);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
+  // kubectl's yaml.ToJSON: what starts like JSON goes to the server as it is (which answers a
+  // syntax error with encoding/json's words); anything else is YAML, converted here.
+  let body: unknown = text;
+  if (!/^[ \t\r\n]*[{[]/.test(text)) {
     try {
       const d = parseAllDocuments(text);
       body = (Array.isArray(d) ? d[0] : d).toJS();
@@ -1021,7 +1057,8 @@ function cmdPatch(argv: string[], ctx: KubectlContext, o: Out): void {
     const before = get(ctx, t.info, t.ns, t.name);
     const after = ctx.cluster.client.patch(t.info, t.ns, t.name, type, body, { dryRun: dryRun(p) !== "none" });
     const same = before.metadata.resourceVersion === after.metadata.resourceVersion && dryRun(p) === "none";
-    printResult(t.info, after, p, o, same ? "patched (no change)" : "patched");
+    // kubectl patch names no dry run in its message (it prints what the server returned).
+    if (!printObjects([{ info: t.info, obj: after }], p, o, true)) o.out(`${objRef(t.info, after.metadata.name!)} ${same ? "patched (no change)" : "patched"}\n`);
   }
 }
 
@@ -1030,7 +1067,7 @@ function cmdLabel(argv: string[], ctx: KubectlContext, o: Out, field: "labels" |
   const p = parseFlags(argv, [...OUTPUT_FLAGS, f("overwrite", "bool"), f("all", "bool"), f("all-namespaces", "bool", "A"), f("selector", "string", "l"), f("list", "bool"), f("resource-version", "string"), f("local", "bool"), f("filename", "array", "f")], `kubectl ${cmd}`);
   const changes = p.args.filter((a) => a.includes("=") || a.endsWith("-"));
   const resArgs = p.args.filter((a) => !changes.includes(a));
-  if (!changes.length && !bool(p, "list")) throw new KubectlError(`at least one ${field === "labels" ? "label" : "annotation"} update is required\nSee 'kubectl ${cmd} -h' for help and examples`);
+  if (!changes.length && !bool(p, "list")) throw new KubectlError(`at least one ${field === "labels" ? "label" : "annotation"} update is required`);
   const set: Record<string, string | null> = {};
   for (const c of changes) {
     if (c.endsWith("-") && !c.includes("=")) set[c.slice(0, -1)] = null;
