@@ -1105,8 +1105,10 @@ function cmdLabel(argv: string[], ctx: KubectlContext, o: Out, field: "labels" |
 
 async function cmdEdit(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
   const p = parseFlags(argv, [f("output", "string", "o"), f("filename", "array", "f"), f("save-config", "bool"), f("validate", "string"), f("windows-line-endings", "bool"), f("subresource", "string"), f("field-manager", "string")], "kubectl edit");
+  // kubectl finds the objects first (errors about them come before any editor).
+  const targets = oneTarget(p, ctx, "edit");
   if (!ctx.editor) throw new KubectlError(`unable to launch the editor "vi"`);
-  for (const t of oneTarget(p, ctx, "edit")) {
+  for (const t of targets) {
     const obj = get(ctx, t.info, t.ns, t.name);
     const header = "# Please edit the object below. Lines beginning with a '#' will be ignored,\n# and an empty file will abort the edit. If an error occurs while saving this file will be\n# reopened with the relevant failures.\n#\n";
     const original = header + toYaml(stripForOutput(obj, p));
