@@ -370,6 +370,8 @@ export interface TableOptions {
   /** Prefix a NAMESPACE column (-A). */
   withNamespace?: boolean;
   showLabels?: boolean;
+  /** -L: one column per label key, headed by the key's last segment in capitals. */
+  labelColumns?: readonly string[];
   /** Prefix names with `kind.group/` (several resource types in one get). */
   withKind?: string;
   noHeaders?: boolean;
@@ -381,6 +383,8 @@ export function tableCells(info: ResourceInfo, objs: readonly KObject[], now: nu
   const keep = def.columns.map((col) => col.priority === 0 || !!opts.wide);
   const header = def.columns.filter((_, i) => keep[i]).map((col) => col.name);
   if (opts.withNamespace) header.unshift("NAMESPACE");
+  const labelColumns = opts.labelColumns ?? [];
+  for (const l of labelColumns) header.push(l.split("/").pop()!.toUpperCase());
   if (opts.showLabels) header.push("LABELS");
   const rows: string[][] = [];
   const override = opts.wide ? WIDE_OVERRIDES[info.kind] : undefined;
@@ -391,6 +395,7 @@ export function tableCells(info: ResourceInfo, objs: readonly KObject[], now: nu
     const cells = all.filter((_, i) => keep[i]);
     if (opts.withKind && nameCol === 0) cells[0] = `${opts.withKind}/${cells[0]}`;
     if (opts.withNamespace) cells.unshift(o.metadata.namespace ?? "");
+    for (const l of labelColumns) cells.push(o.metadata.labels?.[l] ?? "");
     if (opts.showLabels) cells.push(formatLabels(o.metadata.labels));
     rows.push(cells);
   }

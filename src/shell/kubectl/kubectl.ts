@@ -243,6 +243,11 @@ function printResult(info: ResourceInfo, obj: KObject, p: Parsed, o: Out, verb: 
   o.out(`${objRef(info, obj.metadata.name!)} ${verb}${suffix}\n`);
 }
 
+/** -L/--label-columns: a string slice (repeated flags, commas between keys). */
+function labelColumns(p: Parsed): string[] {
+  return arr(p, "label-columns").flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+}
+
 function dryRun(p: Parsed): "none" | "client" | "server" {
   const d = p.flags.get("dry-run");
   if (d === undefined || d === "none" || d === false) return "none";
@@ -329,6 +334,7 @@ function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
             wide: str(p, "output") === "wide",
             withNamespace: all && g.info.namespaced,
             showLabels: bool(p, "show-labels"),
+            labelColumns: labelColumns(p),
             withKind: multi ? `${g.info.kind.toLowerCase()}${g.info.group ? "." + g.info.group : ""}` : undefined,
             noHeaders: bool(p, "no-headers"),
           }),
@@ -381,7 +387,7 @@ function getWatch(p: Parsed, groups: { info: ResourceInfo; names: string[] }[], 
       }
       return;
     }
-    const { header, rows } = tableCells(info, objList, ctx.cluster.now(), { wide: fmt === "wide", withNamespace: all && info.namespaced, showLabels: bool(p, "show-labels") });
+    const { header, rows } = tableCells(info, objList, ctx.cluster.now(), { wide: fmt === "wide", withNamespace: all && info.namespaced, showLabels: bool(p, "show-labels"), labelColumns: labelColumns(p) });
     const lines = rows.map((r) => (events ? [type, ...r] : r).join("\t"));
     if (!headerDone) lines.unshift((events ? ["EVENT", ...header] : header).join("\t"));
     headerDone = true;
