@@ -9,6 +9,20 @@ export interface Call {
 
 export const ADMIN = "admin-test-key";
 
+/** Every route of one cluster, with a body where it takes one: isolation tests walk them all. */
+export function clusterRoutes(id: string): Array<[string, string, unknown?]> {
+  return [
+    ["GET", `/v1/clusters/${id}`],
+    ["POST", `/v1/clusters/${id}/exec`, { command: "echo" }],
+    ["GET", `/v1/clusters/${id}/kubeconfig`],
+    ["GET", `/v1/clusters/${id}/history`],
+    ["POST", `/v1/clusters/${id}/share`],
+    ["POST", `/v1/clusters/${id}/snapshots`],
+    ["GET", `/v1/clusters/${id}/live`],
+    ["DELETE", `/v1/clusters/${id}`],
+  ];
+}
+
 export function contractCases(call: Call, origin: () => string): void {
   const status = (b: any, code: number) => expect(b).toMatchObject({ kind: "Status", apiVersion: "v1", status: "Failure", code });
   const tenant = async (name: string, limits?: object) => {
@@ -64,17 +78,7 @@ export function contractCases(call: Call, origin: () => string): void {
     const b = await tenant("b");
     const ca = await cluster(a.apiKey);
     const cb = await cluster(b.apiKey);
-    const routes: Array<[string, string, unknown?]> = [
-      ["GET", `/v1/clusters/${ca.id}`],
-      ["POST", `/v1/clusters/${ca.id}/exec`, { command: "echo" }],
-      ["GET", `/v1/clusters/${ca.id}/kubeconfig`],
-      ["GET", `/v1/clusters/${ca.id}/history`],
-      ["POST", `/v1/clusters/${ca.id}/share`],
-      ["POST", `/v1/clusters/${ca.id}/snapshots`],
-      ["GET", `/v1/clusters/${ca.id}/live`],
-      ["DELETE", `/v1/clusters/${ca.id}`],
-    ];
-    for (const [m, path, body] of routes) {
+    for (const [m, path, body] of clusterRoutes(ca.id)) {
       for (const token of [b.apiKey, cb.token]) {
         const r = await call(m, path, { token, body });
         expect(r.status, `${m} ${path}`).toBe(403);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { clusterRoutes } from "./contract.js";
 import { harness, type Harness } from "./harness.js";
 
 let h: Harness;
@@ -101,17 +102,7 @@ describe("tenants and isolation", () => {
     const b = await h.tenant("b");
     const ca = await h.cluster(a.apiKey);
     const cb = await h.cluster(b.apiKey);
-    const routes: Array<[string, string, unknown?]> = [
-      ["GET", `/v1/clusters/${ca.id}`],
-      ["POST", `/v1/clusters/${ca.id}/exec`, { command: "echo" }],
-      ["GET", `/v1/clusters/${ca.id}/kubeconfig`],
-      ["GET", `/v1/clusters/${ca.id}/history`],
-      ["POST", `/v1/clusters/${ca.id}/share`],
-      ["POST", `/v1/clusters/${ca.id}/snapshots`],
-      ["GET", `/v1/clusters/${ca.id}/live`],
-      ["DELETE", `/v1/clusters/${ca.id}`],
-    ];
-    for (const [m, p, body] of routes) {
+    for (const [m, p, body] of clusterRoutes(ca.id)) {
       for (const token of [b.apiKey, cb.token]) {
         const r = await h.req(m, p, { token, body });
         expect(r.status, `${m} ${p} with ${token.slice(0, 4)}`).toBe(403);
