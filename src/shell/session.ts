@@ -3,7 +3,7 @@
 // a pod's shell (kubectl run --rm -it, kubectl exec -it ... sh) until `exit`. Time only moves
 // through the cluster: `sleep`, `kubectl wait` and `rollout status` advance its clock.
 
-import { Bash, defineCommand, InMemoryFs } from "just-bash";
+import { Bash, DefenseInDepthBox, defineCommand, InMemoryFs } from "just-bash";
 import type { Command } from "just-bash";
 import { R } from "../engine/api/resources.js";
 import type { Pod } from "../engine/api/types.js";
@@ -30,12 +30,42 @@ export interface SessionOptions {
   maxCommands?: number;
   state?: SessionState;
   /**
-   * just-bash's defense-in-depth layer (patches JS globals around every command; on by default).
-   * It is most of a command's cost: the 100-curl loop takes ~120 ms with it and ~36 ms without.
-   * The terminal runs no JavaScript or Python (js-exec and python are off), so the layer guards
-   * only against an escape through a just-bash bug; whether hosts turn it off is the host's call.
+   * just-bash's defense-in-depth layer: proxies on ~40 host globals (Function constructors,
+   * Module._load, process, Promise.then...) that throw when reached from a command's async
+   * context. The terminal runs no JavaScript or Python (js-exec and python are off), so the layer
+   * guards only against an escape through a just-bash bug; it is on unless a host turns it off.
+   * Its patches stay installed for the life of the process (see DEFENSE).
    */
   defenseInDepth?: boolean;
+}
+
+/**
+ * How terminals use just-bash's defense box. By default just-bash installs the box's patches when
+ * a command line starts and removes them when the last one running ends: ~1 ms of every command
+ * line, more than a `kubectl get svc` itself. The patches block only inside a command's own async
+ * context (an AsyncLocalStorage store), so host code between and beside command lines runs as
+ * before with them installed. The first terminal therefore takes one activation of the shared box
+ * and never releases it: the patches go in once per process.
+ *
+ * With the patches permanent, the box's process-lifetime hardening is the consistent choice: JSON,
+ * Math and Reflect are frozen for good and the well-known symbols' descriptors locked, instead of
+ * made read-only per command line behind wrappers on Object.defineProperty and friends (wrappers
+ * that cost ~0.1 ms on each of a loop's commands). It is also the stronger form: a frozen
+ * intrinsic cannot be reached through a reference cached before activation. A ServiceLab process
+ * (the Node server, a Worker isolate, the CLI, a test worker) is such a process-lifetime realm;
+ * nothing in it mutates those intrinsics.
+ */
+export const DEFENSE = { enabled: true, processLifetimeIntrinsicHardening: true } as const;
+let defenseHeld = false;
+function defense(on: boolean): typeof DEFENSE | false {
+  if (!on) return false;
+  if (!defenseHeld) {
+    // just-bash's browser build, which Workers get, has no box (there the isolate is the boundary).
+    const box = DefenseInDepthBox as typeof DefenseInDepthBox | undefined;
+    box?.getInstance(DEFENSE).activate();
+    defenseHeld = true;
+  }
+  return DEFENSE;
 }
 
 /** What a host persists for a terminal between requests (JSON). */
@@ -162,7 +192,7 @@ export class Session {
         maxExecutionTimeMs: 30_000,
       },
       processInfo: { uid: 0, gid: 0 },
-      defenseInDepth: this.opts.defenseInDepth ?? true,
+      defenseInDepth: defense(this.opts.defenseInDepth ?? true),
     });
     const shell = { fs, bash, registered: -1 };
     this.shells.set(node, shell);
@@ -486,7 +516,7 @@ export class Session {
       customCommands: custom,
       executionLimits: { maxCommandCount: this.opts.maxCommands ?? 100_000, maxLoopIterations: this.opts.maxCommands ?? 100_000 },
       processInfo: { uid: 0, gid: 0 },
-      defenseInDepth: this.opts.defenseInDepth ?? true,
+      defenseInDepth: defense(this.opts.defenseInDepth ?? true),
     });
     let script: string;
     if (isShell) {
