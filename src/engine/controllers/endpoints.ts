@@ -228,19 +228,14 @@ export class ServiceMembership {
     const cur = this.matching(ns, pod.metadata.labels);
     const prev = old ? this.matching(ns, old.metadata.labels) : new Set<string>();
     // Keep membership sets in step with the labels.
-    const entry = (k: string) => this.services.get(ns)?.get(splitKey(k)[1]);
-    const drop = (k: string) => {
-      const e = entry(k);
-      if (e?.members.delete(name)) e.sorted = undefined;
-    };
     if (ev.type === "DELETED") {
-      for (const k of cur) drop(k);
+      for (const k of cur) this.drop(ns, k, name);
       for (const k of cur) enqueue(k);
       return;
     }
-    for (const k of prev) if (!cur.has(k)) drop(k);
+    for (const k of prev) if (!cur.has(k)) this.drop(ns, k, name);
     for (const k of cur) {
-      const e = entry(k);
+      const e = this.entry(ns, k);
       if (e && !e.members.has(name)) {
         e.members.add(name);
         e.sorted = undefined;
@@ -259,6 +254,17 @@ export class ServiceMembership {
     // determineNeededServiceUpdates: the union if the pod changed too, else the symmetric difference.
     for (const k of cur) if (podChanged || !prev.has(k)) enqueue(k);
     for (const k of prev) if (podChanged || !cur.has(k)) enqueue(k);
+  }
+
+  // Methods, not closures in observe: under tsx each named inner function is re-wrapped by
+  // keepNames' __name every time observe runs.
+  private entry(ns: string, k: string): IndexedService | undefined {
+    return this.services.get(ns)?.get(splitKey(k)[1]);
+  }
+
+  private drop(ns: string, k: string, name: string): void {
+    const e = this.entry(ns, k);
+    if (e?.members.delete(name)) e.sorted = undefined;
   }
 
   /** Every Service key, for a first pass. */

@@ -241,7 +241,6 @@ export class MetalLBController implements Controller {
         return;
       case SERVICES: {
         const k = `${ev.object.metadata.namespace}/${ev.object.metadata.name}`;
-        const isLB = (s?: KObject) => (s as Service | undefined)?.spec?.type === "LoadBalancer";
         if (isLB(ev.object) || isLB(ev.old) || this.allocated.has(k) || this.pending.has(k)) enqueue(`svc:${k}`);
         return;
       }
@@ -259,7 +258,6 @@ export class MetalLBController implements Controller {
         return;
       }
       case PODS: {
-        const isSpeaker = (p?: KObject) => p?.metadata.labels?.component === "speaker" && p.metadata.labels?.app === "metallb";
         if ((isSpeaker(ev.object) || isSpeaker(ev.old)) && this.allocated.size) enqueue("announce-all");
         return;
       }
@@ -817,4 +815,14 @@ function poolsShape(pools: Map<string, Pool>): unknown {
     ...p,
     serviceAllocation: p.serviceAllocation && { priority: p.serviceAllocation.priority, namespaces: [...p.serviceAllocation.namespaces].sort(), selectors: p.serviceAllocation.serviceSelectors.map((s) => s.toString()) },
   }));
+}
+
+// Module functions, not closures in watch (which sees every store event): under tsx each named
+// inner function is re-wrapped by keepNames' __name on every call.
+function isLB(s?: KObject): boolean {
+  return (s as Service | undefined)?.spec?.type === "LoadBalancer";
+}
+
+function isSpeaker(p?: KObject): boolean {
+  return p?.metadata.labels?.component === "speaker" && p.metadata.labels?.app === "metallb";
 }

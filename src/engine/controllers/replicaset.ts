@@ -181,22 +181,45 @@ export class ReplicaSetController implements Controller {
 
 /** controller.ActivePodsWithRanks ordering: the pods a scale-down removes first. */
 export function podsToDelete(pods: Pod[], n: number): Pod[] {
-  const phaseRank = (p: Pod) => (p.status?.phase === "Pending" ? 0 : p.status?.phase === "Unknown" ? 1 : 2);
-  const sorted = [...pods].sort((a, b) => {
-    const aa = a.spec.nodeName ? 1 : 0;
-    const bb = b.spec.nodeName ? 1 : 0;
-    if (aa !== bb) return aa - bb;
-    if (phaseRank(a) !== phaseRank(b)) return phaseRank(a) - phaseRank(b);
-    const ar = isPodReady(a) ? 1 : 0;
-    const br = isPodReady(b) ? 1 : 0;
-    if (ar !== br) return ar - br;
-    const restarts = (p: Pod) => Math.max(0, ...(p.status?.containerStatuses ?? []).map((c) => c.restartCount));
-    if (restarts(a) !== restarts(b)) return restarts(b) - restarts(a);
-    // Newer pods go first.
-    const ta = Date.parse(a.metadata.creationTimestamp ?? "") || 0;
-    const tb = Date.parse(b.metadata.creationTimestamp ?? "") || 0;
-    if (ta !== tb) return tb - ta;
-    return a.metadata.name! < b.metadata.name! ? 1 : -1;
-  });
-  return sorted.slice(0, n);
+  // Each pod's sort keys are computed once (a comparator runs n log n times, and Date.parse is
+  // not cheap), and the comparator is a module function: under tsx each named inner function
+  // is re-wrapped by keepNames' __name on every call.
+  const ranked = pods.map(rankOf);
+  ranked.sort(deletionOrder);
+  const out: Pod[] = [];
+  for (let i = 0; i < n && i < ranked.length; i++) out.push(ranked[i].pod);
+  return out;
+}
+
+interface Ranked {
+  pod: Pod;
+  assigned: number;
+  phase: number;
+  ready: number;
+  restarts: number;
+  created: number;
+}
+
+function rankOf(pod: Pod): Ranked {
+  const phase = pod.status?.phase === "Pending" ? 0 : pod.status?.phase === "Unknown" ? 1 : 2;
+  let restarts = 0;
+  for (const c of pod.status?.containerStatuses ?? []) if (c.restartCount > restarts) restarts = c.restartCount;
+  return {
+    pod,
+    assigned: pod.spec.nodeName ? 1 : 0,
+    phase,
+    ready: isPodReady(pod) ? 1 : 0,
+    restarts,
+    created: Date.parse(pod.metadata.creationTimestamp ?? "") || 0,
+  };
+}
+
+function deletionOrder(a: Ranked, b: Ranked): number {
+  if (a.assigned !== b.assigned) return a.assigned - b.assigned;
+  if (a.phase !== b.phase) return a.phase - b.phase;
+  if (a.ready !== b.ready) return a.ready - b.ready;
+  if (a.restarts !== b.restarts) return b.restarts - a.restarts;
+  // Newer pods go first.
+  if (a.created !== b.created) return b.created - a.created;
+  return a.pod.metadata.name! < b.pod.metadata.name! ? 1 : -1;
 }
