@@ -87,8 +87,9 @@ export class ApiServer {
   paranoid = false;
   /** Defaulted pod specs by the (stored) spec a controller's pod bodies carry: see sharedPodSpec. */
   private readonly podSpecs = new WeakMap<object, object>();
-  /** The correlator's index: what makes two events "the same", to the existing event's name. */
-  private readonly similarEvents = new Map<string, string>();
+  /** The correlator's index: by involved object's uid and message, what makes two events "the same". */
+  private readonly similarEvents = new Map<string, Map<string, SimilarEvent[]>>();
+  private similarCount = 0;
 
   constructor(
     readonly store: Store,
@@ -181,7 +182,7 @@ export class ApiServer {
     if (errs.length) throw invalid(info.kind, info.group, name, errs);
     if (this.store.get(key(info), meta.namespace, name)) throw alreadyExists(info.resource, info.group, name);
 
-    let undo = () => {};
+    let undo = NOOP;
     if (info === R.services) undo = this.services.create(obj as Service, name);
     if (opts.dryRun) {
       undo();
@@ -353,8 +354,8 @@ export class ApiServer {
     obj.metadata.resourceVersion = old.metadata.resourceVersion;
     if (deepEqual(stripTypeMeta(obj), stripTypeMeta(old))) return withTypeMeta(info, old);
 
-    let undo = () => {};
-    let commit = () => {};
+    let undo = NOOP;
+    let commit = NOOP;
     // A status write leaves the spec (and so every allocation) as stored.
     if (info === R.services && opts.subresource !== "status") [undo, commit] = this.services.update(obj as Service, old as Service, name);
     if (opts.dryRun) {
@@ -426,7 +427,9 @@ export class ApiServer {
     }
     if (info === R.namespaces) return this.deleteNamespace(old, opts);
 
-    const next = cloneJSON(old) as KObject;
+    // Structural sharing, as status writes do: a delete moves only metadata fields
+    // (deletionTimestamp, grace period, finalizers), so spec and status stay the stored ones.
+    const next = { ...old, metadata: { ...old.metadata } } as KObject;
     const meta = next.metadata;
     const finalizers = new Set(meta.finalizers ?? []);
     if (opts.propagationPolicy === "Foreground") finalizers.add("foregroundDeletion");
@@ -516,10 +519,23 @@ export class ApiServer {
     if (!ns) return;
     const now = this.clock.now();
     const ts = rfc3339(now);
-    // Repeated events are counted on the existing one, as the recorder's correlator does.
-    const similarKey = `${namespace}|${o.metadata.uid}|${ev.fieldPath ?? ""}|${ev.type}|${ev.reason}|${ev.component}|${ev.message}`;
-    const existingName = this.similarEvents.get(similarKey);
-    const existing = existingName ? this.store.get(key(R.events), namespace, existingName) : undefined;
+    // Repeated events are counted on the existing one, as the recorder's correlator does. Its
+    // index is by involved object, then by message, then a scan of the (one or few) events with
+    // that message: one long joined key per event cost a string flatten and hash per lookup.
+    const uid = o.metadata.uid ?? "";
+    const fieldPath = ev.fieldPath ?? "";
+    let byMessage = this.similarEvents.get(uid);
+    const similar = byMessage?.get(ev.message);
+    let match: SimilarEvent | undefined;
+    if (similar) {
+      for (const e of similar) {
+        if (e.reason === ev.reason && e.type === ev.type && e.fieldPath === fieldPath && e.component === ev.component && e.namespace === namespace) {
+          match = e;
+          break;
+        }
+      }
+    }
+    const existing = match ? this.store.get(key(R.events), namespace, match.name) : undefined;
     if (existing) {
       const next = cloneJSON(existing) as KObject & { count?: number; lastTimestamp?: string };
       next.count = (next.count ?? 1) + 1;
@@ -529,25 +545,29 @@ export class ApiServer {
     }
     this.eventSeq++;
     const suffix = (BigInt(now) * 1000000n + BigInt(this.eventSeq)).toString(16);
+    // Built field by field in the order the apiserver serves them (no object spreads: this runs
+    // for every event, several per pod).
+    const involvedObject: Record<string, unknown> = { kind: ev.involvedInfo.kind };
+    if (o.metadata.namespace) involvedObject.namespace = o.metadata.namespace;
+    involvedObject.name = o.metadata.name;
+    involvedObject.uid = o.metadata.uid;
+    involvedObject.apiVersion = apiVersionOf(ev.involvedInfo);
+    involvedObject.resourceVersion = o.metadata.resourceVersion;
+    if (ev.fieldPath) involvedObject.fieldPath = ev.fieldPath;
+    const source: { component: string; host?: string } = { component: ev.component };
+    if (ev.host) source.host = ev.host;
+    const name = `${o.metadata.name}.${suffix}`;
     const event: KObject = {
       metadata: {
-        name: `${o.metadata.name}.${suffix}`,
+        name,
         namespace,
         uid: this.random.get("event").uuid(),
         creationTimestamp: ts,
       },
-      involvedObject: {
-        kind: ev.involvedInfo.kind,
-        namespace: o.metadata.namespace,
-        name: o.metadata.name,
-        uid: o.metadata.uid,
-        apiVersion: apiVersionOf(ev.involvedInfo),
-        resourceVersion: o.metadata.resourceVersion,
-        ...(ev.fieldPath ? { fieldPath: ev.fieldPath } : {}),
-      },
+      involvedObject,
       reason: ev.reason,
       message: ev.message,
-      source: { component: ev.component, ...(ev.host ? { host: ev.host } : {}) },
+      source,
       firstTimestamp: ts,
       lastTimestamp: ts,
       count: 1,
@@ -556,10 +576,22 @@ export class ApiServer {
       reportingComponent: ev.component,
       reportingInstance: ev.host ?? "",
     };
-    if (!o.metadata.namespace) delete (event.involvedObject as Record<string, unknown>).namespace;
     this.store.put(key(R.events), event);
-    this.similarEvents.set(similarKey, event.metadata.name!);
-    if (this.similarEvents.size > 4 * MAX_EVENTS) this.similarEvents.clear();
+    if (match) {
+      // The event it matched is gone (trimmed): the new one takes its place.
+      match.name = name;
+    } else {
+      const entry: SimilarEvent = { namespace, fieldPath, type: ev.type, reason: ev.reason, component: ev.component, name };
+      if (similar) similar.push(entry);
+      else {
+        if (!byMessage) this.similarEvents.set(uid, (byMessage = new Map()));
+        byMessage.set(ev.message, [entry]);
+      }
+      if (++this.similarCount > 4 * MAX_EVENTS) {
+        this.similarEvents.clear();
+        this.similarCount = 0;
+      }
+    }
     this.trimEvents();
   }
 
@@ -570,12 +602,33 @@ export class ApiServer {
   private trimEvents(): void {
     const ev = key(R.events);
     if (this.store.count(ev) <= MAX_EVENTS) return;
-    const all = [...this.store.iterate(ev)].sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
-    for (const e of all.slice(0, all.length - Math.floor(MAX_EVENTS * 0.9))) this.store.remove(ev, e.metadata.namespace, e.metadata.name!);
+    // Oldest write first; each revision parsed once, not in every comparison.
+    const all: { rv: number; e: KObject }[] = [];
+    for (const e of this.store.iterate(ev)) all.push({ rv: Number(e.metadata.resourceVersion), e });
+    all.sort(byRevision);
+    const n = all.length - Math.floor(MAX_EVENTS * 0.9);
+    for (let i = 0; i < n; i++) this.store.remove(ev, all[i].e.metadata.namespace, all[i].e.metadata.name!);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/** An event the correlator knows: the fields that make two events "the same", and its name. */
+interface SimilarEvent {
+  namespace: string;
+  fieldPath: string;
+  type: string;
+  reason: string;
+  component: string;
+  name: string;
+}
+
+function byRevision(a: { rv: number }, b: { rv: number }): number {
+  return a.rv - b.rv;
+}
+
+/** A do-nothing undo/commit (one function, not a new closure per write). */
+function NOOP(): void {}
 
 function isObjectWithMeta(body: unknown): body is KObject {
   return !!body && typeof body === "object" && !!(body as KObject).metadata;
