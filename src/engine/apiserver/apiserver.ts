@@ -87,6 +87,8 @@ export class ApiServer {
   paranoid = false;
   /** Defaulted pod specs by the (stored) spec a controller's pod bodies carry: see sharedPodSpec. */
   private readonly podSpecs = new WeakMap<object, object>();
+  /** Stored events in resourceVersion order, kept from store events once the first trim built it. */
+  private eventOrder: Set<KObject> | undefined;
   /** The correlator's index: by involved object's uid and message, what makes two events "the same". */
   private readonly similarEvents = new Map<string, Map<string, SimilarEvent[]>>();
   private similarCount = 0;
@@ -97,6 +99,12 @@ export class ApiServer {
     readonly random: RandomStreams,
     readonly config: ApiServerConfig,
   ) {
+    const events = key(R.events);
+    store.subscribe((ev) => {
+      if (ev.resource !== events || !this.eventOrder) return;
+      if (ev.old) this.eventOrder.delete(ev.old);
+      if (ev.type !== "DELETED") this.eventOrder.add(ev.object);
+    });
     this.services = new ServiceAllocations(
       new ClusterIPAllocator(config.serviceCIDR),
       new NodePortAllocator(config.nodePortRange[0], config.nodePortRange[1]),
@@ -601,13 +609,24 @@ export class ApiServer {
    */
   private trimEvents(): void {
     const ev = key(R.events);
-    if (this.store.count(ev) <= MAX_EVENTS) return;
-    // Oldest write first; each revision parsed once, not in every comparison.
-    const all: { rv: number; e: KObject }[] = [];
-    for (const e of this.store.iterate(ev)) all.push({ rv: Number(e.metadata.resourceVersion), e });
-    all.sort(byRevision);
-    const n = all.length - Math.floor(MAX_EVENTS * 0.9);
-    for (let i = 0; i < n; i++) this.store.remove(ev, all[i].e.metadata.namespace, all[i].e.metadata.name!);
+    const count = this.store.count(ev);
+    if (count <= MAX_EVENTS) return;
+    // Oldest write first. The order is kept from store events once known (every write has a
+    // higher revision than all before it, so moving a written event to the end keeps the set
+    // sorted by resourceVersion); the first trim sorts what the store holds.
+    if (!this.eventOrder) {
+      const all: { rv: number; e: KObject }[] = [];
+      for (const e of this.store.iterate(ev)) all.push({ rv: Number(e.metadata.resourceVersion), e });
+      all.sort(byRevision);
+      this.eventOrder = new Set(all.map((x) => x.e));
+    }
+    const oldest: KObject[] = [];
+    let n = count - Math.floor(MAX_EVENTS * 0.9);
+    for (const e of this.eventOrder) {
+      if (n-- <= 0) break;
+      oldest.push(e);
+    }
+    for (const e of oldest) this.store.remove(ev, e.metadata.namespace, e.metadata.name!);
   }
 }
 
@@ -681,18 +700,26 @@ function qosClass(pod: KObject): string {
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
+  // Keys whose value is undefined do not count (JSON drops them). Counted in place rather than
+  // with Object.keys().filter(): this runs on every write (twice per status write), and the
+  // arrays per level were a good part of the garbage a pod's status write made.
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  for (const k of ak) if (!deepEqual(ao[k], bo[k])) return false;
-  return true;
+  let na = 0;
+  for (const k in ao) {
+    const v = ao[k];
+    if (v === undefined) continue;
+    na++;
+    if (!deepEqual(v, bo[k])) return false;
+  }
+  let nb = 0;
+  for (const k in bo) if (bo[k] !== undefined) nb++;
+  return na === nb;
 }
