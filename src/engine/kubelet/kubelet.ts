@@ -79,6 +79,8 @@ interface PodRuntime {
   killStartedAt?: number;
   /** Conditions' last transition times, by type. */
   transitions: Map<string, { status: string; at: number }>;
+  /** status.podIPs (not saved: made again after a restore). */
+  podIPs?: { ip: string }[];
 }
 
 interface NodeState {
@@ -216,6 +218,7 @@ export class Kubelet implements Controller {
       sandboxAt: now,
       containers: [],
       transitions: new Map(),
+      podIPs: [{ ip }],
     };
     for (const c of pod.spec.containers) {
       const profile = imageProfile(c.image ?? "");
@@ -425,9 +428,9 @@ export class Kubelet implements Controller {
   }
 
   /** A pod condition the kubelet owns, with its transition time (a method, not a closure per status). */
-  private condition(rt: PodRuntime, now: number, type: string, ok: boolean, reason?: string, message?: string) {
+  private condition(rt: PodRuntime, prev: unknown, now: number, type: string, ok: boolean, reason?: string, message?: string) {
     const status = ok ? "True" : "False";
-    return podCondition(type, status, this.transition(rt, type, status, now), ok ? undefined : reason, message);
+    return sameCondition(prev, type, status, this.transition(rt, type, status, now), ok ? undefined : reason, message);
   }
 
   private buildStatus(pod: Pod, rt: PodRuntime, now: number): Pod["status"] {
@@ -456,21 +459,24 @@ export class Kubelet implements Controller {
     }
     const podReady = unready.length === 0 && phase === "Running";
     const notReadyMsg = `containers with unready status: [${unready.join(" ")}]`;
+    // The stored status's conditions, in the same order, are reused where nothing moved.
+    const prev = (pod.status?.conditions ?? []) as unknown[];
     const conditions = [
-      this.condition(rt, now, "PodReadyToStartContainers", rt.killStartedAt === undefined || phase === "Running" || phase === "Pending"),
-      this.condition(rt, now, "Initialized", true),
-      this.condition(rt, now, "Ready", podReady, "ContainersNotReady", notReadyMsg),
-      this.condition(rt, now, "ContainersReady", unready.length === 0 && phase === "Running", "ContainersNotReady", notReadyMsg),
-      podCondition("PodScheduled", "True", scheduledAt(pod) ?? rfc3339(rt.sandboxAt)),
+      this.condition(rt, prev[0], now, "PodReadyToStartContainers", rt.killStartedAt === undefined || phase === "Running" || phase === "Pending"),
+      this.condition(rt, prev[1], now, "Initialized", true),
+      this.condition(rt, prev[2], now, "Ready", podReady, "ContainersNotReady", notReadyMsg),
+      this.condition(rt, prev[3], now, "ContainersReady", unready.length === 0 && phase === "Running", "ContainersNotReady", notReadyMsg),
+      sameCondition(prev[4], "PodScheduled", "True", scheduledAt(pod) ?? rfc3339(rt.sandboxAt)),
     ];
     const hostIP = nodeIPOf(this.ctx.store.get(rkey(R.nodes), undefined, rt.node) as Node | undefined);
     return {
       phase,
       conditions,
       hostIP,
-      hostIPs: shared(`hostIPs|${hostIP}`, () => [{ ip: hostIP }]),
+      hostIPs: hostIPsOf(hostIP),
       podIP: rt.ip,
-      podIPs: [{ ip: rt.ip }],
+      // One array per pod, shared by its status versions (stored objects are never changed).
+      podIPs: (rt.podIPs ??= [{ ip: rt.ip }]),
       startTime: rfc3339(rt.sandboxAt),
       containerStatuses: statuses,
       qosClass: pod.status?.qosClass ?? "BestEffort",
@@ -759,6 +765,7 @@ export class Kubelet implements Controller {
         killStartedAt: p.killStartedAt,
         transitions: new Map(p.transitions),
         containers: [],
+        podIPs: [{ ip: p.ip }],
       };
       for (const c of p.containers) {
         const spec = pod.spec.containers.find((x) => x.name === c.name) ?? pod.spec.containers[0];
@@ -842,6 +849,17 @@ function imageNames(image: string): { image: string; imageID: string } {
   return v;
 }
 
+/** A node's status.hostIPs, shared by its pods (by the node's IP: a flat, hashed string). */
+const hostIPsByIP = new Map<string, { ip: string }[]>();
+function hostIPsOf(hostIP: string): { ip: string }[] {
+  let v = hostIPsByIP.get(hostIP);
+  if (!v) {
+    if (hostIPsByIP.size >= 4096) hostIPsByIP.clear();
+    hostIPsByIP.set(hostIP, (v = [{ ip: hostIP }]));
+  }
+  return v;
+}
+
 function nodeIPOf(node: Node | undefined): string {
   return (node?.status?.addresses ?? []).find((a) => a.type === "InternalIP")?.address ?? "";
 }
@@ -915,6 +933,35 @@ function shared<T>(key: string, make: () => T): T {
   }
   return v;
 }
+
+/**
+ * `prev` (a condition of the stored status) when it is exactly the condition these arguments
+ * make, else the shared one: most status writes move one condition of five, and the shared
+ * table's key is a joined string per lookup.
+ */
+function sameCondition(prev: unknown, type: string, status: string, lastTransitionTime: string, reason?: string, message?: string) {
+  if (prev && typeof prev === "object") {
+    // Exactly the keys podCondition makes, in its order, with the same values.
+    const p = prev as Record<string, unknown>;
+    const keys = reason ? CONDITION_KEYS_REASON : CONDITION_KEYS;
+    let i = 0;
+    for (const k in p) if (k !== keys[i++]) return podCondition(type, status, lastTransitionTime, reason, message);
+    if (
+      i === keys.length &&
+      p.type === type &&
+      p.status === status &&
+      p.lastProbeTime === null &&
+      p.lastTransitionTime === lastTransitionTime &&
+      (!reason || (p.reason === reason && p.message === message))
+    ) {
+      return prev as ReturnType<typeof podCondition>;
+    }
+  }
+  return podCondition(type, status, lastTransitionTime, reason, message);
+}
+
+const CONDITION_KEYS = ["type", "status", "lastProbeTime", "lastTransitionTime"];
+const CONDITION_KEYS_REASON = ["type", "status", "lastProbeTime", "lastTransitionTime", "reason", "message"];
 
 function podCondition(type: string, status: string, lastTransitionTime: string, reason?: string, message?: string) {
   return shared(`${type}|${status}|${lastTransitionTime}|${reason ?? ""}|${message ?? ""}`, () => ({
