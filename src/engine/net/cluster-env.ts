@@ -9,7 +9,7 @@ import type { Pod, Service } from "../api/types.js";
 import type { Cluster } from "../cluster.js";
 import { MetalLBController } from "../controllers/metallb.js";
 import { listenerApp } from "../kubelet/apps.js";
-import type { IpvsProxier } from "../proxy/ipvs/proxier.js";
+import type { IpvsConnection, IpvsProxier } from "../proxy/ipvs/proxier.js";
 import { Dataplane, type IpvsHandle, type NetEnv, type NodeRules, type PodHost } from "./dataplane.js";
 import type { L4 } from "./packet.js";
 
@@ -91,13 +91,14 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
   // to now + a positive timeout, and syncs finish graceful deletions themselves), so it runs
   // once per clock value instead of once per packet.
   let expiredAt = Number.NaN;
+  // No closure per packet: under tsx every inner arrow also costs a __name (defineProperty) call.
   return {
     isBound: (ip) => p.bound.has(ip),
     ipset: (name) => p.ipsets.get(name),
     schedule(proto, ip, port, client, now, steps) {
-      if (proto === "icmp") return { found: false };
-      const vs = p.virtualServer(proto.toUpperCase() as "TCP" | "UDP" | "SCTP", ip, port);
-      if (!vs) return { found: false };
+      if (proto === "icmp") return NOT_FOUND;
+      const vs = p.virtualServer(proto === "tcp" ? "TCP" : proto === "udp" ? "UDP" : "SCTP", ip, port);
+      if (!vs) return NOT_FOUND;
       if (now !== expiredAt) (p.expire(now), (expiredAt = now));
       const conn = p.connect(vs, client, now);
       // The ipvsadm line of the virtual server, for the trace only.
@@ -112,10 +113,13 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
         );
       }
       if (!conn) return { found: true, service, real: undefined };
-      return { found: true, service, real: { ip: conn.dest.ip, port: conn.dest.port }, close: () => p.close(conn, now) };
+      return { found: true, service, real: conn.dest, conn };
     },
+    close: (conn, now) => p.close(conn as IpvsConnection, now),
   };
 }
+
+const NOT_FOUND = Object.freeze({ found: false as const });
 
 export function clusterNetEnv(cluster: Cluster): NetEnv {
   const nodes = cluster.config.nodes.map((n) => ({ name: n.name, ip: n.ip, podCIDR: n.podCIDR }));

@@ -40,8 +40,8 @@ export type HookOutcome = { t: "accept" } | { t: "drop"; reason: string } | { t:
 
 export class EvalContext {
   rules = 0;
-  /** IPVS mode: the node's ipsets for `-m set --match-set`. */
-  ipset: ((name: string) => { type: string; entries: ReadonlyMap<string, unknown> } | undefined) | undefined;
+  /** IPVS mode: the node's ipsets for `-m set --match-set` (set per hop; not bound, no allocation). */
+  ipvs: { ipset(name: string): { type: string; entries: ReadonlyMap<string, unknown> } | undefined } | undefined;
   constructor(
     readonly node: string,
     readonly isLocal: (ip: string) => boolean,

@@ -42,8 +42,8 @@ export interface IpvsHandle {
   ipset(name: string): { type: string; entries: ReadonlyMap<string, unknown> } | undefined;
   /**
    * The virtual server at (proto, ip, port), if any, schedules a new connection from `client`.
-   * `close` ends the connection (curl closed it: active -> inactive, TIME_WAIT). `service`
-   * describes the virtual server for the trace (only when `steps` is given).
+   * `conn`, handed to `close`, ends the connection (curl closed it: active -> inactive,
+   * TIME_WAIT). `service` describes the virtual server for the trace (only when `steps` is given).
    */
   schedule(
     proto: L4,
@@ -52,7 +52,9 @@ export interface IpvsHandle {
     client: { ip: string; port: number },
     now: number,
     steps: ((text: string) => void) | undefined,
-  ): { found: false } | { found: true; service: string; real: { ip: string; port: number } | undefined; close?: () => void };
+  ): { found: false } | { found: true; service: string; real: { readonly ip: string; readonly port: number } | undefined; conn?: unknown };
+  /** Closes a connection `schedule` returned (at `now`). */
+  close(conn: unknown, now: number): void;
 }
 
 export type NodeRules =
@@ -112,8 +114,9 @@ interface Walk {
   /** The current node's evaluation context and rules. */
   ctx: EvalContext;
   rules: NodeRules | undefined;
-  /** IPVS connection to close when the walk ends (curl closes its connection). */
-  close: (() => void) | undefined;
+  /** IPVS connection to close when the walk ends (curl closes its connection), and its handle. */
+  close: unknown;
+  closeVia: IpvsHandle | undefined;
 }
 
 const STOPPED = "\u0000stopped";
@@ -168,7 +171,7 @@ export class Dataplane {
     c.now = now;
     c.rng = this.env.rng;
     c.rules = 0;
-    c.ipset = undefined;
+    c.ipvs = undefined;
     return c;
   }
 
@@ -274,13 +277,13 @@ export class Dataplane {
     const ct = proto === "icmp" ? undefined : this.conntracks.get(node)?.lookup(tuple, now);
     if (ct) return this.established(ct, node, res, now);
 
-    const w: Walk = { res, pkt, opts, now, visited: [], ctx: undefined as unknown as EvalContext, rules: undefined, close: undefined };
+    const w: Walk = { res, pkt, opts, now, visited: [], ctx: undefined as unknown as EvalContext, rules: undefined, close: undefined, closeVia: undefined };
     for (let hop = 0; hop < MAX_HOPS; hop++) {
       res.path.push(node);
       const info = this.nodes.get(node)!;
       w.rules = this.env.rules(node);
       w.ctx = trace ? new EvalContext(node, (ip) => this.isLocal(node, ip), now, this.env.rng, this.kernel(node), trace) : this.quietContext(node, now);
-      if (w.rules?.mode === "ipvs") w.ctx.ipset = w.rules.ipvs.ipset.bind(w.rules.ipvs);
+      if (w.rules?.mode === "ipvs") w.ctx.ipvs = w.rules.ipvs;
       w.visited.push({ node, orig: { proto, src: pkt.src, sport: pkt.sport, dst: pkt.dst, dport: pkt.dport } });
 
       if (this.run(w, from === "local" ? "output" : "prerouting")) return res;
@@ -303,7 +306,7 @@ export class Dataplane {
           if (vs.found) {
             if (!vs.real) return this.end(w, "refused", `IPVS virtual server ${pkt.dst}:${pkt.dport} has no real servers`);
             if (trace) trace.push({ node, kind: "nat", table: "ipvs", text: `IPVS Masq ${pkt.dst}:${pkt.dport} -> ${vs.real.ip}:${vs.real.port}` });
-            if (vs.close && !opts.keepOpen) w.close = vs.close;
+            if (vs.conn !== undefined && !opts.keepOpen) (w.close = vs.conn), (w.closeVia = rules.ipvs);
             pkt.dst = vs.real.ip;
             pkt.dport = vs.real.port;
             pkt.dnat = true;
@@ -341,7 +344,10 @@ export class Dataplane {
     res.verdict = v;
     res.reason = reason;
     w.ctx.step({ kind: "verdict", text: `${v}: ${reason}` });
-    if (w.close) (w.close(), (w.close = undefined));
+    if (w.closeVia !== undefined) {
+      w.closeVia.close(w.close, w.now);
+      w.close = w.closeVia = undefined;
+    }
     return res;
   }
 

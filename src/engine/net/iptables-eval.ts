@@ -4,6 +4,7 @@
 // shape can never route silently wrong.
 import type { Chain, Match, Rule, Ruleset, Table, Target } from "../proxy/iptables/model.js";
 import { saveRule, kernelProbability } from "../proxy/iptables/render.js";
+import { IpsetEntries } from "../proxy/ipvs/index.js";
 import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
 
 /** Tables registered on each hook, in priority order (mangle -150, nat -100 / +100, filter 0). */
@@ -239,7 +240,7 @@ function matchOne(m: Match, pkt: Pkt, ctx: EvalContext, chain: string, n: number
     case "mark":
       return ((pkt.mark & m.mask) >>> 0 === m.value) !== m.invert;
     case "set": {
-      const set = ctx.ipset?.(m.name);
+      const set = ctx.ipvs?.ipset(m.name);
       if (!set) throw new Error(`packet tracer: ipset ${m.name} does not exist`);
       const hit = ipsetHas(set, m.flags, pkt);
       if (tracing) ctx.step({ kind: "lookup", table: "ipset", chain, rule: n, text: `ipset ${m.name} (${set.type}) ${m.flags}: ${hit ? "member" : "not a member"}` });
@@ -288,10 +289,18 @@ function ipsetHas(set: { type: string; entries: ReadonlyMap<string, unknown> }, 
       return pkt.proto !== "icmp" && set.entries.has(String(port(pkt, f[0])));
     case "hash:ip":
       return set.entries.has(addr(pkt, f[0]));
-    case "hash:ip,port":
-      return pkt.proto !== "icmp" && set.entries.has(ipPortKey(addr(pkt, f[0]), pkt.proto, port(pkt, f[1])));
-    case "hash:ip,port,ip":
-      return pkt.proto !== "icmp" && set.entries.has(ipPortKey(addr(pkt, f[0]), pkt.proto, port(pkt, f[1]), addr(pkt, f[2])));
+    case "hash:ip,port": {
+      if (pkt.proto === "icmp") return false;
+      const e = set.entries;
+      if (e instanceof IpsetEntries) return e.hasIpPort(addr(pkt, f[0]), pkt.proto, port(pkt, f[1]), undefined);
+      return e.has(ipPortKey(addr(pkt, f[0]), pkt.proto, port(pkt, f[1])));
+    }
+    case "hash:ip,port,ip": {
+      if (pkt.proto === "icmp") return false;
+      const e = set.entries;
+      if (e instanceof IpsetEntries) return e.hasIpPort(addr(pkt, f[0]), pkt.proto, port(pkt, f[1]), addr(pkt, f[2]));
+      return e.has(ipPortKey(addr(pkt, f[0]), pkt.proto, port(pkt, f[1]), addr(pkt, f[2])));
+    }
     case "hash:ip,port,net": {
       if (pkt.proto === "icmp") return false;
       const prefix = `${addr(pkt, f[0])},${pkt.proto}:${port(pkt, f[1])},`;

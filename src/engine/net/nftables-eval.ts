@@ -1,7 +1,7 @@
 // Evaluates kube-proxy's nftables table (proxy/nftables/model.ts) for one packet: the base
 // chains registered on a hook in priority order, then jumps, gotos and verdict-map lookups. Each
 // expression kind of the model is handled here; an unknown one throws UnknownRuleShape.
-import type { Chain, Expr, KeyPart, NftTable, Rule, Verdict } from "../proxy/nftables/model.js";
+import { ChainMap, ElementMap, type Chain, type Expr, type KeyPart, type NftTable, type Rule, type SetElement, type Verdict } from "../proxy/nftables/model.js";
 import { MARK_MASQ_CHAIN } from "../proxy/nftables/names.js";
 import { EndpointChain } from "../proxy/nftables/proxier.js";
 import { ruleText } from "../proxy/nftables/render.js";
@@ -14,19 +14,26 @@ const CONTINUE: Outcome = { t: "continue" };
 const ACCEPT: Outcome = { t: "accept" };
 
 /** The table's base chains by hook, in priority order. */
-type HookIndex = Map<HookName, Chain[]>;
+type HookIndex = Map<HookName, Chain[]> & { version?: number };
 const indexCache = new WeakMap<NftTable, HookIndex>();
 
 /**
  * The base chains of `hook`, re-validated on each use: each must still be the table's chain of
- * its name (only this hook's chains are checked, not every base chain of the table). A hook
- * without base chains is looked for again (kube-proxy's table has some on every hook).
+ * its name (only this hook's chains are checked, not every base chain of the table; no check at
+ * all while a ChainMap's version says nothing was set or deleted since). A hook without base
+ * chains is looked for again (kube-proxy's table has some on every hook).
  */
 function hookChains(table: NftTable, hook: HookName): Chain[] | undefined {
   let idx = indexCache.get(table);
   const chains = idx?.get(hook);
-  if (chains !== undefined && stillValid(table, chains)) return chains;
+  const cm = table.chains;
+  if (chains !== undefined && (cm instanceof ChainMap ? idx!.version === cm.version : false)) return chains;
+  if (chains !== undefined && stillValid(table, chains)) {
+    if (cm instanceof ChainMap) idx!.version = cm.version;
+    return chains;
+  }
   idx = buildIndex(table);
+  if (cm instanceof ChainMap) idx.version = cm.version;
   indexCache.set(table, idx);
   return idx.get(hook);
 }
@@ -204,8 +211,15 @@ function expr(
     case "vmap": {
       const map = table.sets.get(e.map);
       if (!map) throw new Error(`packet tracer: map @${e.map} missing`);
+      const els = map.elements;
+      if (ctx.trace === undefined && els instanceof ElementMap && isAddrProtoPort(e.key)) {
+        // The same element as elements.get("<daddr> . <proto> . <dport>") (see ElementMap).
+        const el: SetElement | undefined = pkt.proto === "icmp" ? undefined : els.findAddrProtoPort(pkt.dst, pkt.proto, pkt.dport);
+        if (!el?.value) return false;
+        return verdict(table, chain, el.value, n, pkt, ctx, depth);
+      }
       const key = concatKey(e.key, pkt);
-      const el = pkt.proto === "icmp" && e.key.includes("dport") ? undefined : map.elements.get(key);
+      const el = pkt.proto === "icmp" && e.key.includes("dport") ? undefined : els.get(key);
       if (ctx.trace) {
         announce(ann);
         ctx.step({
@@ -269,6 +283,41 @@ function expr(
   }
 }
 
+function isAddrProtoPort(k: readonly KeyPart[]): boolean {
+  return k.length === 3 && k[0] === "daddr" && k[1] === "l4proto" && k[2] === "dport";
+}
+
+type JumpVerdict = Extract<Verdict, { kind: "jump" | "goto" }>;
+
+/** Where a verdict resolved, and in which version of its table's ChainMap. */
+interface Resolved {
+  version: number;
+  chain: Chain;
+}
+const RESOLVED = Symbol("resolved chain");
+
+/**
+ * table.chains.get(v.chain), kept on the verdict object (a hidden, non-enumerable property) with
+ * the ChainMap's version: valid until a chain of that table is set or deleted. Versions are
+ * unique across tables, so a verdict object shared by tables never answers for the wrong one.
+ * Frozen verdicts and plain Maps resolve by name every time.
+ */
+function resolve(table: NftTable, v: JumpVerdict): Chain | undefined {
+  const chains = table.chains;
+  if (!(chains instanceof ChainMap)) return chains.get(v.chain);
+  const r = (v as { [RESOLVED]?: Resolved })[RESOLVED];
+  if (r !== undefined && r.version === chains.version) return r.chain;
+  const c = chains.get(v.chain);
+  if (c === undefined) return undefined;
+  if (r !== undefined) {
+    r.version = chains.version;
+    r.chain = c;
+  } else if (Object.isExtensible(v)) {
+    Object.defineProperty(v, RESOLVED, { value: { version: chains.version, chain: c }, writable: false, enumerable: false, configurable: false });
+  }
+  return c;
+}
+
 /**
  * The packet's concatenated lookup key (`ip daddr . meta l4proto . th dport`) as map elements
  * are keyed. A packet looks the same key up in several maps on each node it crosses; building
@@ -313,7 +362,7 @@ function verdict(table: NftTable, chain: Chain, v: Verdict, n: number, pkt: Pkt,
       return CONTINUE;
     case "jump":
     case "goto": {
-      const next = table.chains.get(v.chain);
+      const next = resolve(table, v as JumpVerdict);
       if (!next) throw new Error(`packet tracer: ${v.kind} to missing chain ${v.chain}`);
       const out = runChain(table, next, pkt, ctx, depth + 1);
       if (v.kind === "jump") return out.t === "continue" ? true : out;

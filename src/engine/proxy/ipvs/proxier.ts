@@ -25,6 +25,7 @@ import { BUILTIN_CHAINS, rule, type Chain, type Match, type Rule, type Ruleset, 
 import { categorizeEndpoints } from "../topology.js";
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, servicePortNameString } from "../types.js";
+import { IpsetEntries, VirtualServerMap } from "./index.js";
 import { newSchedState, pick, type RealServer, type SchedState, type Scheduler } from "./scheduler.js";
 
 export type { RealServer, Scheduler } from "./scheduler.js";
@@ -153,8 +154,8 @@ function vsKey(protocol: string, ip: string, port: number): string {
 export class IpvsProxier implements Proxier {
   readonly mode = "ipvs" as const;
   readonly scheduler: Scheduler;
-  /** Virtual servers by key. */
-  readonly services = new Map<string, VirtualServer>();
+  /** Virtual servers by key (indexed by address for the data plane: virtualServer()). */
+  readonly services = new VirtualServerMap<VirtualServer>();
   /** Addresses bound to kube-ipvs0 -> number of virtual servers using each. */
   readonly bound = new Map<string, number>();
   readonly ipsets = new Map<string, IpSet>();
@@ -201,7 +202,7 @@ export class IpvsProxier implements Proxier {
       config.nodePortAddresses.length === 0
         ? ips
         : ips.filter((ip, i) => (primary && i === 0) || np.some((p) => p !== undefined && prefixContains(p, parseIPv4Sloppy(ip)!)));
-    for (const info of IPSET_INFO) this.ipsets.set(info.name, { ...info, entries: new Map() });
+    for (const info of IPSET_INFO) this.ipsets.set(info.name, { ...info, entries: new IpsetEntries() });
     const tables: Table[] = (["filter", "nat"] as const).map((name) => {
       const chains = new Map<string, Chain>();
       for (const b of BUILTIN_CHAINS[name]) chains.set(b, { name: b, origin: "builtin", policy: "ACCEPT", rules: [] });
@@ -443,7 +444,9 @@ export class IpvsProxier implements Proxier {
   // Data plane
 
   virtualServer(protocol: Protocol, ip: string, port: number): VirtualServer | undefined {
-    return this.services.get(vsKey(protocol, ip, port));
+    // services.get(vsKey(protocol, ip, port)) without building the key: every server is keyed
+    // by exactly its protocol, ip and port.
+    return this.services.find(protocol, ip, port);
   }
 
   /**

@@ -22,6 +22,7 @@ import {
   goto,
   jump,
   newTable,
+  ElementMap,
 } from "./model.js";
 import * as N from "./names.js";
 import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "../topology.js";
@@ -275,7 +276,7 @@ export class NftablesProxier implements Proxier {
       }
       const existing = t.sets.get(def.name);
       if (existing) existing.elements.clear();
-      else t.sets.set(def.name, { ...def, elements: new Map() });
+      else t.sets.set(def.name, { ...def, elements: new ElementMap() });
     }
     // A full sync rewrites every element (kube-proxy resets its element storages).
     for (const r of this.records.values()) this.records.set(r.key, { ...r, elements: [], noEndpointElements: [] });
