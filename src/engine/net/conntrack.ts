@@ -43,12 +43,11 @@ const DEFAULT_MAX = 65536;
 
 /**
  * One flow, stored flat (no tuple objects): the orig and reply tuples are fields, and the table
- * threads its flows on two intrusive lists (hash bucket; age order), so a table of ~65k flows
- * is ~65k objects that hold no garbage. `orig` and `reply` build tuples when read (listing).
+ * threads its flows on an intrusive list in age order, so a table of ~65k flows is ~65k objects
+ * that hold no garbage. `orig` and `reply` build tuples when read (listing).
  */
 export class CtFlow implements CtEntry {
-  /** Same-bucket chain and age order (oldest first), owned by the table. */
-  nextInBucket: CtFlow | undefined = undefined;
+  /** Age order (oldest first), owned by the table. */
   older: CtFlow | undefined = undefined;
   newer: CtFlow | undefined = undefined;
   constructor(
@@ -89,15 +88,22 @@ function flowKey(src: string, sport: number, dst: string, dport: number): number
   return h & 0x3fffffff;
 }
 
+/** Marks a used slot in `tags` (flow keys are 30-bit, so a tag is never 0). */
+const USED = 0x40000000;
+
 /**
- * The kernel's layout: an array of hash buckets (nf_conntrack_buckets), each the head of a chain
- * of flows. Finding a flow reads one array slot before the flows themselves, and under constant
- * insert/evict churn nothing rehashes (a Map did). The array doubles as the table fills, up to
- * one bucket per flow of `max`, so an idle node's table stays small.
+ * An open-addressing hash table (linear probing, at most half full) whose slots hold each flow's
+ * hash key in a typed array beside the flow itself. A lookup reads the compact key array and
+ * touches a flow only when its key matches: a new connection's miss, the common case, reads no
+ * flow at all (chained buckets read a flow or two per probe, each a cache miss in a table of
+ * ~65k flows per node). Deletion shifts the following run back (no tombstones), so nothing
+ * degrades under constant insert/evict churn. The arrays double as the table fills, up to two
+ * slots per flow of `max`, so an idle node's table stays small.
  */
 export class ConntrackTable {
-  private buckets: (CtFlow | undefined)[] = new Array<CtFlow | undefined>(16).fill(undefined);
-  private mask = 15;
+  private tags = new Int32Array(32);
+  private slots: (CtFlow | undefined)[] = new Array<CtFlow | undefined>(32).fill(undefined);
+  private mask = 31;
   /** Age order: oldest first (an entry re-added moves to the end). */
   private oldest: CtFlow | undefined = undefined;
   private newest: CtFlow | undefined = undefined;
@@ -142,10 +148,8 @@ export class ConntrackTable {
     if (this.count >= this.max) this.evict(now);
     const old = this.find(f.key, f.proto, f.src, f.sport, f.dst, f.dport);
     if (old !== undefined) this.remove(old);
-    if (this.count >= this.buckets.length && this.buckets.length < this.max) this.grow();
-    const b = f.key & this.mask;
-    f.nextInBucket = this.buckets[b];
-    this.buckets[b] = f;
+    if ((this.count + 1) * 2 > this.tags.length) this.grow();
+    this.place(f);
     if (f.expires < this.earliestExpiry) this.earliestExpiry = f.expires;
     f.older = this.newest;
     f.newer = undefined;
@@ -158,7 +162,8 @@ export class ConntrackTable {
   /** conntrack -F */
   flush(): number {
     const n = this.count;
-    this.buckets.fill(undefined);
+    this.tags.fill(0);
+    this.slots.fill(undefined);
     this.earliestExpiry = Infinity;
     this.oldest = this.newest = undefined;
     this.count = 0;
@@ -189,23 +194,60 @@ export class ConntrackTable {
   }
 
   private find(key: number, proto: L4, src: string, sport: number, dst: string, dport: number): CtFlow | undefined {
-    for (let e = this.buckets[key & this.mask]; e !== undefined; e = e.nextInBucket) {
-      if (e.sport === sport && e.dport === dport && e.dst === dst && e.src === src && e.proto === proto) return e;
+    const tags = this.tags;
+    const mask = this.mask;
+    const tag = key | USED;
+    for (let i = key & mask; ; i = (i + 1) & mask) {
+      const t = tags[i];
+      if (t === 0) return undefined;
+      if (t === tag) {
+        const e = this.slots[i]!;
+        if (e.sport === sport && e.dport === dport && e.dst === dst && e.src === src && e.proto === proto) return e;
+      }
     }
-    return undefined;
+  }
+
+  /** Puts f into the first free slot of its probe sequence (the table is never full). */
+  private place(f: CtFlow): void {
+    const tags = this.tags;
+    const mask = this.mask;
+    let i = f.key & mask;
+    while (tags[i] !== 0) i = (i + 1) & mask;
+    tags[i] = f.key | USED;
+    this.slots[i] = f;
   }
 
   private remove(e: CtFlow): void {
-    const b = e.key & this.mask;
-    const head = this.buckets[b];
-    if (head === e) {
-      this.buckets[b] = e.nextInBucket;
-    } else {
-      let p = head;
-      while (p !== undefined && p.nextInBucket !== e) p = p.nextInBucket;
-      if (p !== undefined) p.nextInBucket = e.nextInBucket;
+    const tags = this.tags;
+    const slots = this.slots;
+    const mask = this.mask;
+    let i = e.key & mask;
+    while (slots[i] !== e) {
+      if (tags[i] === 0) throw new Error("conntrack: flow not in its table");
+      i = (i + 1) & mask;
     }
-    e.nextInBucket = undefined;
+    // Backward-shift deletion: move each later entry of the run whose home slot is not in
+    // (i, j] into the hole, so every entry stays reachable from its home slot.
+    for (let j = i; ; ) {
+      tags[i] = 0;
+      slots[i] = undefined;
+      for (;;) {
+        j = (j + 1) & mask;
+        const t = tags[j];
+        if (t === 0) {
+          j = -1;
+          break;
+        }
+        const home = t & mask;
+        if (i <= j ? home <= i || home > j : home <= i && home > j) {
+          tags[i] = t;
+          slots[i] = slots[j];
+          i = j;
+          break;
+        }
+      }
+      if (j < 0) break;
+    }
     if (e.older) e.older.newer = e.newer;
     else this.oldest = e.newer;
     if (e.newer) e.newer.older = e.older;
@@ -214,16 +256,13 @@ export class ConntrackTable {
     this.count--;
   }
 
-  /** Twice the buckets, each flow re-threaded into its new bucket. */
+  /** Twice the slots, each flow placed again. */
   private grow(): void {
-    const n = this.buckets.length * 2;
-    this.buckets = new Array<CtFlow | undefined>(n).fill(undefined);
+    const n = this.tags.length * 2;
+    this.tags = new Int32Array(n);
+    this.slots = new Array<CtFlow | undefined>(n).fill(undefined);
     this.mask = n - 1;
-    for (let e = this.oldest; e !== undefined; e = e.newer) {
-      const b = e.key & this.mask;
-      e.nextInBucket = this.buckets[b];
-      this.buckets[b] = e;
-    }
+    for (let e = this.oldest; e !== undefined; e = e.newer) this.place(e);
   }
 
   private evict(now: number): void {
