@@ -84,6 +84,15 @@ export function servicePortEndpointChainName(spn: string, protocol: string, endp
   return chainName(SEP_PREFIX, hash16(spn + protocol + endpoint));
 }
 
+/**
+ * The four per-service chain names of one service port from one portProtoHash (one cache probe
+ * with a freshly concatenated key instead of four).
+ */
+export function servicePortChainNames(spn: string, protocol: string): { svc: string; svl: string; ext: string; fw: string } {
+  const h = portProtoHash(spn, protocol);
+  return { svc: chainName(SVC_PREFIX, h), svl: chainName(SVL_PREFIX, h), ext: chainName(EXT_PREFIX, h), fw: chainName(FW_PREFIX, h) };
+}
+
 /** isServiceChainName: the per-service chains kube-proxy creates and garbage-collects. */
 export function isServiceChainName(chain: string): boolean {
   return (
