@@ -6,10 +6,11 @@ import type { ResourceInfo } from "./api/resources.js";
 import { R } from "./api/resources.js";
 import type { KObject } from "./api/types.js";
 import { decode } from "./apiserver/decode.js";
-import { rfc3339 } from "./clock.js";
+import { rfc3339, rfc3339Micro } from "./clock.js";
 import type { Cluster } from "./cluster.js";
 import type { NodeConfig } from "./config.js";
 import { cloneJSON } from "./util/clone.js";
+import { base32, sha256 } from "./util/hash.js";
 
 export const KUBE_PROXY_IMAGE_REPO = "registry.k8s.io/kube-proxy";
 export const COREDNS_IMAGE = "registry.k8s.io/coredns/coredns:v1.12.0";
@@ -130,6 +131,45 @@ export function bootstrap(c: Cluster): void {
   for (const ns of ["default", "kube-node-lease", "kube-public", "kube-system"]) {
     api.create(R.configmaps, ns, { metadata: { name: "kube-root-ca.crt" }, data: { "ca.crt": FAKE_CA } });
   }
+  createLeases(c, master);
+}
+
+/**
+ * The Leases a kubeadm cluster's components hold: each kubelet's node lease in kube-node-lease,
+ * the controller-manager's and scheduler's leader-election leases and the apiserver's identity
+ * lease in kube-system. Their renewals are not stored as writes: the apiserver presents a held
+ * lease's renewTime as its holder's latest renewal (see Apiserver.presentLease).
+ */
+function createLeases(c: Cluster, master: NodeConfig): void {
+  const api = trustedCreator(c);
+  const rng = c.rng.get("leases");
+  const now = rfc3339Micro(c.clock.now());
+  for (const n of c.config.nodes) {
+    const node = c.api.peek(R.nodes, undefined, n.name)!;
+    api.create(R.leases, "kube-node-lease", {
+      metadata: { name: n.name, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: n.name, uid: node.metadata.uid }] },
+      spec: { holderIdentity: n.name, leaseDurationSeconds: 40, renewTime: now },
+    });
+  }
+  for (const name of ["kube-controller-manager", "kube-scheduler"]) {
+    api.create(R.leases, "kube-system", {
+      metadata: { name },
+      spec: { acquireTime: now, holderIdentity: `${master.name}_${rng.uuid()}`, leaseDurationSeconds: 15, leaseTransitions: 0, renewTime: now },
+    });
+  }
+  const id = apiserverIdentity(master.name);
+  api.create(R.leases, "kube-system", {
+    metadata: { name: id, labels: { "apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": master.name } },
+    spec: { holderIdentity: `${id}_${rng.uuid()}`, leaseDurationSeconds: 3600, renewTime: now },
+  });
+}
+
+/** The apiserver's identity lease name: base32 of a hash of its hostname, as genericapiserver derives it. */
+export function apiserverIdentity(hostname: string): string {
+  const enc = new TextEncoder();
+  const field = (b: Uint8Array) => [b.length >> 8, b.length & 255, ...b];
+  const hash = sha256(new Uint8Array([...field(enc.encode(hostname)), ...field(enc.encode("kube-apiserver"))]));
+  return "apiserver-" + base32(hash.slice(0, 16)).replace(/=+$/, "").toLowerCase();
 }
 
 function firstServiceIP(cidr: string): string {
@@ -221,6 +261,14 @@ function registerNode(c: Cluster, n: NodeConfig): void {
   trusted(c, () => api.update(R.nodes, undefined, n.name, { ...api.peek(R.nodes, undefined, n.name)!, status }, { subresource: "status" }));
 }
 
+/** The requests kubeadm writes into its static pod manifests (what `kubectl describe node` sums). */
+const STATIC_POD_REQUESTS: Record<string, Record<string, string>> = {
+  etcd: { cpu: "100m", memory: "100Mi" },
+  "kube-apiserver": { cpu: "250m" },
+  "kube-controller-manager": { cpu: "200m" },
+  "kube-scheduler": { cpu: "100m" },
+};
+
 function createStaticPod(c: Cluster, node: NodeConfig, component: string): void {
   const version = c.config.kubernetesVersion;
   const image = component === "etcd" ? ETCD_IMAGE : `registry.k8s.io/${component}:${version}`;
@@ -240,7 +288,7 @@ function createStaticPod(c: Cluster, node: NodeConfig, component: string): void 
       ownerReferences: [{ apiVersion: "v1", kind: "Node", name: node.name, uid: "", controller: true }],
     },
     spec: {
-      containers: [{ name: component, image, command: [component], imagePullPolicy: "IfNotPresent" }],
+      containers: [{ name: component, image, command: [component], imagePullPolicy: "IfNotPresent", resources: { requests: STATIC_POD_REQUESTS[component] } }],
       hostNetwork: true,
       nodeName: node.name,
       priorityClassName: "system-node-critical",

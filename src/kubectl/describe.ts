@@ -4,6 +4,7 @@
 
 import { R, type ResourceInfo } from "../engine/api/resources.js";
 import type { KObject } from "../engine/api/types.js";
+import { addInto, formatQuantity, milliValue, podResources, type Quantity, type ResourceList, resourceList, value, ZERO } from "../engine/api/quantity.js";
 import { rfc1123z, since } from "./duration.js";
 import { DESCRIBE_TABWRITER, tabwrite } from "./tabwriter.js";
 import { formatLabels, formatLabelSelector } from "./table.js";
@@ -584,10 +585,16 @@ function describeNode(w: PrefixWriter, node: Obj, src: DescribeSource): void {
     w.write(0, `${t.key}${t.value ? "=" + t.value : ""}:${t.effect}\n`);
   });
   w.write(0, `Unschedulable:\t${!!node.spec?.unschedulable}\n`);
-  w.write(0, "Lease:\n");
-  w.write(0, `  HolderIdentity:\t${node.metadata.name}\n`);
-  w.write(0, `  AcquireTime:\t<unset>\n`);
-  w.write(0, `  RenewTime:\t${rfc1123z(new Date(src.now).toISOString())}\n`);
+  const lease = src.list(R.leases, "kube-node-lease").find((l) => l.metadata.name === node.metadata.name) as Obj | undefined;
+  if (lease) {
+    const spec = lease.spec ?? {};
+    w.write(0, "Lease:\n");
+    w.write(1, `HolderIdentity:\t${spec.holderIdentity ?? "<unset>"}\n`);
+    w.write(1, `AcquireTime:\t${spec.acquireTime ? rfc1123z(spec.acquireTime) : "<unset>"}\n`);
+    w.write(1, `RenewTime:\t${spec.renewTime ? rfc1123z(spec.renewTime) : "<unset>"}\n`);
+  } else {
+    w.write(0, `Lease:\tFailed to get lease: leases.coordination.k8s.io "${node.metadata.name}" not found\n`);
+  }
   if (st.conditions?.length) {
     w.write(0, "Conditions:\n  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage\n");
     w.write(1, "----\t------\t-----------------\t------------------\t------\t-------\n");
@@ -620,27 +627,153 @@ function describeNode(w: PrefixWriter, node: Obj, src: DescribeSource): void {
   const pods = (src.list(R.pods, undefined) as Obj[]).filter(
     (p) => p.spec?.nodeName === node.metadata.name && p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed",
   );
-  w.write(0, `Non-terminated Pods:\t(${pods.length} in total)\n`);
-  w.write(1, "Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\tAge\n");
-  w.write(1, "---------\t----\t\t------------\t----------\t---------------\t-------------\t---\n");
-  for (const p of pods) w.write(1, `${p.metadata.namespace}\t${p.metadata.name}\t\t0 (0%)\t0 (0%)\t0 (0%)\t0 (0%)\t${since(p.metadata.creationTimestamp, src.now)}\n`);
-  w.write(0, "Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n");
-  w.write(1, "Resource\tRequests\tLimits\n");
-  w.write(1, "--------\t--------\t------\n");
-  w.write(1, "cpu\t0 (0%)\t0 (0%)\n");
-  w.write(1, "memory\t0 (0%)\t0 (0%)\n");
-  w.write(1, "ephemeral-storage\t0 (0%)\t0 (0%)\n");
+  describeNodeResource(w, node, pods, src.now);
   describeEvents(w, eventsFor(src, node, "Node"), src.now);
 }
 
+/** describeNodeResource: each pod's CPU and memory requests and limits, then the node's totals. */
+function describeNodeResource(w: PrefixWriter, node: Obj, pods: Obj[], now: number): void {
+  w.write(0, `Non-terminated Pods:\t(${pods.length} in total)\n`);
+  w.write(1, "Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\tAge\n");
+  w.write(1, "---------\t----\t\t------------\t----------\t---------------\t-------------\t---\n");
+  const st = node.status ?? {};
+  const allocatable = resourceList(Object.keys(st.allocatable ?? {}).length ? st.allocatable : st.capacity);
+  const alloc = (k: string) => allocatable.get(k) ?? ZERO;
+  // int64(float64(x) / float64(allocatable) * 100), as Go computes it (NaN and Inf print as Go's int64 of them).
+  const pct = (x: number, of: number) => goInt64((x / of) * 100);
+  const cell = (q: Quantity | undefined, k: string, milli: boolean) => {
+    const v = q ?? ZERO;
+    return `${formatQuantity(v)} (${pct(milli ? milliValue(v) : value(v), milli ? milliValue(alloc(k)) : value(alloc(k)))}%)`;
+  };
+  const reqs: ResourceList = new Map();
+  const limits: ResourceList = new Map();
+  for (const p of pods) {
+    const req = podResources(p, "requests");
+    const lim = podResources(p, "limits");
+    addInto(reqs, req);
+    addInto(limits, lim);
+    w.write(1, `${p.metadata.namespace}\t${p.metadata.name}\t\t${cell(req.get("cpu"), "cpu", true)}\t${cell(lim.get("cpu"), "cpu", true)}\t${cell(req.get("memory"), "memory", false)}\t${cell(lim.get("memory"), "memory", false)}\t${since(p.metadata.creationTimestamp, now)}\n`);
+  }
+  w.write(0, "Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n");
+  w.write(1, "Resource\tRequests\tLimits\n");
+  w.write(1, "--------\t--------\t------\n");
+  // The totals print 0% when the node has none of the resource (no division by zero here).
+  const total = (k: string, milli: boolean) => {
+    const a = milli ? milliValue(alloc(k)) : value(alloc(k));
+    const r = reqs.get(k) ?? ZERO;
+    const l = limits.get(k) ?? ZERO;
+    const f = (q: Quantity) => (a === 0 ? "0" : pct(milli ? milliValue(q) : value(q), a));
+    w.write(1, `${k}\t${formatQuantity(r)} (${f(r)}%)\t${formatQuantity(l)} (${f(l)}%)\n`);
+  };
+  total("cpu", true);
+  total("memory", false);
+  total("ephemeral-storage", false);
+  const names = [...allocatable.keys()].sort();
+  for (const k of names) if (k.startsWith("hugepages-")) total(k, false);
+  // Extended resources (a GPU, say): requests and limits without percentages.
+  for (const k of names) {
+    if (k.startsWith("hugepages-") || ["cpu", "memory", "ephemeral-storage", "pods"].includes(k)) continue;
+    w.write(1, `${k}\t${formatQuantity(reqs.get(k) ?? ZERO)}\t${formatQuantity(limits.get(k) ?? ZERO)}\n`);
+  }
+}
+
+/** Go's int64(float64) conversion of a finite percentage (truncation toward zero). */
+function goInt64(x: number): string {
+  if (Number.isNaN(x) || !Number.isFinite(x)) return "-9223372036854775808";
+  return String(Math.trunc(x));
+}
+
+/** genericDescriber: the object's fields, walked in sorted order with smart labels. */
 function describeGeneric(w: PrefixWriter, o: Obj, info: ResourceInfo, src: DescribeSource): void {
   w.write(0, `Name:\t${o.metadata.name}\n`);
-  if (o.metadata.namespace) w.write(0, `Namespace:\t${o.metadata.namespace}\n`);
+  w.write(0, `Namespace:\t${o.metadata.namespace ?? ""}\n`);
   labelsMultiline(w, "Labels", o.metadata.labels);
   annotationsMultiline(w, "Annotations", o.metadata.annotations);
-  w.write(0, `API Version:\t${info.group ? info.group + "/" : ""}${info.version}\n`);
-  w.write(0, `Kind:\t${info.kind}\n`);
+  const skip = new Set([".metadata.managedFields", ".metadata.name", ".metadata.namespace", ".metadata.labels", ".metadata.annotations"]);
+  printUnstructuredContent(w, 0, { apiVersion: `${info.group ? info.group + "/" : ""}${info.version}`, kind: info.kind, ...o }, "", skip);
   describeEvents(w, eventsFor(src, o, info.kind), src.now);
+}
+
+function printUnstructuredContent(w: PrefixWriter, level: number, content: Obj, prefix: string, skip: Set<string>): void {
+  for (const field of Object.keys(content).sort(goLess)) {
+    const v = content[field];
+    const path = `${prefix}.${field}`;
+    if (skip.has(path) || v === undefined) continue;
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      w.write(level, `${smartLabelFor(field)}:\n`);
+      printUnstructuredContent(w, level + 1, v, path, skip);
+    } else if (Array.isArray(v)) {
+      w.write(level, `${smartLabelFor(field)}:\n`);
+      for (const child of v) {
+        if (child && typeof child === "object" && !Array.isArray(child)) printUnstructuredContent(w, level + 1, child, path, skip);
+        else w.write(level + 1, `${goValue(child)}\n`);
+      }
+    } else {
+      w.write(level, `${smartLabelFor(field)}:\t${goValue(v)}\n`);
+    }
+  }
+}
+
+/** sort.Strings order (bytes, not locale). */
+function goLess(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** fmt's %v of a JSON-decoded value (float64 numbers print as %g: 1e+06 from a million on). */
+function goValue(v: unknown): string {
+  if (v === null) return "<nil>";
+  if (typeof v === "number") {
+    if (Number.isInteger(v) && Math.abs(v) < 1e21) {
+      if (Math.abs(v) < 1e6) return String(v);
+    }
+    const [m, e] = v.toExponential().split("e");
+    const exp = Number(e);
+    if (exp >= -4 && exp < 21 && Math.abs(v) < 1e6) return String(v);
+    return `${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  if (Array.isArray(v)) return `[${v.map(goValue).join(" ")}]`;
+  if (v && typeof v === "object") return `map[${Object.keys(v).sort(goLess).map((k) => `${k}:${goValue((v as Obj)[k])}`).join(" ")}]`;
+  return String(v);
+}
+
+/** smartLabelFor: "leaseDurationSeconds" -> "Lease Duration Seconds", "uid" -> "UID", "podCIDRs" -> "Pod CIDRs". */
+export function smartLabelFor(field: string): string {
+  if (/[^\p{L}-]/u.test(field)) return field;
+  const parts = camelSplit(field);
+  const merged: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    const next = parts[i + 1];
+    if (next !== undefined && part.length >= 2 && part === part.toUpperCase() && /^\p{Lu}/u.test(next)) {
+      merged.push(part + next);
+      i++;
+      continue;
+    }
+    merged.push(part);
+  }
+  return merged
+    .filter((p) => p !== "_")
+    .map((p) => (["API", "URL", "UID", "GUID"].includes(p.toUpperCase()) ? p.toUpperCase() : p === p.toLowerCase() ? p.charAt(0).toUpperCase() + p.slice(1) : p))
+    .join(" ");
+}
+
+/** fatih/camelcase.Split: runs of one character class, an upper run's last letter moved onto a following lower run. */
+function camelSplit(s: string): string[] {
+  const cls = (ch: string) => (/\p{Ll}/u.test(ch) ? 1 : /\p{Lu}/u.test(ch) ? 2 : /\p{N}/u.test(ch) ? 3 : 4);
+  const runs: string[][] = [];
+  let last = 0;
+  for (const ch of s) {
+    const c = cls(ch);
+    if (c === last) runs[runs.length - 1].push(ch);
+    else runs.push([ch]);
+    last = c;
+  }
+  for (let i = 0; i < runs.length - 1; i++) {
+    if (cls(runs[i][0]) === 2 && cls(runs[i + 1][0]) === 1) {
+      runs[i + 1].unshift(runs[i].pop()!);
+    }
+  }
+  return runs.filter((r) => r.length).map((r) => r.join(""));
 }
 
 const DESCRIBERS: Record<string, (w: PrefixWriter, o: Obj, src: DescribeSource) => void> = {

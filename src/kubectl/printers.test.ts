@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { smartLabelFor } from "./describe.js";
 import { humanDuration } from "./duration.js";
 import { wrap } from "./explain.js";
 import { executeJsonPath } from "./jsonpath.js";
@@ -58,5 +59,16 @@ describe("explain's word wrap (go-wordwrap)", () => {
     expect(wrap(10, "aaa bbb ccc ddd")).toBe("aaa bbb\nccc ddd");
     expect(wrap(5, "abcdefgh ij")).toBe("abcdefgh\nij");
     expect(wrap(20, "one\ntwo three\n")).toBe("one\ntwo three\n");
+  });
+});
+
+
+describe("the generic describer's field labels (smartLabelFor)", () => {
+  it("splits camel case, upper-cases acronyms and leaves other characters alone", () => {
+    const cases: Array<[string, string]> = [
+      ["apiVersion", "API Version"], ["uid", "UID"], ["podCIDRs", "Pod CIDRs"], ["leaseDurationSeconds", "Lease Duration Seconds"],
+      ["holderIdentity", "Holder Identity"], ["ipv4", "ipv4"], ["kind", "Kind"], ["HTTPServer", "HTTPServer"], ["resourceURL", "Resource URL"],
+    ];
+    for (const [field, label] of cases) expect([field, smartLabelFor(field)]).toEqual([field, label]);
   });
 });

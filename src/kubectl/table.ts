@@ -341,6 +341,10 @@ const TABLES: Record<string, TableDef> = {
     columns: [c("LAST SEEN"), c("TYPE"), c("REASON"), c("OBJECT"), c("SUBOBJECT", 1), c("SOURCE", 1), c("MESSAGE"), c("FIRST SEEN", 1), c("COUNT", 1), c("NAME", 1)],
     row: eventRow,
   },
+  Lease: {
+    columns: [c("NAME"), c("HOLDER"), c("AGE")],
+    row: (l, now) => [l.metadata.name, l.spec?.holderIdentity ?? "", age(l, now)],
+  },
   IPAddressPool: {
     columns: [c("NAME"), c("AUTO ASSIGN"), c("AVOID BUGGY IPS"), c("ADDRESSES")],
     row: (p) => [p.metadata.name, String(p.spec?.autoAssign ?? true), String(p.spec?.avoidBuggyIPs ?? false), p.spec?.addresses ? JSON.stringify(p.spec.addresses) : ""],

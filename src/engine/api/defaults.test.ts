@@ -188,3 +188,14 @@ describe("other kinds", () => {
     expect(d("IPAddressPool", { metadata: {}, spec: { addresses: ["10.0.0.0/24"] } }).spec).toEqual({ addresses: ["10.0.0.0/24"], autoAssign: true, avoidBuggyIPs: false });
   });
 });
+
+describe("Pod resource defaults (SetDefaults_Pod)", () => {
+  it("requests a container's limits where it requests nothing, in pods but not in templates", () => {
+    const c = () => ({ name: "c", image: "nginx", resources: { limits: { cpu: "500m", memory: "128Mi" }, requests: { cpu: "100m" } } });
+    const pod = d("Pod", { metadata: { name: "p", namespace: "default" }, spec: { containers: [c()], initContainers: [{ name: "i", image: "busybox", resources: { limits: { memory: "1Gi" } } }] } });
+    expect(pod.spec.containers[0].resources).toEqual({ limits: { cpu: "500m", memory: "128Mi" }, requests: { cpu: "100m", memory: "128Mi" } });
+    expect(pod.spec.initContainers[0].resources).toEqual({ limits: { memory: "1Gi" }, requests: { memory: "1Gi" } });
+    const deploy = d("Deployment", { metadata: { name: "d", namespace: "default" }, spec: { selector: { matchLabels: { a: "b" } }, template: { metadata: { labels: { a: "b" } }, spec: { containers: [c()] } } } });
+    expect(deploy.spec.template.spec.containers[0].resources.requests).toEqual({ cpu: "100m" });
+  });
+});

@@ -56,6 +56,13 @@ function defaultContainer(c: unknown, hostNetwork: boolean, isPod: boolean): voi
   setIfUnset(c, "terminationMessagePath", "/dev/termination-log");
   setIfUnset(c, "terminationMessagePolicy", "File");
   if (c.resources === undefined || c.resources === null) c.resources = {};
+  // SetDefaults_Pod only: a container with limits but no request for a resource requests its limit.
+  if (isPod && isObj(c.resources) && isObj(c.resources.limits)) {
+    const limits = c.resources.limits;
+    const requests = isObj(c.resources.requests) ? c.resources.requests : {};
+    for (const k of Object.keys(limits)) if (!(k in requests)) requests[k] = limits[k];
+    if (Object.keys(requests).length) c.resources.requests = requests;
+  }
   if (Array.isArray(c.ports)) {
     for (const p of c.ports) {
       if (!isObj(p)) continue;

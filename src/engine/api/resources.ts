@@ -50,6 +50,7 @@ export const RESOURCES: readonly ResourceInfo[] = [
   r({ group: "apps", version: "v1", kind: "Deployment", resource: "deployments", singular: "deployment", shortNames: ["deploy"], namespaced: true, schema: T.Deployment, categories: ["all"], hasStatus: true, tracksGeneration: true }),
   r({ group: "apps", version: "v1", kind: "ReplicaSet", resource: "replicasets", singular: "replicaset", shortNames: ["rs"], namespaced: true, schema: T.ReplicaSet, categories: ["all"], hasStatus: true, tracksGeneration: true }),
   r({ group: "apps", version: "v1", kind: "StatefulSet", resource: "statefulsets", singular: "statefulset", shortNames: ["sts"], namespaced: true, schema: T.StatefulSet, categories: ["all"], hasStatus: true, tracksGeneration: true }),
+  r({ group: "coordination.k8s.io", version: "v1", kind: "Lease", resource: "leases", singular: "lease", namespaced: true, schema: T.Opaque }),
   r({ group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", resource: "endpointslices", singular: "endpointslice", namespaced: true, schema: T.EndpointSlice }),
   r({ group: "", version: "v1", kind: "Secret", resource: "secrets", singular: "secret", namespaced: true, schema: T.Opaque }),
   r({ group: "", version: "v1", kind: "ServiceAccount", resource: "serviceaccounts", singular: "serviceaccount", shortNames: ["sa"], namespaced: true, schema: T.Opaque }),
@@ -128,4 +129,5 @@ export const R = {
   serviceaccounts: lookupResource("", "serviceaccounts")!,
   secrets: lookupResource("", "secrets")!,
   l2advertisements: lookupResource("metallb.io", "l2advertisements")!,
+  leases: lookupResource("coordination.k8s.io", "leases")!,
 } as const;

@@ -22,7 +22,7 @@ import {
 } from "../api/status.js";
 import type { KObject, Service } from "../api/types.js";
 import { validateObject, validateUpdate } from "../api/validation/index.js";
-import { type Clock, rfc3339 } from "../clock.js";
+import { type Clock, rfc3339, rfc3339Micro } from "../clock.js";
 import { NAME_ALPHABET, type RandomStreams } from "../rng.js";
 import type { Store } from "../store/store.js";
 import { ClusterIPAllocator, NodePortAllocator } from "./allocators.js";
@@ -139,7 +139,33 @@ export class ApiServer {
     const ns = this.checkNamespace(info, namespace);
     const obj = this.store.get(key(info), ns, name);
     if (!obj) throw notFound(info.resource, info.group, name);
-    return withTypeMeta(info, obj);
+    return info === R.leases ? this.presentLease(withTypeMeta(info, obj)) : withTypeMeta(info, obj);
+  }
+
+  /**
+   * A lease held by a running component reads as renewed at its holder's latest renewal: node
+   * leases every 10 s (a quarter of their 40 s), leader-election leases every 2 s (the retry
+   * period), the apiserver's identity lease every 10 s. A renewal changes nothing else a reader
+   * can act on, so they are not written (a real cluster writes each one, bumping resourceVersion).
+   */
+  presentLease(lease: KObject): KObject {
+    const spec = lease.spec as { holderIdentity?: string; renewTime?: string } | undefined;
+    const base = Date.parse(spec?.renewTime ?? "");
+    if (!spec?.holderIdentity || Number.isNaN(base)) return lease;
+    const ns = lease.metadata.namespace;
+    const name = lease.metadata.name!;
+    let period = 0;
+    if (ns === "kube-node-lease") {
+      const node = this.store.get(key(R.nodes), undefined, name) as { status?: { conditions?: Array<{ type: string; status: string }> } } | undefined;
+      if (spec.holderIdentity === name && node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) period = 10_000;
+    } else if (ns === "kube-system") {
+      if (name === "kube-controller-manager" || name === "kube-scheduler") period = 2_000;
+      else if (name.startsWith("apiserver-") && spec.holderIdentity.startsWith(`${name}_`)) period = 10_000;
+    }
+    const now = this.clock.now();
+    if (!period || now <= base) return lease;
+    const renewed = base + Math.floor((now - base) / period) * period;
+    return { ...lease, spec: { ...spec, renewTime: rfc3339Micro(renewed) } } as KObject;
   }
 
   /** The stored object itself (read-only), or undefined: for controllers and printers. */
@@ -155,7 +181,7 @@ export class ApiServer {
     for (const o of this.store.list(key(info), info.namespaced ? namespace : undefined)) {
       if (labelSel && !labelSel.matches(o.metadata.labels ?? {})) continue;
       if (fieldSel && !matchesFields(info.kind, o, fieldSel)) continue;
-      items.push(withTypeMeta(info, o));
+      items.push(info === R.leases ? this.presentLease(withTypeMeta(info, o)) : withTypeMeta(info, o));
     }
     return { items, resourceVersion: String(this.store.revision()) };
   }
