@@ -88,10 +88,18 @@ function parsePath(src: string): Step[] {
 }
 
 function parseFilter(expr: string): Step {
-  const m = /^(.*?)\s*(==|!=|<=|>=|<|>)\s*(.*)$/.exec(expr.trim());
+  // jsonpath's parseFilter: left, an operator run and a non-empty right; anything else is one
+  // path (so "@.a==" fails as a path does, on its '=').
+  const m = /^([^!<>=]+)([!<>=]+)(.+?)$/s.exec(expr);
   if (!m) return { t: "filter", path: parsePath(expr) };
   const lhs = parsePath(m[1]);
   const r = m[3].trim();
+  // The right side is parsed as an action too: an operator character left over ("@.a==" splits
+  // as "=" and "=") is a character no action can start with.
+  if (/^[!<>=]/.test(r)) throw new JsonPathError(`unrecognized character in action: ${goRune(r[0])}`);
+  // Go reports an unknown operator only when the filter runs; the template error it prints
+  // then is not reproduced.
+  if (!["==", "!=", "<", ">", "<=", ">="].includes(m[2])) throw new JsonPathError(`unrecognized filter operator ${m[2]}`);
   if (r.startsWith("@") || r.startsWith("$")) return { t: "filter", path: lhs, op: m[2], rhsPath: parsePath(r) };
   let value: Any = r;
   if (/^'.*'$|^".*"$/.test(r)) value = r.slice(1, -1);

@@ -220,6 +220,10 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
       ["delete", "svc", "bad", "--dry-run=server"],
       ["delete", "svc", "bad", "--dry-run=client"],
       ["get", "pods", "-o", "jsonpath={.items[0"],
+      ["get", "svc", "-o", "jsonpath={.items[?(@.metadata.name==)].metadata.name}"],
+      ["get", "svc", "-o", "jsonpath={.items[?(@.metadata.name)].metadata.name}"],
+      ["get", "svc", "-o", 'jsonpath={.items[?( @.metadata.name == "bad" )].spec.ports[0].port}'],
+      ["get", "svc", "-o", "jsonpath={.items[?(@.spec.ports[0].port>=80)].metadata.name}"],
     ];
     for (const c of cases) await same(c);
     expect((await same(["get", "svc", "bad", "-o", "jsonpath={.spec.type}"])).stdout).toBe("ClusterIP");
