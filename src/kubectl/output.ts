@@ -9,6 +9,7 @@
 import { Document, type Scalar, visit } from "yaml";
 import type { z } from "zod";
 import type { ResourceInfo } from "../engine/api/resources.js";
+import { executeGoTemplate, fmtValue, type GoFunc, GoNum, goQuote, GoTemplateError, GoTemplateExecError, type GoValue, parseGoTemplate, type Template } from "./gotemplate.js";
 
 function sortKeys(v: unknown, order?: (a: string, b: string) => number): unknown {
   if (Array.isArray(v)) return v.map((x) => sortKeys(x, order));
@@ -122,4 +123,135 @@ export function resourceName(info: ResourceInfo, name: string): string {
 /** The List kubectl builds around several objects for -o yaml/json/jsonpath. */
 export function asList(items: unknown[]): Record<string, unknown> {
   return { apiVersion: "v1", items, kind: "List", metadata: { resourceVersion: "" } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// -o go-template (k8s.io/cli-runtime/pkg/printers/template.go)
+
+/** kubectl's functions beside text/template's builtins: exists and base64decode. */
+export const KUBECTL_TEMPLATE_FUNCS: Record<string, GoFunc> = {
+  // exists: whether the item has an element at each of these indexes in turn.
+  exists: {
+    fn: (item: GoValue, ...indices: GoValue[]) => {
+      let v = item;
+      for (const i of indices) {
+        if (v === null) return false;
+        if (typeof v === "string" || Array.isArray(v)) {
+          const len = typeof v === "string" ? new TextEncoder().encode(v).length : v.length;
+          const x = typeof i === "number" && Number.isInteger(i) ? i : i instanceof GoNum && i.type !== "float64" ? i.v : undefined;
+          if (x === undefined || x < 0 || x >= len) return false;
+          v = typeof v === "string" ? new GoNum("uint8", new TextEncoder().encode(v)[x]) : v[x];
+        } else if (v && typeof v === "object" && !(v instanceof GoNum)) {
+          if (i !== undefined && i !== null && typeof i !== "string") return false;
+          if (typeof i !== "string" || !Object.prototype.hasOwnProperty.call(v, i)) return false;
+          v = v[i];
+        } else return false;
+      }
+      return true;
+    },
+    params: ["any"],
+    variadic: "any",
+  },
+  base64decode: { fn: (s: string) => base64decode(s), params: ["string"] },
+};
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/** base64.StdEncoding.DecodeString, with its "illegal base64 data at input byte N". */
+function base64decode(s: string): string {
+  const bytes: number[] = [];
+  const fail = (at: number): never => {
+    throw new Error(`base64 decode failed: illegal base64 data at input byte ${at}`);
+  };
+  let i = 0;
+  const nextChar = (): number => {
+    while (i < s.length && (s[i] === "\n" || s[i] === "\r")) i++;
+    return i < s.length ? i++ : -1;
+  };
+  for (;;) {
+    const quantum: number[] = [];
+    let start = -1;
+    let padded = false;
+    for (let j = 0; j < 4; j++) {
+      const at = nextChar();
+      if (at < 0) {
+        if (j === 0) return new TextDecoder().decode(new Uint8Array(bytes));
+        fail(start < 0 ? at : start);
+      }
+      if (start < 0) start = at;
+      if (s[at] === "=") {
+        // Padding: only in the last two places of the last quantum, "==" or "=".
+        if (j < 2) fail(at);
+        if (j === 2) {
+          const at2 = nextChar();
+          if (at2 < 0) fail(s.length);
+          if (s[at2] !== "=") fail(at2);
+        }
+        const rest = nextChar();
+        if (rest >= 0) fail(rest);
+        padded = true;
+        break;
+      }
+      const d = B64.indexOf(s[at]);
+      if (d < 0) fail(at);
+      quantum.push(d);
+    }
+    const n = quantum.length;
+    const v = (quantum[0] << 18) | ((quantum[1] ?? 0) << 12) | ((quantum[2] ?? 0) << 6) | (quantum[3] ?? 0);
+    bytes.push((v >> 16) & 0xff);
+    if (n > 2) bytes.push((v >> 8) & 0xff);
+    if (n > 3) bytes.push(v & 0xff);
+    if (padded) return new TextDecoder().decode(new Uint8Array(bytes));
+  }
+}
+
+/** json.Marshal's compact text: HTML-sensitive characters escaped as Go escapes them. */
+export function goCompactJson(obj: unknown): string {
+  return JSON.stringify(obj).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** A template executed by kubectl's GoTemplatePrinter: what it writes to stdout, and its error. */
+export interface TemplateResult {
+  out: string;
+  error?: string;
+}
+
+/**
+ * kubectl's go-template printer: parses as printers.NewGoTemplatePrinter does ("error parsing
+ * template ..." when not), then executes over the object's JSON form. On an execution error it
+ * writes, as kubectl does, what the template printed so far and a debugging block to stdout, and
+ * reports `error executing template "..."`.
+ */
+export class GoTemplatePrinter {
+  private readonly template: Template;
+
+  constructor(
+    readonly text: string,
+    private readonly allowMissingKeys = true,
+  ) {
+    try {
+      this.template = parseGoTemplate(text, KUBECTL_TEMPLATE_FUNCS);
+    } catch (e) {
+      if (e instanceof GoTemplateError) throw new GoTemplateError(`error parsing template ${text}, ${e.message}`);
+      throw e;
+    }
+  }
+
+  /** `raw` is json.Marshal of what kubectl holds (sorted keys for the server's unstructured objects). */
+  print(obj: unknown, raw: string = goCompactJson(sortKeys(obj))): TemplateResult {
+    // kubectl hands the template the object decoded from its JSON: no undefined fields.
+    const data = JSON.parse(JSON.stringify(obj)) as GoValue;
+    try {
+      return { out: executeGoTemplate(this.template, data, { missingKeyError: !this.allowMissingKeys }) };
+    } catch (e) {
+      if (!(e instanceof GoTemplateExecError)) throw e;
+      const out =
+        e.output +
+        `Error executing template: ${e.message}. Printing more information for debugging the template:\n` +
+        `\ttemplate was:\n\t\t${this.text}\n` +
+        `\traw data was:\n\t\t${raw}\n` +
+        `\tobject given to template engine was:\n\t\t${fmtValue(data, "v")}\n\n`;
+      return { out, error: `error executing template ${goQuote(this.text)}: ${e.message}` };
+    }
+  }
 }
