@@ -239,6 +239,53 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     await same(["get", "configmap", "tricky", "-o", "json"]);
   });
 
+  it("-o go-template / template / go-template-file / --template: Go's text/template over the object, errors and all", { timeout: 180_000 }, async () => {
+    expect((await kubectl(["create", "deployment", "tpl", "--image=httpd", "--replicas=2"])).code).toBe(0);
+    expect((await kubectl(["expose", "deployment", "tpl", "--port=80", "--target-port=8080"])).code).toBe(0);
+    expect((await kubectl(["label", "svc", "tpl", "app.kubernetes.io/name=tpl", "tier=web"])).code).toBe(0);
+    expect((await kubectl(["create", "configmap", "tplcm", "--from-literal=b64=czNjcjN0", "--from-literal=bad=czNjc!"])).code).toBe(0);
+    const gt = (t: string) => `go-template=${t}`;
+    const cases = [
+      ["get", "svc", "tpl", "-o", gt("{{.metadata.name}} {{.spec.type}} {{.spec.sessionAffinity}}")],
+      ["get", "svc", "-o", gt('{{range .items}}{{.metadata.name}}{{"\n"}}{{end}}')],
+      ["get", "svc", "tpl", "-o", gt("{{.spec.ports}} {{.metadata.labels}} {{.status}}")],
+      ["get", "svc", "tpl", "-o", "template={{.kind}}/{{.metadata.name}}"],
+      ["get", "svc", "tpl", "--template={{.apiVersion}}"],
+      ["get", "svc", "-o", gt("{{.kind}} {{len .items}} {{.metadata}}")],
+      ["get", "pods", "-l", "app=tpl", "-o", gt('{{range .items}}{{.metadata.labels.app}}:{{range .spec.containers}} {{.name}}={{.image}}{{range .ports}}{{.containerPort}}{{end}}{{end}}{{"\n"}}{{end}}')],
+      ["get", "svc", "tpl", "-o", gt("{{range $k, $v := .metadata.labels}}{{$k}}={{$v}};{{end}}")],
+      ["get", "svc", "tpl", "-o", gt('{{range $i, $p := .spec.ports}}{{printf "%d: %d->%v %T %5s|%-4s|%q" $i $p.port $p.targetPort $p.port $p.protocol $p.protocol $p.protocol}}{{end}}')],
+      ["get", "svc", "tpl", "-o", gt('{{printf "%s" (index .spec.ports 0).port}} {{printf "%d"}} {{printf "%x" 255}}')],
+      ["get", "svc", "tpl", "-o", gt('{{index .metadata.labels "app.kubernetes.io/name"}} {{index .metadata.labels "nope"}} {{exists .metadata.labels "tier"}}')],
+      ["get", "svc", "tpl", "-o", gt('{{if eq .spec.type "NodePort" "ClusterIP"}}{{.spec.clusterIP | printf "ip=%s"}}{{else}}other{{end}}')],
+      ["get", "svc", "tpl", "-o", gt("{{with .spec.externalIPs}}{{.}}{{else}}none{{end}} {{if .spec.ports}}ports{{end}} {{- /* trimmed */ -}} !")],
+      ["get", "deploy", "tpl", "-o", gt("{{.spec.replicas}} {{gt .spec.replicas 1}} {{and .spec.replicas .metadata.name}} {{.spec.nope}} {{.spec.nope.deeper}}")],
+      ["get", "svc", "tpl", "-o", gt("{{.spec.nope}}"), "--allow-missing-template-keys=false"],
+      ["get", "svc", "-o", gt("{{range .items}}{{.metadata.name}} {{.spec.nope}}{{end}}"), "--allow-missing-template-keys=false"],
+      ["get", "svc", "tpl", "-o", gt("{{index .spec.ports 5}}")],
+      ["get", "svc", "tpl", "-o", gt("{{.metadata.name}")],
+      ["get", "svc", "tpl", "-o", gt("{{.metadata.name }")],
+      ["get", "svc", "tpl", "-o", gt("{{if .kind}}x")],
+      ["get", "svc", "tpl", "-o", gt("{{upper .kind}}")],
+      ["get", "svc", "tpl", "-o", "go-template"],
+      ["get", "svc", "tpl", "-o", "go-template-file=/nonexistent/t.tpl"],
+      ["get", "configmap", "tplcm", "-o", gt("{{base64decode .data.b64}}")],
+      ["get", "configmap", "tplcm", "-o", gt("{{base64decode .data.bad}}")],
+      ["get", "svc", "tpl", "nope", "-o", gt("{{.metadata.name}}")],
+    ];
+    for (const c of cases) await same(c);
+    expect((await same(["get", "svc", "tpl", "-o", gt('{{index .metadata.labels "app.kubernetes.io/name"}}')])).stdout).toBe("tpl");
+    expect((await same(["get", "configmap", "tplcm", "-o", gt("{{base64decode .data.b64}}")])).stdout).toBe("s3cr3t");
+    // A template file at the same path on both sides.
+    const file = join(dir, "svc.tpl");
+    const text = '{{range .items}}{{.metadata.name}}\t{{range .spec.ports}}{{.port}}/{{.protocol}} {{end}}\n{{end}}';
+    writeFileSync(file, text);
+    expect((await terminal(`mkdir -p ${dir} && printf '%s' '${text}' > ${file}`)).code).toBe(0);
+    await same(["get", "svc", "-o", `go-template-file=${file}`]);
+    await same(["get", "svc", "-o", `templatefile=${file}`]);
+    await same(["get", "svc", "-o", "go-template-file", `--template=${file}`]);
+  });
+
   it("explain reads the OpenAPI document as the terminal's explain does: fields, types, required, recursive", { timeout: 120_000 }, async () => {
     for (const path of ["svc", "svc.spec", "svc.spec.ports", "svc.spec.type", "deploy.spec", "deploy.spec.template.spec.containers", "endpointslices.endpoints", "pods.spec.containers.ports.containerPort", "cm"]) {
       const r = await same(["explain", path]);

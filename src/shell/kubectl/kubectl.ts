@@ -10,7 +10,8 @@ import type { KObject, Pod } from "../../engine/api/types.js";
 import { rfc3339 } from "../../engine/clock.js";
 import { describe } from "../../kubectl/describe.js";
 import { executeJsonPath, JsonPathError, jsonPathText, selectValues } from "../../kubectl/jsonpath.js";
-import { asList, toJson, toTypedJson, toYaml } from "../../kubectl/output.js";
+import { asList, goCompactJson, GoTemplatePrinter, type TemplateResult, toJson, toTypedJson, toYaml } from "../../kubectl/output.js";
+import { GoTemplateError } from "../../kubectl/gotemplate.js";
 import { DESCRIBE_TABWRITER, TABLE_TABWRITER, TabwriterStream, tabwrite } from "../../kubectl/tabwriter.js";
 import { tableCells, tableText } from "../../kubectl/table.js";
 import { explain, ExplainError } from "../../kubectl/explain.js";
@@ -34,6 +35,8 @@ const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 class Out {
   stdout = "";
   stderr = "";
+  /** -o go-template-file / templatefile: the files named on the command line, read before it runs (undefined: unreadable). */
+  templateFiles = new Map<string, string | undefined>();
   out(s: string): void {
     this.stdout += s;
   }
@@ -118,7 +121,30 @@ const VERBS: Record<string, (args: string[], ctx: KubectlContext, o: Out) => Pro
   },
 };
 
+/**
+ * Reads the template files a command line names (-o go-template-file=PATH, -o templatefile=PATH,
+ * --template PATH) before the command runs: the printers are synchronous.
+ */
+async function readTemplateFiles(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
+  const paths = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const m = /(?:^|=)(?:go-template-file|templatefile)=(.*)$/s.exec(argv[i]) ?? /^(?:-o|--output)?(?:go-template-file|templatefile)=(.*)$/s.exec(argv[i]);
+    if (m) paths.add(m[1]);
+    if (argv[i] === "--template" && i + 1 < argv.length) paths.add(argv[i + 1]);
+    else if (argv[i].startsWith("--template=")) paths.add(argv[i].slice("--template=".length));
+  }
+  for (const path of paths) {
+    if (!path || o.templateFiles.has(path)) continue;
+    try {
+      o.templateFiles.set(path, await ctx.readFile(path));
+    } catch {
+      o.templateFiles.set(path, undefined);
+    }
+  }
+}
+
 async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
+  await readTemplateFiles(argv, ctx, o);
   // Global flags may come before the verb (kubectl -n kube-system get pods).
   const pre: string[] = [];
   let i = 0;
@@ -197,12 +223,72 @@ function stripForOutput(obj: KObject, p: Parsed): KObject {
 // ---------------------------------------------------------------------------------------------
 // Printing objects with -o
 
-function printObjects(objs: { info: ResourceInfo; obj: KObject }[], p: Parsed, o: Out, single: boolean): boolean {
+const TEMPLATE_FORMATS = ["go-template", "go-template-file", "template", "templatefile"];
+
+/** A go-template printer's execution error: kubectl reports it after what the printer wrote. */
+class TemplateExecError extends KubectlError {}
+
+/**
+ * The -o format, as kubectl's PrintFlags take it: --template without -o means go-template; a
+ * jsonpath format takes its template from --template too.
+ */
+function outputFormat(p: Parsed): string | undefined {
   const fmt = str(p, "output");
+  const tpl = str(p, "template");
+  if (!fmt && tpl) return "go-template";
+  if (fmt && tpl && /^(jsonpath|jsonpath-as-json)$/.test(fmt)) return `${fmt}=${tpl}`;
+  return fmt;
+}
+
+/**
+ * GoTemplatePrintFlags.ToPrinter: the go-template printer for -o go-template=..., -o
+ * template=..., -o go-template-file=PATH, -o templatefile=PATH, or one of those formats with
+ * --template; undefined when the format is another printer's. Errors as kubectl words them.
+ */
+function goTemplatePrinter(p: Parsed, o: Out): GoTemplatePrinter | undefined {
+  let fmt = outputFormat(p);
+  if (!fmt) return undefined;
+  let text = str(p, "template") ?? "";
+  if (!text) {
+    const f = TEMPLATE_FORMATS.find((f) => fmt!.startsWith(f + "="));
+    if (f) {
+      text = fmt.slice(f.length + 1);
+      fmt = f;
+    }
+  }
+  if (!TEMPLATE_FORMATS.includes(fmt)) return undefined;
+  if (!text) throw new KubectlError("template format specified but no template given");
+  if (fmt === "go-template-file" || fmt === "templatefile") {
+    const content = o.templateFiles.get(text);
+    if (content === undefined) throw new KubectlError(`error reading --template ${text}, open ${text}: no such file or directory`);
+    text = content;
+  }
+  try {
+    return new GoTemplatePrinter(text, p.flags.get("allow-missing-template-keys") !== false);
+  } catch (e) {
+    if (e instanceof GoTemplateError) throw new KubectlError(e.message);
+    throw e;
+  }
+}
+
+/** Writes a template's output; an execution error is thrown after it, as kubectl returns it. */
+function templateOut(r: TemplateResult, o: Out, wrap = (e: string) => e): void {
+  o.out(r.out);
+  if (r.error) throw new TemplateExecError(wrap(r.error));
+}
+
+/**
+ * Prints objects with -o (false: the format is a table's). `raw` is the JSON kubectl would have
+ * marshalled, for a go-template's debugging output (a typed object's is in struct order).
+ */
+function printObjects(objs: { info: ResourceInfo; obj: KObject }[], p: Parsed, o: Out, single: boolean, raw?: (data: unknown) => string): boolean {
+  const fmt = outputFormat(p);
   if (!fmt || fmt === "wide") return false;
   const items = objs.map((x) => stripForOutput(x.obj, p));
   const data = single && items.length === 1 ? items[0] : asList(items);
-  if (fmt === "yaml") o.out(toYaml(data));
+  const tpl = goTemplatePrinter(p, o);
+  if (tpl) templateOut(tpl.print(data, raw?.(data)), o);
+  else if (fmt === "yaml") o.out(toYaml(data));
   else if (fmt === "json") o.out(toJson(data));
   else if (fmt === "name") for (const x of objs) o.out(`${objRef(x.info, x.obj.metadata.name!)}\n`);
   else if (fmt.startsWith("jsonpath=") || fmt.startsWith("jsonpath-as-json=")) {
@@ -238,7 +324,9 @@ function printResult(info: ResourceInfo, obj: KObject, p: Parsed, o: Out, verb: 
     o.out(toTypedJson(info.schema, stripForOutput(obj, p)));
     return;
   }
-  if (printObjects([{ info, obj }], p, o, true)) return;
+  // What kubectl built itself is a typed object: a template's debugging output has its JSON in struct order.
+  const raw = dry === "client" ? (data: unknown) => goCompactJson(JSON.parse(toTypedJson(info.schema, data))) : undefined;
+  if (printObjects([{ info, obj }], p, o, true, raw)) return;
   const suffix = dry === "client" ? " (dry run)" : dry === "server" ? " (server dry run)" : "";
   o.out(`${objRef(info, obj.metadata.name!)} ${verb}${suffix}\n`);
 }
@@ -320,7 +408,16 @@ function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
     });
   }
   const single = byName && found.length === 1 && groups.length === 1 && groups[0].names.length === 1;
-  if (!printObjects(found, p, o, single)) {
+  let printed: boolean;
+  try {
+    printed = printObjects(found, p, o, single);
+  } catch (e) {
+    // kubectl prints the objects it got, then reports every error.
+    if (!(e instanceof TemplateExecError)) throw e;
+    errors.push(`error: ${e.message}`);
+    printed = true;
+  }
+  if (!printed) {
     const now = ctx.cluster.now();
     let first = true;
     for (const g of groups) {
@@ -367,13 +464,31 @@ function getWatch(p: Parsed, groups: { info: ResourceInfo; names: string[] }[], 
   if (new Set(groups.map((g) => g.info)).size > 1) throw new KubectlError("watch is only supported on individual resources and resource collections - more than 1 resource was found");
   const { info, names } = groups[0];
   const objs = names.length ? names.map((n) => get(ctx, info, ns, n)) : list(ctx, info, all ? undefined : ns, p);
-  const fmt = str(p, "output");
+  const fmt = outputFormat(p);
   const events = bool(p, "output-watch-events");
   const writer = new TabwriterStream(TABLE_TABWRITER);
+  const tpl = goTemplatePrinter(p, o);
   let headerDone = bool(p, "no-headers");
   let printed = 0;
   const print = (type: string, objList: readonly KObject[]) => {
     if (!objList.length) return;
+    if (tpl) {
+      // Each object (or metav1.WatchEvent: type, then object) through the template, into the
+      // table's tabwriter, flushed after the list and after each event.
+      let text = "";
+      for (const obj of objList) {
+        const o1 = stripForOutput(obj, p);
+        const item = events ? { type, object: o1 } : o1;
+        const r = tpl.print(item, events ? `{"type":${JSON.stringify(type)},"object":${goCompactJson(sortDeep(o1))}}` : undefined);
+        text += r.out;
+        if (r.error) {
+          o.out(writer.flush(text));
+          throw new TemplateExecError(`unable to output the provided object: ${r.error}`);
+        }
+      }
+      o.out(writer.flush(text));
+      return;
+    }
     if (fmt && fmt !== "wide") {
       for (const obj of objList) {
         if (fmt === "yaml" && printed++ > 0) o.out("---\n");
