@@ -5,10 +5,10 @@
 import type { Client, InStatement } from "@libsql/client";
 import { notFound } from "../engine/api/status.js";
 import type { HistorySink } from "../db/history.js";
-import { ClusterCore, type ClusterState, type ClusterView, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
+import { ClusterCore, type ClusterState, type ClusterView, type Delta, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
 import type { ClusterHost, CreateInit } from "./host.js";
 import type { Limits } from "./limits.js";
-import { DELETE_ALL_OBJECTS, DELETE_META, deltaStatements, SELECT_META, SELECT_OBJECTS } from "./rows.js";
+import { DELETE_ALL_OBJECTS, DELETE_META, groupStatements, SELECT_META, SELECT_OBJECTS } from "./rows.js";
 import { missingShell, type ExecResult, type ShellFactory } from "./shell.js";
 
 export interface NodeHostOptions {
@@ -100,10 +100,44 @@ export class NodeClusterHost implements ClusterHost {
     return { meta: String(m.rows[0].meta), objects: objs.rows.map((r) => [String(r.key), String(r.body)] as [string, string]) };
   }
 
+  /**
+   * Group commit: the deltas of every cluster that reaches persist while a commit is pending or
+   * running go to the database together, in one transaction, and each caller is answered when
+   * that transaction has committed (or failed: then every cluster in it drops its in-memory
+   * state, as a failed write of its own would). A class's simultaneous commands cost one
+   * transaction and a few multi-row statements instead of one of each per command.
+   */
+  private queued: Array<{ id: string; delta: Delta; done: () => void; fail: (e: unknown) => void }> = [];
+  private committing = false;
+
+  private commit(id: string, delta: Delta): Promise<void> {
+    return new Promise((done, fail) => {
+      this.queued.push({ id, delta, done, fail });
+      if (!this.committing) {
+        this.committing = true;
+        // After the I/O callbacks already due: requests that arrived together join this commit.
+        setImmediate(() => void this.commitQueued());
+      }
+    });
+  }
+
+  private async commitQueued(): Promise<void> {
+    while (this.queued.length) {
+      const group = this.queued.splice(0);
+      try {
+        await this.db.batch(groupStatements(group, this.now()) as InStatement[], "write");
+        for (const g of group) g.done();
+      } catch (e) {
+        for (const g of group) g.fail(e);
+      }
+    }
+    this.committing = false;
+  }
+
   /** Commits what changed, then tells live subscribers (never before the commit). */
   private async persist(id: string, s: Slot, core: ClusterCore): Promise<void> {
     const d = core.takeDeltaIfChanged();
-    if (d) await this.db.batch(deltaStatements(id, d, this.now()) as InStatement[], "write");
+    if (d) await this.commit(id, d);
     const msgs = core.takeMessages();
     for (const ev of core.takeK8sEvents()) {
       this.opts.history?.event({ ts: ev.ts, clusterId: id, tenantId: core.tenantId, type: "k8s-event", detail: ev });
@@ -129,7 +163,7 @@ export class NodeClusterHost implements ClusterHost {
       }
       // From the lab's template: write its rows; the engine starts on the first command.
       const { state, view } = instantiate(labTemplate(init.lab, now, this.shell), id, init.tenantId, now);
-      await this.db.batch(deltaStatements(id, fullDelta(state), now) as InStatement[], "write");
+      await this.commit(id, fullDelta(state));
       s.core = undefined;
       s.fresh = state;
       this.warmSoon(id);
