@@ -1,6 +1,7 @@
 // The in-process host: clusters live in this Node process, requests to one cluster run one at a
-// time (a promise chain per cluster), and every write is committed to libSQL (one transaction
-// per request: the changed object rows and the meta row) before the request is acknowledged.
+// time (a promise chain per cluster), and every write is committed to libSQL (the changed object
+// rows and the meta row; simultaneous writes of several clusters share one transaction, see
+// commit) before the request is acknowledged.
 // Idle clusters leave memory after `evictMs` and are rebuilt from their rows on the next call.
 import type { Client, InStatement } from "@libsql/client";
 import { notFound } from "../engine/api/status.js";
