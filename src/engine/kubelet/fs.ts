@@ -9,7 +9,12 @@ export interface FsEntry {
   kind: "file" | "dir";
 }
 
+/** An absolute path with no empty, "." or ".." segment and no trailing slash: already normal. */
+const NORMAL = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$/;
+
 function normalize(path: string): string {
+  // A web server's or probe's lookups repeat the same normal paths: skip the split and join.
+  if (NORMAL.test(path)) return path;
   const parts: string[] = [];
   for (const p of path.split("/")) {
     if (!p || p === ".") continue;
