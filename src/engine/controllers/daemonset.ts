@@ -9,6 +9,7 @@
 // Where the real controller iterates a Go map (rolling update candidates) this one walks nodes
 // in name order, so which node is replaced first is deterministic.
 
+import { cloneJSON } from "../util/clone.js";
 import { labelSelectorAsSelector, type Selector } from "../api/labels.js";
 import { R } from "../api/resources.js";
 import { isStatusError } from "../api/status.js";
@@ -85,7 +86,7 @@ export function daemonPodTolerations(spec: { tolerations?: Toleration[] | null; 
 /** util.ReplaceDaemonSetPodNodeNameNodeAffinity: pins the pod to `nodeName` for the scheduler. */
 export function replaceNodeNameAffinity(affinity: unknown, nodeName: string): Record<string, unknown> {
   const terms = [{ matchFields: [{ key: "metadata.name", operator: "In", values: [nodeName] }] }];
-  const aff = affinity && typeof affinity === "object" ? structuredClone(affinity as Record<string, unknown>) : {};
+  const aff = affinity && typeof affinity === "object" ? cloneJSON(affinity as Record<string, unknown>) : {};
   const na = (aff.nodeAffinity ?? {}) as Record<string, unknown>;
   const req = na.requiredDuringSchedulingIgnoredDuringExecution as Record<string, unknown> | undefined;
   if (req) req.nodeSelectorTerms = terms;
@@ -147,7 +148,7 @@ function daemonSetPatchJSON(ds: DaemonSet): string {
 
 /** getPatch: the template as a strategic merge patch that replaces it, as stored in revisions. */
 export function daemonSetPatch(ds: DaemonSet): Record<string, unknown> {
-  const template = structuredClone(ds.spec.template) as Record<string, unknown>;
+  const template = cloneJSON(ds.spec.template) as Record<string, unknown>;
   // Go marshals metav1.Time's zero value as null and never omits it.
   template.metadata = { creationTimestamp: null, ...((template.metadata as object) ?? {}) };
   template.$patch = "replace";
@@ -290,7 +291,7 @@ export class DaemonSetController implements Controller {
         if (matches) out.push(p);
         else if (!p.metadata.deletionTimestamp) this.release(p, ds);
       } else if (!ref && matches && !p.metadata.deletionTimestamp) {
-        const adopted = structuredClone(p) as Pod;
+        const adopted = cloneJSON(p) as Pod;
         adopted.metadata.ownerReferences = [...(adopted.metadata.ownerReferences ?? []), controllerRef(ds as KObject, R.daemonsets)];
         out.push(this.ctx.api.update(R.pods, p.metadata.namespace, p.metadata.name!, adopted) as Pod);
       }
@@ -299,7 +300,7 @@ export class DaemonSetController implements Controller {
   }
 
   private release(p: Pod, ds: DaemonSet): void {
-    const next = structuredClone(p) as Pod;
+    const next = cloneJSON(p) as Pod;
     next.metadata.ownerReferences = (next.metadata.ownerReferences ?? []).filter((r) => r.uid !== ds.metadata.uid);
     this.ctx.api.update(R.pods, p.metadata.namespace, p.metadata.name!, next);
   }
@@ -403,10 +404,10 @@ export class DaemonSetController implements Controller {
     if (creates.length) {
       const template = this.podTemplate(ds, hash, generation);
       for (const nodeName of creates) {
-        const spec = structuredClone(template.spec);
+        const spec = cloneJSON(template.spec);
         spec.affinity = replaceNodeNameAffinity(spec.affinity, nodeName);
         const body = {
-          metadata: { ...structuredClone(template.metadata), generateName: `${ds.metadata.name}-`, ownerReferences: [controllerRef(ds as KObject, R.daemonsets)] },
+          metadata: { ...cloneJSON(template.metadata), generateName: `${ds.metadata.name}-`, ownerReferences: [controllerRef(ds as KObject, R.daemonsets)] },
           spec,
         };
         try {
@@ -435,7 +436,7 @@ export class DaemonSetController implements Controller {
 
   /** util.CreatePodTemplate: the template with the daemon tolerations and the two hash labels. */
   private podTemplate(ds: DaemonSet, hash: string, generation: number | undefined): { metadata: Record<string, unknown>; spec: Pod["spec"] } {
-    const t = structuredClone(ds.spec.template);
+    const t = cloneJSON(ds.spec.template);
     const spec = t.spec;
     spec.tolerations = daemonPodTolerations(spec);
     const labels: Record<string, string> = { ...(t.metadata?.labels ?? {}) };
@@ -554,7 +555,7 @@ export class DaemonSetController implements Controller {
     const old: ControllerRevision[] = [];
     for (let h of this.controlledHistories(ds)) {
       if (h.metadata.labels?.[CONTROLLER_REVISION_HASH] === undefined) {
-        const next = structuredClone(h);
+        const next = cloneJSON(h);
         next.metadata.labels = { ...(next.metadata.labels ?? {}), [CONTROLLER_REVISION_HASH]: h.metadata.name! };
         h = this.ctx.api.update(R.controllerrevisions, ns, h.metadata.name!, next) as ControllerRevision;
       }
@@ -565,7 +566,7 @@ export class DaemonSetController implements Controller {
     if (current.length === 0) return this.snapshot(ds, currRevision);
     const cur = this.dedupCurHistories(ds, current);
     if (cur.revision < currRevision) {
-      return this.ctx.api.update(R.controllerrevisions, ns, cur.metadata.name!, { ...structuredClone(cur), revision: currRevision }) as ControllerRevision;
+      return this.ctx.api.update(R.controllerrevisions, ns, cur.metadata.name!, { ...cloneJSON(cur), revision: currRevision }) as ControllerRevision;
     }
     return cur;
   }

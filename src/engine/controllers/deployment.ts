@@ -4,6 +4,7 @@
 // scaling; revision numbers and history; status and conditions as `kubectl rollout status`
 // and `kubectl describe` read them.
 
+import { cloneJSON } from "../util/clone.js";
 import { R } from "../api/resources.js";
 import type { Deployment, KObject, Pod, PodTemplateSpec, ReplicaSet } from "../api/types.js";
 import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
@@ -127,7 +128,7 @@ export class DeploymentController implements Controller {
         continue;
       }
       if (rs.metadata.deletionTimestamp || !sel.matches(rs.metadata.labels ?? {})) continue;
-      const adopted = structuredClone(rs) as ReplicaSet;
+      const adopted = cloneJSON(rs) as ReplicaSet;
       adopted.metadata.ownerReferences = [...(adopted.metadata.ownerReferences ?? []), controllerRef(d as KObject, R.deployments)];
       out.push(this.api.update(R.replicasets, rs.metadata.namespace, rs.metadata.name!, adopted) as ReplicaSet);
     }
@@ -199,9 +200,9 @@ export class DeploymentController implements Controller {
     }
     if (!create) return { old };
     const hash = computeHash(d.spec.template, d.status?.collisionCount);
-    const template = structuredClone(d.spec.template);
+    const template = cloneJSON(d.spec.template);
     template.metadata = { ...(template.metadata ?? {}), labels: { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH]: hash } };
-    const selector = structuredClone(d.spec.selector ?? {});
+    const selector = cloneJSON(d.spec.selector ?? {});
     selector.matchLabels = { ...(selector.matchLabels ?? {}), [POD_TEMPLATE_HASH]: hash };
     const annotations: Record<string, string> = {};
     for (const [k, v] of Object.entries(d.metadata.annotations ?? {})) if (!SKIPPED_ANNOTATIONS.has(k)) annotations[k] = v;
@@ -230,7 +231,7 @@ export class DeploymentController implements Controller {
   private setDeploymentRevision(d: Deployment, revision: string): void {
     const cur = this.ctx.store.get(DEPLOYS, d.metadata.namespace, d.metadata.name!) as Deployment;
     if (cur.metadata.annotations?.[REVISION] === revision) return;
-    const next = structuredClone(cur);
+    const next = cloneJSON(cur);
     next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [REVISION]: revision };
     this.api.update(R.deployments, d.metadata.namespace, d.metadata.name!, next);
   }
@@ -432,7 +433,7 @@ export class DeploymentController implements Controller {
       availableReplicas: available,
       // calculateStatus: desired replicas of all ReplicaSets minus available ones, never below 0.
       unavailableReplicas: Math.max(0, sum((rs) => replicasOf(rs)) - available),
-      conditions: structuredClone(d.status?.conditions ?? []),
+      conditions: cloneJSON(d.status?.conditions ?? []),
     };
     if (d.status?.collisionCount) status.collisionCount = d.status.collisionCount;
     for (const k of ["replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"]) if (status[k] === 0) delete status[k];
@@ -480,7 +481,7 @@ export class DeploymentController implements Controller {
 
   private setProgressing(d: Deployment, st: string, reason: string, message: string): void {
     const cur = this.ctx.store.get(DEPLOYS, d.metadata.namespace, d.metadata.name!) as Deployment;
-    const conds = structuredClone(cur.status?.conditions ?? []);
+    const conds = cloneJSON(cur.status?.conditions ?? []);
     const now = rfc3339(this.ctx.clock.now());
     const i = conds.findIndex((c) => c.type === "Progressing");
     const prev = i >= 0 ? conds[i] : undefined;

@@ -7,6 +7,7 @@
 // partition, with ControllerRevisions whose names hash the revision's bytes as
 // history.HashControllerRevision does.
 
+import { cloneJSON } from "../util/clone.js";
 import { labelSelectorAsSelector, type Selector } from "../api/labels.js";
 import { R } from "../api/resources.js";
 import { isStatusError } from "../api/status.js";
@@ -51,7 +52,7 @@ const podRevision = (p: Pod) => p.metadata.labels?.[CONTROLLER_REVISION_HASH] ??
 
 /** The revision's data as getPatch writes it: spec.template with `$patch: replace`. */
 export function statefulSetPatch(template: PodTemplateSpec): Record<string, unknown> {
-  const t = structuredClone(template) as Record<string, unknown>;
+  const t = cloneJSON(template) as Record<string, unknown>;
   t.metadata = { creationTimestamp: null, ...((t.metadata as object) ?? {}) };
   t.$patch = "replace";
   return { spec: { template: t } };
@@ -66,7 +67,7 @@ export function hashControllerRevision(data: unknown, probe: number | undefined)
 
 /** The template a revision records (ApplyRevision applied to spec.template). */
 function revisionTemplate(rev: ControllerRevision): PodTemplateSpec {
-  const t = structuredClone((rev.data as { spec: { template: Record<string, unknown> } }).spec.template);
+  const t = cloneJSON((rev.data as { spec: { template: Record<string, unknown> } }).spec.template);
   delete t.$patch;
   const meta = t.metadata as Record<string, unknown> | undefined;
   if (meta && meta.creationTimestamp === null) delete meta.creationTimestamp;
@@ -162,12 +163,12 @@ export class StatefulSetController implements Controller {
       if (ref?.uid === set.metadata.uid) {
         if (matches) out.push(p);
         else if (!isTerminating(p)) {
-          const next = structuredClone(p) as Pod;
+          const next = cloneJSON(p) as Pod;
           next.metadata.ownerReferences = (next.metadata.ownerReferences ?? []).filter((r) => r.uid !== set.metadata.uid);
           this.ctx.api.update(R.pods, p.metadata.namespace, p.metadata.name!, next);
         }
       } else if (!ref && matches && !isTerminating(p) && !set.metadata.deletionTimestamp) {
-        const next = structuredClone(p) as Pod;
+        const next = cloneJSON(p) as Pod;
         next.metadata.ownerReferences = [...(next.metadata.ownerReferences ?? []), controllerRef(set as KObject, R.statefulsets)];
         out.push(this.ctx.api.update(R.pods, p.metadata.namespace, p.metadata.name!, next) as Pod);
       }
@@ -217,7 +218,7 @@ export class StatefulSetController implements Controller {
     } else if (equal.length) {
       // Rolling back to an earlier template: that revision becomes the newest.
       const e = equal[equal.length - 1];
-      update = this.ctx.api.update(R.controllerrevisions, ns, e.metadata.name!, { ...structuredClone(e), revision: candidate.revision }) as ControllerRevision;
+      update = this.ctx.api.update(R.controllerrevisions, ns, e.metadata.name!, { ...cloneJSON(e), revision: candidate.revision }) as ControllerRevision;
     } else {
       for (;;) {
         const name = `${set.metadata.name!.slice(0, 223)}-${hashControllerRevision(candidate.data, collisionCount)}`;
@@ -367,7 +368,7 @@ export class StatefulSetController implements Controller {
 
   /** UpdateStatefulPod with updateIdentity: puts the identity labels back. */
   private updateIdentity(set: StatefulSet, pod: Pod): void {
-    const next = structuredClone(pod) as Pod;
+    const next = cloneJSON(pod) as Pod;
     next.metadata.labels = sortedMap({ ...(next.metadata.labels ?? {}), [POD_NAME_LABEL]: pod.metadata.name!, [POD_INDEX_LABEL]: String(ordinalOf(pod)) });
     try {
       this.ctx.api.update(R.pods, pod.metadata.namespace, pod.metadata.name!, next);
@@ -402,7 +403,7 @@ export class StatefulSetController implements Controller {
     if (template.metadata?.annotations && Object.keys(template.metadata.annotations).length) metadata.annotations = template.metadata.annotations;
     if (template.metadata?.finalizers?.length) metadata.finalizers = template.metadata.finalizers;
     metadata.ownerReferences = [controllerRef(set as KObject, R.statefulsets)];
-    const spec = structuredClone(template.spec);
+    const spec = cloneJSON(template.spec);
     spec.hostname = name;
     if (set.spec.serviceName) spec.subdomain = set.spec.serviceName;
     // updateStorage: one volume per claim template, named after it, claiming `<claim>-<pod>`.
