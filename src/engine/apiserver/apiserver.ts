@@ -101,7 +101,9 @@ export class ApiServer {
   ) {
     const events = key(R.events);
     store.subscribe((ev) => {
-      if (ev.resource !== events || !this.eventOrder) return;
+      if (ev.resource !== events) return;
+      if (ev.type === "DELETED") this.forgetSimilar(ev.object);
+      if (!this.eventOrder) return;
       if (ev.old) this.eventOrder.delete(ev.old);
       if (ev.type !== "DELETED") this.eventOrder.add(ev.object);
     });
@@ -627,6 +629,23 @@ export class ApiServer {
       }
     }
     this.trimEvents();
+  }
+
+  /**
+   * A deleted event (trimmed, or deleted by a client) leaves the correlator: a repeat makes a new
+   * event either way, and the index then holds no more entries than the store holds events.
+   */
+  private forgetSimilar(event: KObject): void {
+    const e = event as KObject & { involvedObject?: { uid?: string }; message?: string };
+    const byMessage = this.similarEvents.get(e.involvedObject?.uid ?? "");
+    const similar = byMessage?.get(e.message ?? "");
+    if (!byMessage || !similar) return;
+    const i = similar.findIndex((x) => x.name === e.metadata.name && x.namespace === e.metadata.namespace);
+    if (i < 0) return;
+    similar.splice(i, 1);
+    this.similarCount--;
+    if (similar.length === 0) byMessage.delete(e.message ?? "");
+    if (byMessage.size === 0) this.similarEvents.delete(e.involvedObject?.uid ?? "");
   }
 
   /**

@@ -78,7 +78,12 @@ interface PodRuntime {
   containers: ContainerRuntime[];
   killStartedAt?: number;
   /** Conditions' last transition times, by type. */
-  transitions: Map<string, { status: string; at: number }>;
+  /**
+   * Conditions' last transitions as flat (type, status, at - sandboxAt) triples in first-seen
+   * order (offsets are small integers, not boxed numbers): a Map of four entry objects cost ~350
+   * bytes per pod.
+   */
+  transitions: (string | number)[];
   /** status.podIPs (not saved: made again after a restore). */
   podIPs?: { ip: string }[];
 }
@@ -217,7 +222,7 @@ export class Kubelet implements Controller {
       node: pod.spec.nodeName!,
       sandboxAt: now,
       containers: [],
-      transitions: new Map(),
+      transitions: [],
       podIPs: [{ ip }],
     };
     for (const c of pod.spec.containers) {
@@ -422,9 +427,15 @@ export class Kubelet implements Controller {
   }
 
   private transition(rt: PodRuntime, type: string, status: string, now: number): string {
-    const prev = rt.transitions.get(type);
-    if (!prev || prev.status !== status) rt.transitions.set(type, { status, at: now });
-    return rfc3339(rt.transitions.get(type)!.at);
+    const t = rt.transitions;
+    let i = 0;
+    while (i < t.length && t[i] !== type) i += 3;
+    if (i === t.length) t.push(type, status, now - rt.sandboxAt);
+    else if (t[i + 1] !== status) {
+      t[i + 1] = status;
+      t[i + 2] = now - rt.sandboxAt;
+    }
+    return rfc3339(rt.sandboxAt + (t[i + 2] as number));
   }
 
   /** A pod condition the kubelet owns, with its transition time (a method, not a closure per status). */
@@ -731,7 +742,7 @@ export class Kubelet implements Controller {
           node: rt.node,
           sandboxAt: rt.sandboxAt,
           killStartedAt: rt.killStartedAt,
-          transitions: [...rt.transitions.entries()],
+          transitions: transitionEntries(rt.transitions, rt.sandboxAt),
           containers: rt.containers.map(({ profile: _p, fs, logs, ...c }) => ({
             ...structuredClone(c),
             // As text: a template line is filled in on read.
@@ -763,7 +774,7 @@ export class Kubelet implements Controller {
         node: p.node,
         sandboxAt: p.sandboxAt,
         killStartedAt: p.killStartedAt,
-        transitions: new Map(p.transitions),
+        transitions: p.transitions.flatMap(([type, v]) => [type, v.status, v.at - p.sandboxAt]),
         containers: [],
         podIPs: [{ ip: p.ip }],
       };
@@ -858,6 +869,13 @@ function hostIPsOf(hostIP: string): { ip: string }[] {
     hostIPsByIP.set(hostIP, (v = [{ ip: hostIP }]));
   }
   return v;
+}
+
+/** The saved form of a pod's transitions: [type, { status, at }] in first-seen order. */
+function transitionEntries(t: (string | number)[], base: number): [string, { status: string; at: number }][] {
+  const out: [string, { status: string; at: number }][] = [];
+  for (let i = 0; i < t.length; i += 3) out.push([t[i] as string, { status: t[i + 1] as string, at: base + (t[i + 2] as number) }]);
+  return out;
 }
 
 function nodeIPOf(node: Node | undefined): string {
