@@ -60,7 +60,8 @@ interface ContainerRuntime {
   envRevision: number;
   pulled: boolean;
   pullMs: number;
-  logs: LogLine[];
+  /** Log lines, and blocks of an image's start-up lines (see logLines). */
+  logs: (LogLine | TemplateLogBlock)[];
   fs: ContainerFs;
   /** stdin is attached (kubectl run -it): a shell keeps running. */
   stdin: boolean;
@@ -221,11 +222,12 @@ export class Kubelet implements Controller {
       ip,
       node: pod.spec.nodeName!,
       sandboxAt: now,
-      containers: [],
+      containers: new Array<ContainerRuntime>(pod.spec.containers.length),
       transitions: [],
       podIPs: [{ ip }],
     };
-    for (const c of pod.spec.containers) {
+    for (let i = 0; i < pod.spec.containers.length; i++) {
+      const c = pod.spec.containers[i];
       const profile = imageProfile(c.image ?? "");
       const image = c.image ?? "";
       const present = node.images.has(image) && c.imagePullPolicy !== "Always";
@@ -247,7 +249,7 @@ export class Kubelet implements Controller {
         stdin: !!(c.stdin || c.tty),
         ready: false,
       };
-      rt.containers.push(container);
+      rt.containers[i] = container;
       const ref = this.containerRef(c.name);
       if (present) {
         this.event(pod, "Normal", "Pulled", `Container image "${image}" already present on machine`, ref);
@@ -313,7 +315,7 @@ export class Kubelet implements Controller {
       return c.probeAt;
     }
     // The process exits at once.
-    this.log(c, now, exit.logs, rt.ip);
+    this.log(c, now, [...exit.logs], rt.ip);
     c.state = "terminated";
     c.exitCode = exit.code;
     c.terminatedReason = exit.code === 0 ? "Completed" : "Error";
@@ -430,7 +432,11 @@ export class Kubelet implements Controller {
     const t = rt.transitions;
     let i = 0;
     while (i < t.length && t[i] !== type) i += 3;
-    if (i === t.length) t.push(type, status, now - rt.sandboxAt);
+    if (i === t.length) {
+      // A new type (four per pod, once): copied to an array of its exact size.
+      t.push(type, status, now - rt.sandboxAt);
+      rt.transitions = t.slice();
+    }
     else if (t[i + 1] !== status) {
       t[i + 1] = status;
       t[i + 2] = now - rt.sandboxAt;
@@ -445,20 +451,22 @@ export class Kubelet implements Controller {
   }
 
   private buildStatus(pod: Pod, rt: PodRuntime, now: number): Pod["status"] {
-    const statuses: ContainerStatus[] = [];
+    // Arrays made at their final size: a push onto [] reserves 16 slots, and statuses are stored.
+    const statuses = new Array<ContainerStatus>(rt.containers.length);
     const unready: string[] = [];
     let anyRunning = false;
     let allStarted = true;
     let allTerminated = true;
     let anyFailed = false;
-    for (const c of rt.containers) {
+    for (let i = 0; i < rt.containers.length; i++) {
+      const c = rt.containers[i];
       const ready = c.state === "running" && c.ready && rt.killStartedAt === undefined;
       if (!ready) unready.push(c.name);
       if (c.state === "running") anyRunning = true;
       if (c.startedAt === undefined) allStarted = false;
       if (c.state !== "terminated") allTerminated = false;
       if (c.state === "terminated" && (c.exitCode ?? 0) !== 0) anyFailed = true;
-      statuses.push(this.containerStatus(c, ready, now));
+      statuses[i] = this.containerStatus(c, ready, now);
     }
     const policy = pod.spec.restartPolicy ?? "Always";
     let phase = "Pending";
@@ -599,8 +607,8 @@ export class Kubelet implements Controller {
     const rt = this.runtimeOf(pod);
     const c = container ? rt?.containers.find((x) => x.name === container) : rt?.containers[0];
     if (!c) return undefined;
-    if (previous) return c.last ? c.logs.filter((l) => l.t <= c.last!.finishedAt) : undefined;
-    return c.startedAt === undefined ? [] : c.logs.filter((l) => l.t >= c.startedAt!);
+    if (previous) return c.last ? logLines(c.logs).filter((l) => l.t <= c.last!.finishedAt) : undefined;
+    return c.startedAt === undefined ? [] : logLines(c.logs).filter((l) => l.t >= c.startedAt!);
   }
 
   /** Appends to a container's log (the app answering requests, kube-proxy's start-up lines). */
@@ -712,7 +720,12 @@ export class Kubelet implements Controller {
   }
 
   private log(c: ContainerRuntime, t: number, lines: string[], ip: string): void {
-    for (const l of lines) c.logs.push(new TemplateLogLine(t, l, ip));
+    if (lines.length === 0) return;
+    // One block for the lines of one start (a few hundred bytes less per container than a line
+    // object each), made into lines when read.
+    const block = new TemplateLogBlock(t, lines, ip);
+    if (c.logs.length) c.logs.push(block);
+    else c.logs = [block];
   }
 
   private event(pod: Pod, type: "Normal" | "Warning", reason: string, message: string, fieldPath?: string): void {
@@ -746,7 +759,7 @@ export class Kubelet implements Controller {
           containers: rt.containers.map(({ profile: _p, fs, logs, ...c }) => ({
             ...structuredClone(c),
             // As text: a template line is filled in on read.
-            logs: logs.map((l) => ({ t: l.t, line: l.line })),
+            logs: logLines(logs).map((l) => ({ t: l.t, line: l.line })),
             fs: fs.save(),
           })),
         },
@@ -907,6 +920,25 @@ function baseName(p: string): string {
 /** `sh`, `bash`, `/bin/sh` alone: an interactive shell that ends without stdin. */
 function isBareShell(cmd: string[]): boolean {
   return cmd.length === 1 && /^(sh|bash|ash)$/.test(baseName(cmd[0]));
+}
+
+/** A container start's log lines from an image's templates, all at one time (see TemplateLogLine). */
+class TemplateLogBlock {
+  constructor(
+    readonly t: number,
+    readonly templates: readonly string[],
+    readonly ip: string,
+  ) {}
+}
+
+/** The lines of a container's log, blocks made into their lines. */
+function logLines(logs: readonly (LogLine | TemplateLogBlock)[]): LogLine[] {
+  const out: LogLine[] = [];
+  for (const l of logs) {
+    if (l instanceof TemplateLogBlock) for (const tpl of l.templates) out.push(new TemplateLogLine(l.t, tpl, l.ip));
+    else out.push(l);
+  }
+  return out;
 }
 
 /**
