@@ -187,6 +187,10 @@ export class DaemonSetController implements Controller {
 
   constructor(private readonly ctx: ControllerContext) {}
 
+  watches(resource: string): boolean {
+    return resource === DSS || resource === PODS || resource === REVISIONS || resource === NODES;
+  }
+
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     switch (ev.resource) {
       case DSS:
@@ -194,11 +198,12 @@ export class DaemonSetController implements Controller {
         return;
       case PODS:
       case REVISIONS: {
-        for (const o of [ev.object, ev.old]) {
-          const ref = o && getControllerOf(o);
-          if (ref?.kind === "DaemonSet") enqueue(`${o!.metadata.namespace}/${ref.name}`);
-        }
-        if (ev.resource === PODS && ev.type !== "DELETED" && !getControllerOf(ev.object)) this.enqueueAdopters(ev.object as Pod, enqueue);
+        // The object and its previous version (no array per event: most pod events are not ours).
+        const ref = getControllerOf(ev.object);
+        if (ref?.kind === "DaemonSet") enqueue(`${ev.object.metadata.namespace}/${ref.name}`);
+        const oldRef = ev.old && getControllerOf(ev.old);
+        if (oldRef?.kind === "DaemonSet") enqueue(`${ev.old!.metadata.namespace}/${oldRef.name}`);
+        if (ev.resource === PODS && ev.type !== "DELETED" && !ref) this.enqueueAdopters(ev.object as Pod, enqueue);
         return;
       }
       case NODES: {

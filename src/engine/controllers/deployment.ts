@@ -73,6 +73,10 @@ export class DeploymentController implements Controller {
   readonly name = "deployment";
   constructor(private readonly ctx: ControllerContext) {}
 
+  watches(resource: string): boolean {
+    return resource === DEPLOYS || resource === RSS || resource === PODS;
+  }
+
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === DEPLOYS) {
       enqueue(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`);

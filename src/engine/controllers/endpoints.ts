@@ -527,6 +527,10 @@ export class EndpointsController implements Controller {
     this.index = new ServiceMembership(ctx.store);
   }
 
+  watches(resource: string): boolean {
+    return resource === PODS || resource === SERVICES || resource === ENDPOINTS;
+  }
+
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === PODS || ev.resource === SERVICES) {
       this.index.observe(ev, enqueue);

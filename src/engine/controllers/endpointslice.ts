@@ -535,6 +535,10 @@ export class EndpointSliceController implements Controller {
     }
   }
 
+  watches(resource: string): boolean {
+    return resource === PODS || resource === SERVICES || resource === SLICES || resource === NODES;
+  }
+
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     switch (ev.resource) {
       case PODS:

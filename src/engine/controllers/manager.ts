@@ -23,6 +23,11 @@ export interface Controller {
   readonly name: string;
   /** Keys of this controller that a store change affects. */
   watch(ev: StoreEvent, enqueue: (key: string) => void): void;
+  /**
+   * Whether `watch` looks at events of this resource at all (asked once per resource; without
+   * it, every store event is passed). Most store writes are Events that few controllers read.
+   */
+  watches?(resource: string): boolean;
   reconcile(key: string): void;
   /** Every key, for the first pass after start or restore. */
   initialKeys?(): Iterable<string>;
@@ -43,6 +48,8 @@ export class ControllerManager {
   private readonly queues = new Map<Controller, Set<string>>();
   /** Each controller with its queue's add, made once: a store event allocates no closures. */
   private readonly watchers: { c: Controller; enqueue: (key: string) => void }[] = [];
+  /** The watchers of each resource, in the order controllers were added (made on first use). */
+  private readonly routes = new Map<string, { c: Controller; enqueue: (key: string) => void }[]>();
   private readonly timers: Timer[] = [];
   /** (controller, key, at) of pending timers: the same requeue is armed once. */
   private readonly armed = new Set<string>();
@@ -68,6 +75,7 @@ export class ControllerManager {
     const q = new Set<string>();
     this.queues.set(c, q);
     this.watchers.push({ c, enqueue: (k) => void q.add(k) });
+    this.routes.clear();
   }
 
   enqueue(c: Controller, key: string): void {
@@ -80,7 +88,12 @@ export class ControllerManager {
   }
 
   private onEvent(ev: StoreEvent): void {
-    for (const w of this.watchers) w.c.watch(ev, w.enqueue);
+    let route = this.routes.get(ev.resource);
+    if (!route) {
+      route = this.watchers.filter((w) => !w.c.watches || w.c.watches(ev.resource));
+      this.routes.set(ev.resource, route);
+    }
+    for (const w of route) w.c.watch(ev, w.enqueue);
   }
 
   requeueAt(controller: Controller, key: string, atMs: number): void {

@@ -231,6 +231,10 @@ export class MetalLBController implements Controller {
   // ---------------------------------------------------------------------------------------------
   // Watch
 
+  watches(resource: string): boolean {
+    return resource === POOLS || resource === L2ADVS || resource === SERVICES || resource === SLICES || resource === NODES || resource === PODS || resource === NAMESPACES;
+  }
+
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     switch (ev.resource) {
       case POOLS:

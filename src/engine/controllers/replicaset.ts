@@ -53,6 +53,10 @@ export class ReplicaSetController implements Controller {
     }
   }
 
+  watches(resource: string): boolean {
+    return resource === RSS || resource === PODS;
+  }
+
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === RSS) {
       enqueue(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`);

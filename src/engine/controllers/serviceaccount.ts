@@ -13,6 +13,10 @@ export class ServiceAccountController implements Controller {
   readonly name = "serviceaccount";
   constructor(private readonly ctx: ControllerContext) {}
 
+  watches(resource: string): boolean {
+    return resource === NAMESPACES || resource === SAS;
+  }
+
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === NAMESPACES && ev.type !== "DELETED") enqueue(ev.object.metadata.name!);
     else if (ev.resource === SAS && ev.type === "DELETED" && ev.object.metadata.name === "default") enqueue(ev.object.metadata.namespace!);

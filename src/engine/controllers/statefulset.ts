@@ -92,15 +92,20 @@ export class StatefulSetController implements Controller {
 
   constructor(private readonly ctx: ControllerContext) {}
 
+  watches(resource: string): boolean {
+    return resource === SETS || resource === PODS || resource === REVISIONS;
+  }
+
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === SETS) {
       enqueue(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`);
     } else if (ev.resource === PODS || ev.resource === REVISIONS) {
-      for (const o of [ev.object, ev.old]) {
-        const ref = o && getControllerOf(o);
-        if (ref?.kind === "StatefulSet") enqueue(`${o!.metadata.namespace}/${ref.name}`);
-      }
-      if (ev.resource === PODS && ev.type !== "DELETED" && !getControllerOf(ev.object)) {
+      // The object and its previous version (no array per event: most pod events are not ours).
+      const ref = getControllerOf(ev.object);
+      if (ref?.kind === "StatefulSet") enqueue(`${ev.object.metadata.namespace}/${ref.name}`);
+      const oldRef = ev.old && getControllerOf(ev.old);
+      if (oldRef?.kind === "StatefulSet") enqueue(`${ev.old!.metadata.namespace}/${oldRef.name}`);
+      if (ev.resource === PODS && ev.type !== "DELETED" && !ref) {
         const [parent] = parentAndOrdinal(ev.object as Pod);
         const set = parent && this.ctx.store.get(SETS, ev.object.metadata.namespace, parent);
         if (set) enqueue(`${set.metadata.namespace}/${set.metadata.name}`);

@@ -25,7 +25,10 @@ export function controllerRef(owner: KObject, info: ResourceInfo): OwnerReferenc
 }
 
 export function getControllerOf(obj: KObject): OwnerReference | undefined {
-  return (obj.metadata.ownerReferences ?? []).find((r) => r.controller);
+  // A loop: several controllers ask this of every pod event.
+  const refs = obj.metadata.ownerReferences;
+  if (refs) for (const r of refs) if (r.controller) return r;
+  return undefined;
 }
 
 export function isControlledBy(obj: KObject, owner: KObject): boolean {

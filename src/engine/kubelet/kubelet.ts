@@ -142,6 +142,10 @@ export class Kubelet implements Controller {
     return this.changes;
   }
 
+  watches(resource: string): boolean {
+    return resource === PODS || resource === SERVICES;
+  }
+
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === PODS) {
       const pod = ev.object as Pod;

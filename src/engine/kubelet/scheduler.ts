@@ -83,6 +83,10 @@ export class Scheduler implements Controller {
     else this.perOwnerNode.set(k, v);
   }
 
+  watches(resource: string): boolean {
+    return resource === PODS || resource === NODES;
+  }
+
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === PODS) {
       const pod = ev.object as Pod;
