@@ -44,11 +44,16 @@ export class GarbageCollector implements Controller {
   private readonly dependents = new Map<string, Set<string>>();
   /** uid -> where the object lives, for every object that exists. */
   private readonly byUID = new Map<string, string>();
+  /** uids of objects being deleted in the foreground (they wait for their dependents). */
+  private readonly foreground = new Set<string>();
 
   constructor(private readonly ctx: ControllerContext) {
     for (const resource of ctx.store.resources()) {
       if (resource === EVENTS) continue;
-      for (const o of ctx.store.iterate(resource)) this.track(resource, o, false);
+      for (const o of ctx.store.iterate(resource)) {
+        this.track(resource, o, false);
+        if (o.metadata.deletionTimestamp && o.metadata.finalizers?.includes("foregroundDeletion")) this.foreground.add(o.metadata.uid!);
+      }
     }
   }
 
@@ -68,8 +73,12 @@ export class GarbageCollector implements Controller {
     }
   }
 
-  watch(ev: StoreEvent, enqueue: (key: string) => void): void {
+  watches(resource: string): boolean {
     // Events neither own nor are owned.
+    return resource !== EVENTS;
+  }
+
+  watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === EVENTS) return;
     if (ev.type === "MODIFIED" && ev.old) {
       // Most modifications keep the owner references: nothing to re-index.
@@ -78,18 +87,36 @@ export class GarbageCollector implements Controller {
       } else this.track(ev.resource, ev.old, true);
     }
     this.track(ev.resource, ev.object, ev.type === "DELETED");
-    const self = encode({ resource: ev.resource, namespace: ev.object.metadata.namespace, name: ev.object.metadata.name! });
-    const uid = ev.object.metadata.uid!;
+    const meta = ev.object.metadata;
+    const uid = meta.uid!;
     if (ev.type === "DELETED") {
+      this.foreground.delete(uid);
       // Everything this object owned may now be an orphan.
       for (const d of this.dependents.get(uid) ?? []) enqueue(d);
       return;
     }
-    if (ev.object.metadata.ownerReferences?.length) enqueue(self);
-    if (ev.object.metadata.deletionTimestamp) {
-      enqueue(self);
+    const finalizers = meta.finalizers;
+    if (meta.deletionTimestamp && finalizers?.includes("foregroundDeletion")) this.foreground.add(uid);
+    else this.foreground.delete(uid);
+    // An object whose owners all exist and none is being deleted in the foreground has nothing to
+    // collect: reconcile would find that too. Were an owner to go or start a foreground deletion,
+    // its own event queues this object then (as a dependent).
+    if (meta.ownerReferences?.length && !this.ownersSettled(meta.ownerReferences)) enqueue(this.keyOf(ev));
+    if (meta.deletionTimestamp) {
+      // Only orphaning and foreground deletion give a terminating object's sync work to do.
+      if (finalizers?.includes("orphan") || finalizers?.includes("foregroundDeletion")) enqueue(this.keyOf(ev));
       for (const d of this.dependents.get(uid) ?? []) enqueue(d);
     }
+  }
+
+  private keyOf(ev: StoreEvent): string {
+    return encode({ resource: ev.resource, namespace: ev.object.metadata.namespace, name: ev.object.metadata.name! });
+  }
+
+  /** Every owner is a known, existing object, and none is being deleted in the foreground. */
+  private ownersSettled(owners: { uid: string }[]): boolean {
+    for (const o of owners) if (!this.byUID.has(o.uid) || this.foreground.has(o.uid)) return false;
+    return true;
   }
 
   initialKeys(): Iterable<string> {
