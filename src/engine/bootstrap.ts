@@ -141,27 +141,44 @@ export function bootstrap(c: Cluster): void {
  * lease's renewTime as its holder's latest renewal (see Apiserver.presentLease).
  */
 function createLeases(c: Cluster, master: NodeConfig): void {
-  const api = trustedCreator(c);
   const rng = c.rng.get("leases");
   const now = rfc3339Micro(c.clock.now());
+  // Decoded once per configuration with the random strings (the node's uid, the holders' uuids)
+  // empty, as nodes and static pods are; this cluster's strings go into a copy. Decoding them per
+  // creation also filled the decode cache with bodies never seen again, evicting the others.
+  const create = (ns: string, body: KObject, fill: (copy: KObject) => void) => {
+    const copy = cloneJSON(decodedOnce(R.leases, body));
+    fill(copy);
+    trusted(c, () => c.api.create(R.leases, ns, copy));
+  };
+  type LeaseSpec = { holderIdentity: string };
   for (const n of c.config.nodes) {
     const node = c.api.peek(R.nodes, undefined, n.name)!;
-    api.create(R.leases, "kube-node-lease", {
-      metadata: { name: n.name, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: n.name, uid: node.metadata.uid }] },
-      spec: { holderIdentity: n.name, leaseDurationSeconds: 40, renewTime: now },
-    });
+    create(
+      "kube-node-lease",
+      {
+        metadata: { name: n.name, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: n.name, uid: "" }] },
+        spec: { holderIdentity: n.name, leaseDurationSeconds: 40, renewTime: now },
+      },
+      (l) => void (l.metadata.ownerReferences![0].uid = node.metadata.uid!),
+    );
   }
   for (const name of ["kube-controller-manager", "kube-scheduler"]) {
-    api.create(R.leases, "kube-system", {
-      metadata: { name },
-      spec: { acquireTime: now, holderIdentity: `${master.name}_${rng.uuid()}`, leaseDurationSeconds: 15, leaseTransitions: 0, renewTime: now },
-    });
+    create(
+      "kube-system",
+      { metadata: { name }, spec: { acquireTime: now, holderIdentity: "", leaseDurationSeconds: 15, leaseTransitions: 0, renewTime: now } },
+      (l) => void ((l.spec as LeaseSpec).holderIdentity = `${master.name}_${rng.uuid()}`),
+    );
   }
   const id = apiserverIdentity(master.name);
-  api.create(R.leases, "kube-system", {
-    metadata: { name: id, labels: { "apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": master.name } },
-    spec: { holderIdentity: `${id}_${rng.uuid()}`, leaseDurationSeconds: 3600, renewTime: now },
-  });
+  create(
+    "kube-system",
+    {
+      metadata: { name: id, labels: { "apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": master.name } },
+      spec: { holderIdentity: "", leaseDurationSeconds: 3600, renewTime: now },
+    },
+    (l) => void ((l.spec as LeaseSpec).holderIdentity = `${id}_${rng.uuid()}`),
+  );
 }
 
 /** The apiserver's identity lease name: base32 of a hash of its hostname, as genericapiserver derives it. */
