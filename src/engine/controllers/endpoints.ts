@@ -127,13 +127,28 @@ interface IndexedService {
 export class ServiceMembership {
   private readonly services = new Map<string, Map<string, IndexedService>>();
   private readonly pods = new Map<string, Map<string, Pod>>();
+  /** The last event observed and the Service keys it gave (see observe). */
+  private lastEvent: StoreEvent | undefined;
+  private readonly lastKeys: string[] = [];
 
   constructor(private readonly store: Store) {
     this.rebuild();
   }
 
+  /**
+   * The one index of a store, shared by the Endpoints and EndpointSlice controllers: both follow
+   * the same pods and Services with the same rules (GetServicesToUpdateOnPodChange is shared
+   * upstream too), and one index costs half the memory and half the work per pod event.
+   */
+  static of(store: Store): ServiceMembership {
+    let m = shared.get(store);
+    if (!m) shared.set(store, (m = new ServiceMembership(store)));
+    return m;
+  }
+
   /** Rebuilds everything from the store (after a restore, which emits no events). */
   rebuild(): void {
+    this.lastEvent = undefined;
     this.services.clear();
     this.pods.clear();
     for (const p of this.store.iterate(PODS)) this.nsPods(p.metadata.namespace!).set(p.metadata.name!, p as Pod);
@@ -197,12 +212,22 @@ export class ServiceMembership {
    * (addPod/updatePod/deletePod with GetServicesToUpdateOnPodChange, onServiceUpdate/Delete).
    */
   observe(ev: StoreEvent, enqueue: (key: string) => void): void {
+    // The second controller to see an event gets the keys the first one got; the index moved once.
+    if (ev !== this.lastEvent) {
+      this.lastEvent = ev;
+      this.lastKeys.length = 0;
+      this.apply(ev, this.lastKeys);
+    }
+    for (const k of this.lastKeys) enqueue(k);
+  }
+
+  private apply(ev: StoreEvent, out: string[]): void {
     if (ev.resource === SERVICES) {
       const svc = ev.object as Service;
       const ns = svc.metadata.namespace!;
       if (ev.type === "DELETED") this.services.get(ns)?.delete(svc.metadata.name!);
       else this.putService(svc);
-      enqueue(`${ns}/${svc.metadata.name}`);
+      out.push(`${ns}/${svc.metadata.name}`);
       return;
     }
     if (ev.resource !== PODS) return;
@@ -230,7 +255,7 @@ export class ServiceMembership {
     // Keep membership sets in step with the labels.
     if (ev.type === "DELETED") {
       for (const k of cur) this.drop(ns, k, name);
-      for (const k of cur) enqueue(k);
+      for (const k of cur) out.push(k);
       return;
     }
     for (const k of prev) if (!cur.has(k)) this.drop(ns, k, name);
@@ -242,18 +267,18 @@ export class ServiceMembership {
       }
     }
     if (ev.type === "ADDED" || !old) {
-      for (const k of cur) enqueue(k);
+      for (const k of cur) out.push(k);
       return;
     }
     const [podChanged, labelsChanged] = podEndpointsChanged(old, pod);
     if (!podChanged && !labelsChanged) return;
     if (!labelsChanged) {
-      for (const k of cur) enqueue(k);
+      for (const k of cur) out.push(k);
       return;
     }
     // determineNeededServiceUpdates: the union if the pod changed too, else the symmetric difference.
-    for (const k of cur) if (podChanged || !prev.has(k)) enqueue(k);
-    for (const k of prev) if (podChanged || !cur.has(k)) enqueue(k);
+    for (const k of cur) if (podChanged || !prev.has(k)) out.push(k);
+    for (const k of prev) if (podChanged || !cur.has(k)) out.push(k);
   }
 
   // Methods, not closures in observe: under tsx each named inner function is re-wrapped by
@@ -272,6 +297,8 @@ export class ServiceMembership {
     for (const [ns, m] of this.services) for (const name of m.keys()) yield `${ns}/${name}`;
   }
 }
+
+const shared = new WeakMap<Store, ServiceMembership>();
 
 /**
  * TriggerTimeTracker (k8s.io/endpointslice/util/trigger_time_tracker.go): the time to export as
@@ -557,7 +584,7 @@ export class EndpointsController implements Controller {
   private readonly triggers = new TriggerTimeTracker();
 
   constructor(private readonly ctx: ControllerContext) {
-    this.index = new ServiceMembership(ctx.store);
+    this.index = ServiceMembership.of(ctx.store);
   }
 
   watches(resource: string): boolean {

@@ -503,7 +503,7 @@ export class EndpointSliceController implements Controller {
   private writing = false;
 
   constructor(private readonly ctx: ControllerContext) {
-    this.index = new ServiceMembership(ctx.store);
+    this.index = ServiceMembership.of(ctx.store);
     this.rebuildSlices();
   }
 
