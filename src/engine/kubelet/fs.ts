@@ -4,6 +4,15 @@
 
 export type Mounts = () => ReadonlyMap<string, string>;
 
+/**
+ * What a container's filesystem asks of its kubelet: the mounts (built again when the store has
+ * moved), and a call after every change. One object per container rather than two closures.
+ */
+export interface FsHost {
+  mounts(): ReadonlyMap<string, string>;
+  changed(): void;
+}
+
 export interface FsEntry {
   path: string;
   kind: "file" | "dir";
@@ -37,6 +46,8 @@ export class FsError extends Error {
   }
 }
 
+function noChange(): void {}
+
 /** What a container that has written nothing has: shared, never written to. */
 const NO_OVERLAY: ReadonlyMap<string, string | null> = new Map();
 const NO_DIRS: ReadonlySet<string> = new Set();
@@ -47,17 +58,20 @@ export class ContainerFs {
   /** Directories created with mkdir; own from the first mkdir. */
   private dirs = NO_DIRS;
 
+  private readonly host: FsHost;
+
   constructor(
     private readonly image: Readonly<Record<string, string>>,
-    private readonly mounts: Mounts,
+    /** The mounts, or a host that also hears of every change (the kubelet re-runs probes that read files). */
+    mounts: Mounts | FsHost,
     readonly workingDir: string,
-    /** Called after every change (the kubelet re-runs probes that read files and notes that its state changed). */
-    private readonly onChange: () => void = () => {},
-  ) {}
+  ) {
+    this.host = typeof mounts === "function" ? { mounts, changed: noChange } : mounts;
+  }
 
   /** Mount points (configMap volumes are read-only). */
   private mountFor(path: string): string | undefined {
-    const m = this.mounts();
+    const m = this.host.mounts();
     return m.get(path);
   }
 
@@ -103,7 +117,7 @@ export class ContainerFs {
     if (!this.isDir(parent)) throw new FsError("ENOENT", p);
     if (this.isDir(p)) throw new FsError("EISDIR", p);
     this.writable().set(p, content);
-    this.onChange();
+    this.host.changed();
   }
 
   remove(path: string): void {
@@ -111,7 +125,7 @@ export class ContainerFs {
     if (this.mountFor(p) !== undefined) throw new FsError("EROFS", p);
     if (!this.isFile(p)) throw new FsError("ENOENT", p);
     this.writable().set(p, null);
-    this.onChange();
+    this.host.changed();
   }
 
   mkdir(path: string): void {
@@ -119,7 +133,7 @@ export class ContainerFs {
     if (this.dirs.has(p)) return;
     if (this.dirs === NO_DIRS) this.dirs = new Set();
     (this.dirs as Set<string>).add(p);
-    this.onChange();
+    this.host.changed();
   }
 
   private writable(): Map<string, string | null> {
@@ -134,7 +148,7 @@ export class ContainerFs {
       if (v === null) out.delete(k);
       else out.add(k);
     }
-    for (const k of this.mounts().keys()) out.add(k);
+    for (const k of this.host.mounts().keys()) out.add(k);
     return [...out].sort();
   }
 

@@ -13,7 +13,7 @@ import { formatIPv4, parseCIDR } from "../net/ip.js";
 import type { StoreEvent } from "../store/store.js";
 import { sha256 } from "../util/hash.js";
 import { containerEnv, resolvConf, type ServiceEnvSource, serviceEnvSource } from "./env.js";
-import { ContainerFs } from "./fs.js";
+import { ContainerFs, type FsHost } from "./fs.js";
 import { httpGet, listenerApp } from "./apps.js";
 import { type ImageProfile, imageDigestInput, imageProfile, parseImage } from "./images.js";
 
@@ -140,6 +140,11 @@ export class Kubelet implements Controller {
    */
   get revision(): number {
     return this.changes;
+  }
+
+  /** The store's revision (for ContainerMounts). */
+  storeRevision(): number {
+    return this.ctx.store.revision();
   }
 
   watches(resource: string): boolean {
@@ -365,7 +370,7 @@ export class Kubelet implements Controller {
    * A container's files changed (kubectl exec): a readiness probe that reads them decides
    * again after `threshold` periods, as consecutive probe results would.
    */
-  private filesChanged(pod: Pod, container: string): void {
+  filesChanged(pod: Pod, container: string): void {
     this.changes++;
     const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
     const rt = this.pods.get(key);
@@ -672,33 +677,16 @@ export class Kubelet implements Controller {
   }
 
   /**
-   * The container's mounts as its filesystem asks for them: built again only when the store has
-   * changed since (a configMap edit shows at once), not on every file lookup of every request.
-   */
-  private mountsOf(pod: Pod, c: Container, rt: PodRuntime): () => ReadonlyMap<string, string> {
-    let rev = -1;
-    let m: ReadonlyMap<string, string> | undefined;
-    return () => {
-      const now = this.ctx.store.revision();
-      if (m === undefined || now !== rev) {
-        m = this.mounts(pod, c, rt);
-        rev = now;
-      }
-      return m;
-    };
-  }
-
-  /**
    * The container's filesystem. Its mounts read only the pod's spec and name, so that is all it
    * keeps: not the pod version the sandbox was made from, which would live as long as the container.
    */
   private containerFs(pod: Pod, c: Container, profile: ImageProfile, rt: PodRuntime): ContainerFs {
     const ref = { metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace }, spec: pod.spec } as Pod;
-    return new ContainerFs(profile.files, this.mountsOf(ref, c, rt), c.workingDir || profile.workingDir, () => this.filesChanged(ref, c.name));
+    return new ContainerFs(profile.files, new ContainerMounts(this, ref, c, rt), c.workingDir || profile.workingDir);
   }
 
-  /** Files the kubelet mounts into a container: resolv.conf, hosts, hostname, configMap volumes. */
-  private mounts(pod: Pod, c: Container, rt: PodRuntime): Map<string, string> {
+  /** Files the kubelet mounts into a container: resolv.conf, hosts, hostname, configMap volumes. (For ContainerMounts.) */
+  mountsFor(pod: Pod, c: Container, rt: PodRuntime): Map<string, string> {
     const m = new Map<string, string>();
     m.set("/etc/resolv.conf", resolvConf(pod, { clusterDNS: this.ctx.config.dnsIP, clusterDomain: this.ctx.config.dnsDomain, nodeResolvConf: NODE_RESOLV_CONF }));
     m.set("/etc/hostname", `${pod.spec.hostname ?? pod.metadata.name}\n`);
@@ -924,6 +912,35 @@ function baseName(p: string): string {
 /** `sh`, `bash`, `/bin/sh` alone: an interactive shell that ends without stdin. */
 function isBareShell(cmd: string[]): boolean {
   return cmd.length === 1 && /^(sh|bash|ash)$/.test(baseName(cmd[0]));
+}
+
+/**
+ * A container's mounts as its filesystem asks for them: built again only when the store has
+ * changed since (a configMap edit shows at once), not on every file lookup of every request.
+ */
+class ContainerMounts implements FsHost {
+  private rev = -1;
+  private m: ReadonlyMap<string, string> | undefined;
+
+  constructor(
+    private readonly kubelet: Kubelet,
+    private readonly pod: Pod,
+    private readonly c: Container,
+    private readonly rt: PodRuntime,
+  ) {}
+
+  mounts(): ReadonlyMap<string, string> {
+    const now = this.kubelet.storeRevision();
+    if (this.m === undefined || now !== this.rev) {
+      this.m = this.kubelet.mountsFor(this.pod, this.c, this.rt);
+      this.rev = now;
+    }
+    return this.m;
+  }
+
+  changed(): void {
+    this.kubelet.filesChanged(this.pod, this.c.name);
+  }
 }
 
 /** A container start's log lines from an image's templates, all at one time (see TemplateLogLine). */
