@@ -1,5 +1,8 @@
 // `npm run bench [name...]`: runs every bench/*.bench.ts (or the named ones) and prints figures.
 // A benchmark module's default export receives `report(label, value, target?)`.
+// Each module runs in a process of its own (same Node flags): one benchmark's leftovers (a 1000-
+// Service cluster, a server with 200 tenants) must not weigh on the next one's heap and GC.
+import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -13,6 +16,15 @@ const files = readdirSync(here)
   .filter((f) => f.endsWith(".bench.ts"))
   .filter((f) => wanted.length === 0 || wanted.some((w) => f.startsWith(w)))
   .sort();
+
+if (files.length > 1) {
+  let failed = false;
+  for (const f of files) {
+    const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), f.replace(/\.bench\.ts$/, ".bench")], { stdio: "inherit" });
+    if (r.status !== 0) failed = true;
+  }
+  process.exit(failed ? 1 : 0);
+}
 
 for (const f of files) {
   const mod = (await import(pathToFileURL(join(here, f)).href)) as { default: Bench };
