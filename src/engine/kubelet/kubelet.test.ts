@@ -139,3 +139,26 @@ describe("kubelet", () => {
     ]);
   });
 });
+
+describe("container logs", () => {
+  it("rotate past containerLogMaxSize: kubectl logs reads only the new file, and the size survives a restore", () => {
+    const c = testCluster();
+    c.client.create(R.pods, "default", { metadata: { name: "web" }, spec: { containers: [{ name: "nginx", image: "nginx:1.29" }] } });
+    c.advance(10_000);
+    const p = pod(c, "web");
+    const line = "x".repeat(1000);
+    // About 1046 bytes a line in the CRI file: 10 Mi holds some 10025 of them.
+    for (let i = 0; i < 10_000; i++) c.kubelet.appendLog(p, "nginx", [`${i} ${line}`]);
+    const before = c.kubelet.logs(p, "nginx")!;
+    expect(before[before.length - 1].line).toBe(`9999 ${line}`);
+    expect(before.some((l) => l.line.startsWith("0 "))).toBe(true);
+    // Restored from a snapshot, the kubelet knows how full the file is.
+    const saved = JSON.parse(JSON.stringify(c.kubelet.save()));
+    c.kubelet.load(saved);
+    for (let i = 10_000; i < 10_200; i++) c.kubelet.appendLog(p, "nginx", [`${i} ${line}`]);
+    const after = c.kubelet.logs(p, "nginx")!;
+    // The file filled up at line 10025 (10485760 bytes: 10458890 for lines 0-9999, 1047 each after).
+    expect(after[0].line).toBe(`10025 ${line}`);
+    expect(after.map((l) => Number(l.line.split(" ")[0]))).toEqual(Array.from({ length: 175 }, (_, i) => 10_025 + i));
+  });
+});

@@ -62,6 +62,8 @@ interface ContainerRuntime {
   pullMs: number;
   /** Log lines, and blocks of an image's start-up lines (see logLines). */
   logs: (LogLine | TemplateLogBlock)[];
+  /** Bytes appended to the current instance's log file since it was last rotated (CRI format). */
+  logBytes?: number;
   fs: ContainerFs;
   /** stdin is attached (kubectl run -it): a shell keeps running. */
   stdin: boolean;
@@ -70,6 +72,11 @@ interface ContainerRuntime {
   /** When the readiness probe next decides, if a change is pending. */
   probeAt?: number;
 }
+
+/** The kubelet's containerLogMaxSize default. */
+export const CONTAINER_LOG_MAX_BYTES = 10 * 1024 * 1024;
+/** "2026-11-29T23:00:00.000000000Z stdout F " and the newline. */
+const CRI_LINE_OVERHEAD = 41;
 
 interface PodRuntime {
   uid: string;
@@ -302,6 +309,7 @@ export class Kubelet implements Controller {
     c.id = hex64(this.ctx.rng.get("runtime"));
     c.envRevision = this.ctx.store.revision();
     c.startedAt = now;
+    c.logBytes = 0;
     this.event(pod, "Normal", "Created", `Created container: ${c.name}`, ref);
     this.event(pod, "Normal", "Started", `Started container ${c.name}`, ref);
     const exit = this.exitOnStart(pod, spec, c);
@@ -620,13 +628,31 @@ export class Kubelet implements Controller {
     return c.startedAt === undefined ? [] : logLines(c.logs).filter((l) => l.t >= c.startedAt!);
   }
 
-  /** Appends to a container's log (the app answering requests, kube-proxy's start-up lines). */
+  /**
+   * Appends to a container's log (the app answering requests, kube-proxy's start-up lines). Past
+   * the kubelet's containerLogMaxSize (10 Mi) the log file is rotated, as the kubelet's container
+   * log manager does, and `kubectl logs` then reads only the new file: the current instance's
+   * older lines go (a previous instance's, for --previous, stay). Without it a web pod's access
+   * log grew by a line per request for as long as the cluster lived, in memory and in every save.
+   */
   appendLog(pod: Pod, container: string | undefined, lines: string[]): void {
     const rt = this.runtimeOf(pod);
     const c = container ? rt?.containers.find((x) => x.name === container) : rt?.containers[0];
     if (!c) return;
     this.changes++;
-    for (const line of lines) c.logs.push({ t: this.ctx.clock.now(), line });
+    const t = this.ctx.clock.now();
+    let bytes = c.logBytes ?? 0;
+    for (const line of lines) {
+      // "<RFC 3339 nano> stdout F <line>\n", the CRI log line the kubelet's file holds.
+      bytes += CRI_LINE_OVERHEAD + line.length;
+      if (bytes > CONTAINER_LOG_MAX_BYTES) {
+        const since = c.startedAt ?? t;
+        c.logs = logLines(c.logs).filter((l) => l.t < since);
+        bytes = CRI_LINE_OVERHEAD + line.length;
+      }
+      c.logs.push({ t, line });
+    }
+    c.logBytes = bytes;
   }
 
   /** The container's environment, as `env` inside it prints it. */
