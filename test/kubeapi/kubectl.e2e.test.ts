@@ -184,6 +184,8 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     await same(["describe", "lease", "-n", "kube-system", "kube-scheduler"], renewals);
     await same(["get", "lease", "-n", "kube-node-lease", "node1", "-o", "yaml"], renewals);
     await same(["describe", "crd"]);
+    await same(["api-versions"]);
+    await same(["api-versions", "extra"]);
   });
 
   it("client-side dry runs print what kubectl builds: yaml sorted, json in Go struct order", { timeout: 120_000 }, async () => {

@@ -109,6 +109,7 @@ const VERBS: Record<string, (args: string[], ctx: KubectlContext, o: Out) => Pro
   exec: cmdExec,
   logs: cmdLogs,
   "api-resources": cmdApiResources,
+  "api-versions": cmdApiVersions,
   explain: cmdExplain,
   version: cmdVersion,
   // A kubeadm cluster has no metrics-server: top has nothing to read.
@@ -1644,6 +1645,15 @@ function cmdApiResources(argv: string[], ctx: KubectlContext, o: Out): void {
     lines.push([i.resource, i.shortNames.join(","), i.group ? `${i.group}/${i.version}` : i.version, String(i.namespaced), i.kind, ...(wide ? [i.verbs.join(","), i.categories.join(",")] : [])].join("\t"));
   }
   o.out(tabwrite(lines.join("\n") + "\n", TABLE_TABWRITER));
+}
+
+/** `kubectl api-versions`: every group/version discovery serves, sorted as sort.Strings sorts. */
+function cmdApiVersions(argv: string[], ctx: KubectlContext, o: Out): void {
+  const p = parseFlags(argv, [], "kubectl api-versions");
+  if (p.args.length) throw new KubectlError(`unexpected arguments: [${p.args.join(" ")}]\nSee 'kubectl api-versions -h' for help and examples`);
+  const gvs = new Set<string>();
+  for (const i of RESOURCES) if (ctx.cluster.api.isServed(i)) gvs.add(i.group ? `${i.group}/${i.version}` : i.version);
+  for (const gv of [...gvs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) o.out(`${gv}\n`);
 }
 
 /**
