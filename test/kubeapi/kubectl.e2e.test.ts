@@ -188,6 +188,26 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     await same(["api-versions", "extra"]);
   });
 
+  it("--sort-by orders as Go's sort.Sort leaves equal keys, and fails as kubectl does", { timeout: 120_000 }, async () => {
+    // Events of the same second: the order among them is the unstable sort's.
+    await same(["get", "events", "-A", "--sort-by=.metadata.creationTimestamp"]);
+    await same(["get", "events", "-A", "--sort-by=.lastTimestamp", "-o", "name"]);
+    await same(["get", "pods", "-A", "--sort-by=.spec.nodeName"]);
+    await same(["get", "svc", "-A", "--sort-by=.spec.ports[0].port"]);
+    // No object has the field: an empty table, or kubectl's error for other outputs.
+    expect((await same(["get", "pods", "-A", "--sort-by=.foo"])).stderr).toBe("No resources found\n");
+    expect((await same(["get", "pods", "-n", "kube-system", "--sort-by=.foo", "-o", "name"])).code).toBe(1);
+    // A map is unsortable: klog's fatal line (its time and pid aside).
+    const klog = (s: string) => s.replace(/^F\d{4} \d\d:\d\d:\d\d\.\d{6} {1,}\d+ /gm, "F<header> ");
+    for (const out of [[], ["-o", "name"]]) {
+      const args = ["get", "pods", "-n", "kube-system", "--sort-by=.metadata.labels", ...out];
+      const real = await kubectl(args);
+      const term = await terminal(["kubectl", ...args].join(" "));
+      expect({ err: klog(term.stderr), code: term.code }).toEqual({ err: klog(real.stderr), code: real.code });
+      expect(real.stderr).toMatch(/^F\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ sorter\.go:\d+\] Field \{\.metadata\.labels\}/);
+    }
+  });
+
   it("client-side dry runs print what kubectl builds: yaml sorted, json in Go struct order", { timeout: 120_000 }, async () => {
     const creates = [
       ["create", "deployment", "web", "--image=httpd", "--replicas=3", "--port=80"],

@@ -15,6 +15,8 @@ import { GoTemplateError } from "../../kubectl/gotemplate.js";
 import { DESCRIBE_TABWRITER, TABLE_TABWRITER, TabwriterStream, tabwrite } from "../../kubectl/tabwriter.js";
 import { tableCells, tableText } from "../../kubectl/table.js";
 import { explain, ExplainError } from "../../kubectl/explain.js";
+import { goSortArray } from "../../kubectl/gosort.js";
+import { cmp, parseQuantity } from "../../engine/api/quantity.js";
 import { gvDocument } from "../../kubeapi/openapi.js";
 import type { KubectlContext, Output } from "./context.js";
 import { arr, bool, type FlagSpec, type Parsed, parseFlags, str, UsageError } from "./flags.js";
@@ -24,7 +26,12 @@ import { objRef, qualified, resolveType } from "./resources.js";
 type Obj = any;
 
 export class KubectlError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+    /** Printed as is (a klog line), without kubectl's "error: " prefix. */
+    readonly opts: { raw?: boolean } = {},
+  ) {
     super(message);
   }
 }
@@ -81,7 +88,8 @@ export async function kubectl(argv: string[], ctx: KubectlContext): Promise<Outp
     return { stdout: o.stdout, stderr: o.stderr, exitCode: 0 };
   } catch (e) {
     if (e instanceof UsageError || e instanceof KubectlError || e instanceof JsonPathError) {
-      const msg = /^(Error from server|The |Warning|error: )/.test(e.message) ? e.message : `error: ${e.message}`;
+      const raw = e instanceof KubectlError && e.opts.raw;
+      const msg = raw || /^(Error from server|The |Warning|error: )/.test(e.message) ? e.message : `error: ${e.message}`;
       return { stdout: o.stdout, stderr: o.stderr + (e.message ? msg + "\n" : ""), exitCode: e instanceof KubectlError ? e.exitCode : 1 };
     }
     if (isStatusError(e)) return { stdout: o.stdout, stderr: o.stderr + serverError(e) + "\n", exitCode: 1 };
@@ -397,16 +405,16 @@ function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
       for (const obj of list(ctx, g.info, all ? undefined : ns, p)) found.push({ info: g.info, obj });
     }
   }
-  let sortBy = str(p, "sort-by");
+  const sortBy = str(p, "sort-by");
   if (sortBy) {
-    if (!sortBy.includes("{")) sortBy = `{${sortBy}}`;
-    const key = (x: { obj: KObject }) => executeJsonPath(sortBy!, x.obj);
-    found.sort((a, b) => {
-      const ka = key(a), kb = key(b);
-      const na = Number(ka), nb = Number(kb);
-      if (ka !== "" && kb !== "" && !isNaN(na) && !isNaN(nb)) return na - nb;
-      return ka < kb ? -1 : ka > kb ? 1 : 0;
-    });
+    const fmt = outputFormat(p);
+    const table = !fmt || fmt === "wide";
+    if (!sortObjects(found, sortBy, table, ctx)) {
+      // kubectl's table sorter fails the same way, and the empty table says there is nothing.
+      const scoped = groups.every((g) => g.info.namespaced);
+      o.err(all || !scoped ? "No resources found\n" : `No resources found in ${ns} namespace.\n`);
+      return;
+    }
   }
   const single = byName && found.length === 1 && groups.length === 1 && groups[0].names.length === 1;
   let printed: boolean;
@@ -447,6 +455,51 @@ function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
   }
   if (errors.length) throw new KubectlError(errors.join("\n"));
 }
+
+/**
+ * `get --sort-by`: kubectl's RuntimeSort or TableSorter (a table for the default and wide
+ * output) under Go's sort.Sort, which is not stable: objects with equal keys (events of the same
+ * second) come out in the order that algorithm leaves them. Less takes each object's first
+ * JSONPath value: one without the field sorts first, numbers by value, strings as quantities when
+ * both parse as one. False when no object has the field and the output is a table (kubectl then
+ * prints an empty table); other outputs fail as kubectl does.
+ */
+function sortObjects(found: { obj: KObject }[], sortBy: string, table: boolean, ctx: KubectlContext): boolean {
+  const field = /^\{.*\}$/.test(sortBy) ? sortBy : `{${sortBy.startsWith(".") ? sortBy : "." + sortBy}}`;
+  const values = found.map((x) => {
+    const v = selectValues(field, x.obj as never)[0];
+    return v === null ? undefined : v;
+  });
+  if (found.length && values.every((v) => v === undefined)) {
+    if (table) return false;
+    throw new KubectlError(`couldn't find any field with path "${field}" in the list of objects`);
+  }
+  const goType = (v: unknown) => (Array.isArray(v) ? "[]interface {}" : typeof v === "object" ? "map[string]interface {}" : typeof v);
+  const less = (a: unknown, b: unknown): boolean => {
+    if (a === undefined) return true;
+    if (b === undefined) return false;
+    if (typeof a === "number" && typeof b === "number") return a < b;
+    if (typeof a === "string" && typeof b === "string") {
+      const qa = parseQuantity(a);
+      const qb = qa && parseQuantity(b);
+      return qa && qb ? cmp(qa, qb) < 0 : a < b;
+    }
+    const err = typeof a === "string" || typeof a === "number" ? "unsortable interface: interface" : `unsortable type: ${goType(a)}`;
+    // klog.Exitf: a fatal line with klog's header, then exit 1.
+    const t = new Date(ctx.cluster.now());
+    const p2 = (n: number, w = 2) => String(n).padStart(w, "0");
+    const header = `F${p2(t.getUTCMonth() + 1)}${p2(t.getUTCDate())} ${p2(t.getUTCHours())}:${p2(t.getUTCMinutes())}:${p2(t.getUTCSeconds())}.${p2(t.getUTCMilliseconds(), 3)}000 ${String(KUBECTL_PID).padStart(7)}`;
+    const where = table ? "sorter.go:375] Field %s in [][][]reflect.Value" : "sorter.go:329] Field %s in *unstructured.Unstructured";
+    throw new KubectlError(`${header} ${where.replace("%s", field)} is an unsortable type: interface, err: ${err}`, 1, { raw: true });
+  };
+  const order = found.map((x, i) => ({ x, v: values[i] }));
+  goSortArray(order, (a, b) => less(a.v, b.v));
+  for (let i = 0; i < order.length; i++) found[i] = order[i].x;
+  return true;
+}
+
+/** The process id a fatal kubectl line names (a kubectl process on the node). */
+const KUBECTL_PID = 26857;
 
 /** How long `get -w` goes on after the last change it printed (cluster time). */
 const WATCH_QUIET_MS = 45_000;
