@@ -334,26 +334,43 @@ function describePod(w: PrefixWriter, pod: Obj, src: DescribeSource): void {
   describeEvents(w, eventsFor(src, pod, "Pod"), src.now);
 }
 
-/** formatEndpointSlices: "<none>" only without slices; slices without ready endpoints give "". */
-function formatSliceEndpoints(slices: Obj[], portName: string): string {
+/**
+ * formatEndpointSlices: "<none>" only without slices; slices without ready endpoints give "". As
+ * in kubectl, the list is cut at three and "more" is decided before an endpoint's readiness is
+ * looked at, so three ready endpoints followed by an unready one print "+ 0 more...".
+ */
+function formatSliceEndpoints(slices: Obj[], portName: string | undefined): string {
   if (!slices.length) return "<none>";
+  const max = 3;
   const list: string[] = [];
+  let more = false;
   let count = 0;
+  const ready = (e: Obj) => e.conditions?.ready === undefined || e.conditions.ready === null || e.conditions.ready === true;
   for (const s of slices) {
-    for (const p of s.ports ?? []) {
-      if ((p.name ?? "") !== portName) continue;
+    const ports: Obj[] = s.ports ?? [];
+    if (!ports.length) {
+      // A headless Service may have no ports.
       for (const e of s.endpoints ?? []) {
-        if (e.conditions?.ready === false) continue;
-        for (const a of e.addresses ?? []) {
-          count++;
-          if (list.length < 3) list.push(`${a}:${p.port}`);
-        }
+        if (list.length === max) more = true;
+        if (!ready(e)) continue;
+        if (!more) list.push(e.addresses[0]);
+        count++;
+      }
+      continue;
+    }
+    for (const p of ports) {
+      if (portName !== undefined && (p.name ?? "") !== portName) continue;
+      for (const e of s.endpoints ?? []) {
+        if (list.length === max) more = true;
+        if (!ready(e)) continue;
+        const addr: string = e.addresses[0];
+        if (!more) list.push(`${addr.includes(":") ? `[${addr}]` : addr}:${p.port}`);
+        count++;
       }
     }
   }
-  let s = list.join(",");
-  if (count > list.length) s += ` + ${count - list.length} more...`;
-  return s;
+  const s = list.join(",");
+  return more ? `${s} + ${count - max} more...` : s;
 }
 
 function describeService(w: PrefixWriter, svc: Obj, src: DescribeSource): void {
@@ -789,6 +806,16 @@ const DESCRIBERS: Record<string, (w: PrefixWriter, o: Obj, src: DescribeSource) 
   Namespace: (w, o) => describeNamespace(w, o),
   Node: describeNode,
 };
+
+/**
+ * DescribePodTemplate into a bare PrefixWriter, as the rollout history viewers print a revision
+ * (printTemplate): no tabwriter, so the tabs stay as they are.
+ */
+export function podTemplateText(template: KObject): string {
+  const w = new PrefixWriter();
+  describePodTemplate(w, template as Obj);
+  return w.parts.filter((x) => x !== FLUSH).join("");
+}
 
 /** `kubectl describe` text for one object. */
 export function describe(info: ResourceInfo, obj: KObject, src: DescribeSource): string {

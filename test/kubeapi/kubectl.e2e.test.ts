@@ -169,6 +169,8 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     await same(["describe", "endpointslices", "hist"]);
     await same(["describe", "serviceaccount", "default"]);
     await same(["rollout", "history", "deployment", "hist"]);
+    await same(["rollout", "history", "deployment", "hist", "--revision=1"]);
+    await same(["rollout", "history", "deployment", "hist", "--revision=9"]);
     await same(["get", "pods", "-A", "-L", "k8s-app,app", "-L", "nope"]);
     await same(["get", "deploy", "-L", "app", "--show-labels"]);
     expect(await same(["top", "pods"])).toEqual({ stdout: "", stderr: "error: Metrics API not available\n", code: 1 });

@@ -8,7 +8,7 @@ import { WatchFilter } from "../../engine/api/watch-filter.js";
 import { isStatusError, type StatusError } from "../../engine/api/status.js";
 import type { KObject, Pod } from "../../engine/api/types.js";
 import { rfc3339 } from "../../engine/clock.js";
-import { describe } from "../../kubectl/describe.js";
+import { describe, podTemplateText } from "../../kubectl/describe.js";
 import { executeJsonPath, JsonPathError, jsonPathText, selectValues } from "../../kubectl/jsonpath.js";
 import { asList, goCompactJson, GoTemplatePrinter, type TemplateResult, toJson, toTypedJson, toYaml } from "../../kubectl/output.js";
 import { GoTemplateError } from "../../kubectl/gotemplate.js";
@@ -1371,6 +1371,14 @@ function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): void {
         break;
       case "history": {
         const revs = revisions(t.info, t.ns, t.name, ctx);
+        const want = Number(str(p, "revision") ?? 0);
+        if (want < 0) throw new KubectlError(`revision must be a positive integer: ${want}`);
+        if (want > 0) {
+          const r = revs.find((x) => x.rev === want);
+          if (!r) throw new KubectlError("unable to find the specified revision");
+          o.out(`${ref} with revision #${want}\n${podTemplateText(r.template as KObject)}\n`);
+          break;
+        }
         o.out(`${ref} \n`);
         o.out(tabwrite("REVISION\tCHANGE-CAUSE\n" + revs.map((r) => `${r.rev}\t${r.cause ?? "<none>"}\n`).join(""), DESCRIBE_TABWRITER) + "\n");
         break;
