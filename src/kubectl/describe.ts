@@ -440,11 +440,11 @@ function describeDeployment(w: PrefixWriter, d: Obj, src: DescribeSource): void 
   if (rss.length) {
     const rev = (r: Obj) => Number(r.metadata.annotations?.["deployment.kubernetes.io/revision"] ?? 0);
     const newest = rss.reduce((a, b) => (rev(b) > rev(a) ? b : a));
-    const hash = d.spec.template?.metadata?.labels ? newest : newest;
     const fmt = (list: Obj[]) => (list.length ? list.map((r) => `${r.metadata.name} (${r.status?.replicas ?? 0}/${r.spec.replicas ?? 0} replicas created)`).join(", ") : "<none>");
-    const old = rss.filter((r) => r !== hash && (r.spec.replicas ?? 0) > 0);
+    // GetAllReplicaSetsInChunks' second list: every old ReplicaSet, scaled to zero or not.
+    const old = rss.filter((r) => r !== newest);
     w.write(0, `OldReplicaSets:\t${fmt(old)}\n`);
-    w.write(0, `NewReplicaSet:\t${fmt([hash])}\n`);
+    w.write(0, `NewReplicaSet:\t${fmt([newest])}\n`);
   }
   describeEvents(w, eventsFor(src, d, "Deployment"), src.now);
 }

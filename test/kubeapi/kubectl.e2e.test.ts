@@ -171,6 +171,11 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     await same(["rollout", "history", "deployment", "hist"]);
     await same(["rollout", "history", "deployment", "hist", "--revision=1"]);
     await same(["rollout", "history", "deployment", "hist", "--revision=9"]);
+    // After a finished rollout the old ReplicaSet is listed with 0/0.
+    expect((await kubectl(["set", "image", "deployment/hist", "httpd=httpd:2.4.58"])).code).toBe(0);
+    expect((await kubectl(["rollout", "status", "deployment/hist", "--timeout=60s"])).code).toBe(0);
+    expect((await same(["describe", "deployment", "hist"])).stdout).toMatch(/^OldReplicaSets: +hist-[a-z0-9]+ \(0\/0 replicas created\)$/m);
+    await same(["rollout", "history", "deployment", "hist", "--revision=2"]);
     await same(["get", "pods", "-A", "-L", "k8s-app,app", "-L", "nope"]);
     await same(["get", "deploy", "-L", "app", "--show-labels"]);
     expect(await same(["top", "pods"])).toEqual({ stdout: "", stderr: "error: Metrics API not available\n", code: 1 });
