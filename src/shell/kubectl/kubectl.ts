@@ -118,6 +118,7 @@ const VERBS: Record<string, (args: string[], ctx: KubectlContext, o: Out) => Pro
   logs: cmdLogs,
   "api-resources": cmdApiResources,
   "api-versions": cmdApiVersions,
+  autoscale: cmdAutoscale,
   explain: cmdExplain,
   version: cmdVersion,
   // A kubeadm cluster has no metrics-server: top has nothing to read.
@@ -1203,11 +1204,34 @@ function cmdScale(argv: string[], ctx: KubectlContext, o: Out): void {
   const r = str(p, "replicas");
   if (r === undefined) throw new KubectlError("required flag(s) \"replicas\" not set");
   if (Number(r) < 0) throw new KubectlError("error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
+  // The builder continues on errors: the objects found are scaled, the lookups that failed are
+  // reported at the end, and with nothing found the command says there was nothing to scale.
+  const found: { info: ResourceInfo; ns: string; name: string; obj: Obj }[] = [];
+  const missing: StatusError[] = [];
   for (const t of oneTarget(p, ctx, "scale")) {
+    try {
+      found.push({ ...t, obj: get(ctx, t.info, t.ns, t.name) as Obj });
+    } catch (e) {
+      if (!isStatusError(e) || e.reason !== "NotFound") throw e;
+      missing.push(e);
+    }
+  }
+  if (!found.length && missing.length) {
+    const msgs = missing.map((e) => e.message);
+    throw new KubectlError(`no objects passed to scale ${msgs.length === 1 ? msgs[0] : `[${msgs.join(", ")}]`}`);
+  }
+  for (const t of found) {
     if (![R.deployments, R.replicasets, R.statefulsets].includes(t.info)) throw new KubectlError(`cannot scale a ${t.info.kind}`);
+    const current = str(p, "current-replicas");
+    if (current !== undefined && Number(current) >= 0) {
+      // The scaler's precondition, checked against the object before the write.
+      const was = t.obj.spec?.replicas ?? 1;
+      if (was !== Number(current)) throw new KubectlError(`Expected replicas to be ${current}, was ${was}`);
+    }
     const obj = ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { spec: { replicas: Number(r) } });
     printResult(t.info, obj, p, o, "scaled");
   }
+  if (missing.length) throw new KubectlError(missing.map((e) => serverError(e)).join("\n"));
 }
 
 function cmdPatch(argv: string[], ctx: KubectlContext, o: Out): void {
@@ -1281,10 +1305,9 @@ function cmdLabel(argv: string[], ctx: KubectlContext, o: Out, field: "labels" |
 async function cmdEdit(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
   const p = parseFlags(argv, [f("output", "string", "o"), f("filename", "array", "f"), f("save-config", "bool"), f("validate", "string"), f("windows-line-endings", "bool"), f("subresource", "string"), f("field-manager", "string")], "kubectl edit");
   // kubectl finds the objects first (errors about them come before any editor).
-  const targets = oneTarget(p, ctx, "edit");
+  const targets = oneTarget(p, ctx, "edit").map((t) => ({ t, obj: get(ctx, t.info, t.ns, t.name) }));
   if (!ctx.editor) throw new KubectlError(`unable to launch the editor "vi"`);
-  for (const t of targets) {
-    const obj = get(ctx, t.info, t.ns, t.name);
+  for (const { t, obj } of targets) {
     const header = "# Please edit the object below. Lines beginning with a '#' will be ignored,\n# and an empty file will abort the edit. If an error occurs while saving this file will be\n# reopened with the relevant failures.\n#\n";
     const original = header + toYaml(stripForOutput(obj, p));
     const file = `/tmp/kubectl-edit-${t.name}.yaml`;
@@ -1658,7 +1681,15 @@ function cmdLogs(argv: string[], ctx: KubectlContext, o: Out): void {
     }
   } else {
     if (!p.args[0]) throw new KubectlError("expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples");
-    pods = [podFor(p.args[0], ns, ctx)];
+    try {
+      pods = [podFor(p.args[0], ns, ctx)];
+    } catch (e) {
+      // The logs command's object lookup words a NotFound as its own error.
+      if (!isStatusError(e) || e.reason !== "NotFound") throw e;
+      const d = e.status.details ?? {};
+      const what = d.group ? `${d.kind}.${d.group}` : d.kind;
+      throw new KubectlError(`error from server (NotFound): ${what} "${d.name}" not found in namespace "${ns}"`);
+    }
   }
   const tailFlag = str(p, "tail");
   const tail = tailFlag !== undefined ? Number(tailFlag) : str(p, "selector") ? 10 : -1;
@@ -1706,6 +1737,27 @@ function cmdApiResources(argv: string[], ctx: KubectlContext, o: Out): void {
     lines.push([i.resource, i.shortNames.join(","), i.group ? `${i.group}/${i.version}` : i.version, String(i.namespaced), i.kind, ...(wide ? [i.verbs.join(","), i.categories.join(",")] : [])].join("\t"));
   }
   o.out(tabwrite(lines.join("\n") + "\n", TABLE_TABWRITER));
+}
+
+/**
+ * `kubectl autoscale`: checked as kubectl checks it, then the HorizontalPodAutoscaler create,
+ * which this cluster's apiserver does not serve (no autoscaling API): the 404 a real kubectl gets
+ * from it.
+ */
+function cmdAutoscale(argv: string[], ctx: KubectlContext, o: Out): void {
+  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("max", "int"), f("min", "int"), f("cpu-percent", "int"), f("name", "string"), f("filename", "array", "f")], "kubectl autoscale");
+  void o;
+  const max = str(p, "max");
+  if (max === undefined) throw new KubectlError('required flag(s) "max" not set');
+  const min = str(p, "min");
+  if (min !== undefined && Number(min) > Number(max)) throw new KubectlError(`--max=MAXPODS must be larger or equal to --min=MINPODS, max: ${max}, min: ${min}`);
+  for (const t of oneTarget(p, ctx, "autoscale")) {
+    if (![R.deployments, R.replicasets, R.statefulsets].includes(t.info)) {
+      throw new KubectlError(`cannot autoscale a ${t.info.kind}: could not find scale subresource for ${t.info.group}/${t.info.version}, Resource=${t.info.resource} in discovery information`);
+    }
+    get(ctx, t.info, t.ns, t.name);
+    throw new KubectlError("Error from server (NotFound): the server could not find the requested resource");
+  }
 }
 
 /** `kubectl api-versions`: every group/version discovery serves, sorted as sort.Strings sorts. */
