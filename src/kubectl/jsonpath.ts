@@ -303,6 +303,36 @@ export function executeJsonPath(template: string, data: Any): string {
   return out.join("");
 }
 
+/**
+ * `-o jsonpath-as-json`: each result set the template produces (an expression's values, a text
+ * node's text, a range body's per element) printed as its own JSON array, the way
+ * json.MarshalIndent(results, "", "    ") prints it (map keys sorted, <, > and & escaped).
+ */
+export function executeJsonPathAsJson(template: string, data: Any): string {
+  let nodes: Node[];
+  try {
+    nodes = parseTemplate(template);
+  } catch (e) {
+    if (e instanceof JsonPathError) throw new JsonPathError(`error parsing jsonpath ${template}, ${e.message}`);
+    throw e;
+  }
+  const out: string[] = [];
+  const print = (values: Any[]) => out.push(JSON.stringify(sortDeep(values), null, 4).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`) + "\n");
+  const walk = (ns: Node[], cur: Any): void => {
+    for (const n of ns) {
+      if (n.t === "text") print([n.s]);
+      else if (n.t === "expr") print(evalSteps([n.root ? data : cur], n.path));
+      else {
+        const results = evalSteps([cur], n.path);
+        const elems = results.length === 1 && Array.isArray(results[0]) ? results[0] : results;
+        for (const e of elems) walk(n.body, e);
+      }
+    }
+  };
+  walk(nodes, data);
+  return out.join("");
+}
+
 /** The values a custom-columns spec selects, or undefined when none. */
 export function selectValues(expr: string, data: Any): Any[] {
   let e = expr.trim();

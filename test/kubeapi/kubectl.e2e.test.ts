@@ -195,6 +195,24 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     await same(["api-versions", "extra"]);
   });
 
+  it("-o jsonpath-as-json, jsonpath-file and custom-columns-file print as kubectl does", { timeout: 120_000 }, async () => {
+    for (const t of ["{.metadata.name}", "x{.metadata.name}y{.spec.type}", "{.spec.ports}", "{range .spec.ports[*]}{.port}{end}", "{.nope}"]) {
+      await same(["get", "svc", "kubernetes", "-o", `jsonpath-as-json=${t}`]);
+    }
+    await same(["get", "svc", "-A", "-o", "jsonpath-as-json={.items[*].metadata.name}"]);
+    // The same file on the machine running the real kubectl and in the terminal.
+    const files: Record<string, string> = { "cc.txt": "NAME  TYPE\n.metadata.name .spec.type\n", "cc1.txt": "NAME\n", "cc2.txt": "A B\n.x\n", "jp.txt": "{.items[*].metadata.name}\n" };
+    for (const [name, text] of Object.entries(files)) {
+      writeFileSync(join(dir, name), text);
+      expect((await terminal(`mkdir -p ${dir} && printf '${text.replace(/\n/g, "\\n")}' > ${join(dir, name)}`)).code).toBe(0);
+    }
+    await same(["get", "svc", "-A", "-o", `custom-columns-file=${join(dir, "cc.txt")}`]);
+    await same(["get", "svc", "-A", "-o", `custom-columns-file=${join(dir, "cc1.txt")}`]);
+    await same(["get", "svc", "-A", "-o", `custom-columns-file=${join(dir, "cc2.txt")}`]);
+    await same(["get", "svc", "-A", "-o", `jsonpath-file=${join(dir, "jp.txt")}`]);
+    await same(["get", "svc", "-A", "-o", `jsonpath-file=${join(dir, "nope.txt")}`]);
+  });
+
   it("--sort-by orders as Go's sort.Sort leaves equal keys, and fails as kubectl does", { timeout: 120_000 }, async () => {
     // Events of the same second: the order among them is the unstable sort's.
     await same(["get", "events", "-A", "--sort-by=.metadata.creationTimestamp"]);

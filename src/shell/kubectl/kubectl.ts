@@ -9,7 +9,7 @@ import { isStatusError, type StatusError } from "../../engine/api/status.js";
 import type { KObject, Pod } from "../../engine/api/types.js";
 import { rfc3339 } from "../../engine/clock.js";
 import { describe, podTemplateText } from "../../kubectl/describe.js";
-import { executeJsonPath, JsonPathError, jsonPathText, selectValues } from "../../kubectl/jsonpath.js";
+import { executeJsonPath, executeJsonPathAsJson, JsonPathError, jsonPathText, selectValues } from "../../kubectl/jsonpath.js";
 import { asList, goCompactJson, GoTemplatePrinter, type TemplateResult, toJson, toTypedJson, toYaml } from "../../kubectl/output.js";
 import { GoTemplateError } from "../../kubectl/gotemplate.js";
 import { DESCRIBE_TABWRITER, TABLE_TABWRITER, TabwriterStream, tabwrite } from "../../kubectl/tabwriter.js";
@@ -138,7 +138,7 @@ const VERBS: Record<string, (args: string[], ctx: KubectlContext, o: Out) => Pro
 async function readTemplateFiles(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
   const paths = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
-    const m = /(?:^|=)(?:go-template-file|templatefile)=(.*)$/s.exec(argv[i]) ?? /^(?:-o|--output)?(?:go-template-file|templatefile)=(.*)$/s.exec(argv[i]);
+    const m = /(?:^|=)(?:go-template-file|templatefile|jsonpath-file|custom-columns-file)=(.*)$/s.exec(argv[i]) ?? /^(?:-o|--output)?(?:go-template-file|templatefile|jsonpath-file|custom-columns-file)=(.*)$/s.exec(argv[i]);
     if (m) paths.add(m[1]);
     if (argv[i] === "--template" && i + 1 < argv.length) paths.add(argv[i + 1]);
     else if (argv[i].startsWith("--template=")) paths.add(argv[i].slice("--template=".length));
@@ -304,13 +304,36 @@ function printObjects(objs: { info: ResourceInfo; obj: KObject }[], p: Parsed, o
   else if (fmt.startsWith("jsonpath=") || fmt.startsWith("jsonpath-as-json=")) {
     let tpl = fmt.slice(fmt.indexOf("=") + 1);
     if (!tpl.includes("{")) tpl = `{${tpl}}`;
-    o.out(executeJsonPath(tpl, data));
-  } else if (fmt.startsWith("custom-columns=")) {
-    const cols = fmt.slice("custom-columns=".length).split(",").map((c) => {
-      const i = c.indexOf(":");
-      if (i < 0) throw new KubectlError(`unexpected custom-columns spec: ${c}, expected <header>:<json-path-expr>`);
-      return { header: c.slice(0, i), expr: c.slice(i + 1) };
-    });
+    o.out(fmt.startsWith("jsonpath-as-json=") ? executeJsonPathAsJson(tpl, data) : executeJsonPath(tpl, data));
+  } else if (fmt.startsWith("jsonpath-file=")) {
+    const path = fmt.slice("jsonpath-file=".length);
+    const text = o.templateFiles.get(path);
+    if (text === undefined) throw new KubectlError(`error reading --template ${path}, open ${path}: no such file or directory`);
+    o.out(executeJsonPath(text, data));
+  } else if (fmt.startsWith("custom-columns=") || fmt.startsWith("custom-columns-file=")) {
+    let cols: { header: string; expr: string }[];
+    if (fmt.startsWith("custom-columns-file=")) {
+      // NewCustomColumnsPrinterFromTemplate: a line of headers, a line of field specs.
+      const path = fmt.slice("custom-columns-file=".length);
+      const text = o.templateFiles.get(path);
+      if (text === undefined) throw new KubectlError(`error reading template ${path}, open ${path}: no such file or directory`);
+      // bufio.Scanner's lines: a final newline ends the last line and starts no other.
+      const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
+      const words = (l: string | undefined) => (l ?? "").split(/\s+/).filter(Boolean);
+      const expected = "Expected format is one line of space separated headers, one line of space separated column specs.";
+      if (lines.length < 1) throw new KubectlError(`invalid template, missing header line. ${expected}`);
+      if (lines.length < 2) throw new KubectlError(`invalid template, missing spec line. ${expected}`);
+      const headers = words(lines[0]);
+      const specs = words(lines[1]);
+      if (headers.length !== specs.length) throw new KubectlError(`number of headers (${headers.length}) and field specifications (${specs.length}) don't match`);
+      cols = headers.map((h, i) => ({ header: h, expr: specs[i] }));
+    } else {
+      cols = fmt.slice("custom-columns=".length).split(",").map((c) => {
+        const i = c.indexOf(":");
+        if (i < 0) throw new KubectlError(`unexpected custom-columns spec: ${c}, expected <header>:<json-path-expr>`);
+        return { header: c.slice(0, i), expr: c.slice(i + 1) };
+      });
+    }
     const lines: string[] = [];
     if (!bool(p, "no-headers")) lines.push(cols.map((c) => c.header).join("\t"));
     for (const it of items) {
