@@ -290,14 +290,18 @@ function execNodes(nodes: Node[], data: Any, root: Any, out: string[]): void {
   }
 }
 
-export function executeJsonPath(template: string, data: Any): string {
-  let nodes: Node[];
+/** parseTemplate with kubectl's wording of a parse error. */
+function parseForPrinter(template: string): Node[] {
   try {
-    nodes = parseTemplate(template);
+    return parseTemplate(template);
   } catch (e) {
     if (e instanceof JsonPathError) throw new JsonPathError(`error parsing jsonpath ${template}, ${e.message}`);
     throw e;
   }
+}
+
+export function executeJsonPath(template: string, data: Any): string {
+  const nodes = parseForPrinter(template);
   const out: string[] = [];
   execNodes(nodes, data, data, out);
   return out.join("");
@@ -309,13 +313,7 @@ export function executeJsonPath(template: string, data: Any): string {
  * json.MarshalIndent(results, "", "    ") prints it (map keys sorted, <, > and & escaped).
  */
 export function executeJsonPathAsJson(template: string, data: Any): string {
-  let nodes: Node[];
-  try {
-    nodes = parseTemplate(template);
-  } catch (e) {
-    if (e instanceof JsonPathError) throw new JsonPathError(`error parsing jsonpath ${template}, ${e.message}`);
-    throw e;
-  }
+  const nodes = parseForPrinter(template);
   const out: string[] = [];
   const print = (values: Any[]) => out.push(JSON.stringify(sortDeep(values), null, 4).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`) + "\n");
   const walk = (ns: Node[], cur: Any): void => {
