@@ -242,6 +242,11 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
       ["create", "configmap", "cm", "--from-literal=b=1", "--from-literal=a=2"],
       ["create", "namespace", "lab"],
       ["run", "bb", "--image=busybox", "--env=A=1", "--image-pull-policy=IfNotPresent"],
+      // -n given: the built object carries the namespace (EnforceNamespace).
+      ["create", "deployment", "web", "-n", "kube-public", "--image=httpd"],
+      ["create", "configmap", "cm", "--namespace=default", "--from-literal=a=1"],
+      ["run", "bb", "-n", "kube-public", "--image=busybox"],
+      ["create", "namespace", "lab2", "-n", "kube-public"],
     ];
     for (const c of creates) {
       for (const out of ["yaml", "json"]) expect((await same([...c, "--dry-run=client", "-o", out])).code).toBe(0);

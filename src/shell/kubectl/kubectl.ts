@@ -676,13 +676,23 @@ function labelsFromString(s: string): Record<string, string> {
 }
 
 /**
+ * What a generator built, with the namespace set when -n/--namespace was given (kubectl's
+ * EnforceNamespace: the flag, not the context's namespace), as a client dry run prints it.
+ */
+function enforceNamespace(info: ResourceInfo, obj: Obj, p: Parsed): Obj {
+  const ns = str(p, "namespace");
+  if (!info.namespaced || ns === undefined) return obj;
+  return { ...obj, metadata: { ...obj.metadata, namespace: ns } };
+}
+
+/**
  * Sends what a `kubectl create <generator>` built. `failure`: the generator's wrapping of a
  * server error ("failed to create deployment: " + the Status message), if it has one.
  */
 function finishCreate(info: ResourceInfo, obj: Obj, p: Parsed, ctx: KubectlContext, o: Out, verb = "created", ns?: string, failure?: string): void {
   const mode = dryRun(p);
   if (mode === "client") {
-    printResult(info, obj, p, o, verb);
+    printResult(info, enforceNamespace(info, obj, p), p, o, verb);
     return;
   }
   const warnings: string[] = [];
@@ -873,7 +883,7 @@ async function cmdRun(argv: string[], ctx: KubectlContext, o: Out): Promise<void
   };
   const mode = dryRun(p);
   if (mode === "client") {
-    printResult(R.pods, obj, p, o, "created");
+    printResult(R.pods, enforceNamespace(R.pods, obj, p), p, o, "created");
     return;
   }
   const ns = nsOf(p, ctx);
