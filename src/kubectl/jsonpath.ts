@@ -36,10 +36,12 @@ function parsePath(src: string): Step[] {
   else if (s.startsWith("@")) s = s.slice(1);
   const steps: Step[] = [];
   let i = 0;
+  // A field name runs to the next unescaped terminator; a backslash escapes the character after
+  // it and is dropped (jsonpath's advance and parseField): {.data.config\.conf}.
   const ident = () => {
-    const m = /^[^.[\]\s]*/.exec(s.slice(i))!;
+    const m = /^(?:\\.|[^.[\]\s\\])*\\?/.exec(s.slice(i))!;
     i += m[0].length;
-    return m[0];
+    return m[0].replace(/\\(.)/g, "$1").replace(/\\$/, "");
   };
   while (i < s.length) {
     if (s.startsWith("..", i)) {

@@ -105,6 +105,21 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     const r = await kubectl(["version"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Client Version: v1\.33\.\d+\nKustomize Version: v5\.6\.0\nServer Version: v1\.33\.5\n$/);
+    // -o json / yaml: the terminal's serverVersion is what the real kubectl reads from /version;
+    // its clientVersion is the node's kubectl (the cluster's release), so only its shape is shared.
+    for (const out of ["json", "yaml"]) {
+      const real = await kubectl(["version", "-o", out]);
+      const term = await terminal(`kubectl version -o ${out}`);
+      expect(term.code).toBe(0);
+      if (out === "json") {
+        const [a, b] = [JSON.parse(real.stdout), JSON.parse(term.stdout)];
+        expect(b.serverVersion).toEqual(a.serverVersion);
+        expect(Object.keys(b.clientVersion)).toEqual(Object.keys(a.clientVersion));
+        expect(Object.keys(b)).toEqual(Object.keys(a));
+      } else {
+        expect(term.stdout.slice(term.stdout.indexOf("serverVersion:"))).toBe(real.stdout.slice(real.stdout.indexOf("serverVersion:")));
+      }
+    }
   });
 
   it("get nodes and get pods -A print as the terminal does", { timeout: 120_000 }, async () => {
@@ -282,6 +297,9 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
       ["autoscale", "deployment", "bad", "--max=2", "--min=3"],
       ["autoscale", "deployment", "bad", "--max=3"],
       ["autoscale", "service", "bad", "--max=3"],
+      ["get", "cm", "-n", "kube-system", "kube-proxy", "-o", "jsonpath={.data.config\\.conf}"],
+      ["get", "nodes", "-o", "jsonpath={.items[0].metadata.labels.kubernetes\\.io/hostname}"],
+      ["version", "-o", "xml"],
       ["get", "svc", "-o", "jsonpath={.items[?(@.metadata.name==)].metadata.name}"],
       ["get", "svc", "-o", "jsonpath={.items[?(@.metadata.name)].metadata.name}"],
       ["get", "svc", "-o", 'jsonpath={.items[?( @.metadata.name == "bad" )].spec.ports[0].port}'],
