@@ -186,14 +186,19 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     await same(["rollout", "history", "deployment", "hist"]);
     await same(["rollout", "history", "deployment", "hist", "--revision=1"]);
     await same(["rollout", "history", "deployment", "hist", "--revision=9"]);
-    // After a finished rollout the old ReplicaSet is listed with 0/0.
-    expect((await kubectl(["set", "image", "deployment/hist", "httpd=httpd:2.4.58"])).code).toBe(0);
-    expect((await kubectl(["rollout", "status", "deployment/hist", "--timeout=60s"])).code).toBe(0);
-    expect((await same(["describe", "deployment", "hist"])).stdout).toMatch(/^OldReplicaSets: +hist-[a-z0-9]+ \(0\/0 replicas created\)$/m);
-    await same(["rollout", "history", "deployment", "hist", "--revision=2"]);
     await same(["get", "pods", "-A", "-L", "k8s-app,app", "-L", "nope"]);
     await same(["get", "deploy", "-L", "app", "--show-labels"]);
     expect(await same(["top", "pods"])).toEqual({ stdout: "", stderr: "error: Metrics API not available\n", code: 1 });
+    // After a finished rollout the old ReplicaSet is listed with 0/0. The comparisons run once
+    // the old pod is gone: the cluster runs on the wall clock, and a pod still terminating
+    // between the real kubectl's call and the terminal's would differ by timing alone.
+    expect((await kubectl(["set", "image", "deployment/hist", "httpd=httpd:2.4.58"])).code).toBe(0);
+    expect((await kubectl(["rollout", "status", "deployment/hist", "--timeout=60s"])).code).toBe(0);
+    for (let i = 0; i < 120 && (await kubectl(["get", "pods", "-l", "app=hist", "-o", "name"])).stdout.trim().split("\n").length > 1; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect((await same(["describe", "deployment", "hist"])).stdout).toMatch(/^OldReplicaSets: +hist-[a-z0-9]+ \(0\/0 replicas created\)$/m);
+    await same(["rollout", "history", "deployment", "hist", "--revision=2"]);
   });
 
   it("describe node sums its pods' requests and limits; leases are kubeadm's components' and read as renewed", { timeout: 120_000 }, async () => {
