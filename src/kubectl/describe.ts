@@ -6,6 +6,7 @@ import { R, type ResourceInfo } from "../engine/api/resources.js";
 import type { KObject } from "../engine/api/types.js";
 import { addInto, formatQuantity, milliValue, podResources, type Quantity, type ResourceList, resourceList, value, ZERO } from "../engine/api/quantity.js";
 import { rfc1123z, since } from "./duration.js";
+import { byteOrder, fmtValue } from "./gotemplate.js";
 import { DESCRIBE_TABWRITER, tabwrite } from "./tabwriter.js";
 import { formatLabels, formatLabelSelector } from "./table.js";
 
@@ -712,7 +713,7 @@ function describeGeneric(w: PrefixWriter, o: Obj, info: ResourceInfo, src: Descr
 }
 
 function printUnstructuredContent(w: PrefixWriter, level: number, content: Obj, prefix: string, skip: Set<string>): void {
-  for (const field of Object.keys(content).sort(goLess)) {
+  for (const field of Object.keys(content).sort(byteOrder)) {
     const v = content[field];
     const path = `${prefix}.${field}`;
     if (skip.has(path) || v === undefined) continue;
@@ -723,34 +724,12 @@ function printUnstructuredContent(w: PrefixWriter, level: number, content: Obj, 
       w.write(level, `${smartLabelFor(field)}:\n`);
       for (const child of v) {
         if (child && typeof child === "object" && !Array.isArray(child)) printUnstructuredContent(w, level + 1, child, path, skip);
-        else w.write(level + 1, `${goValue(child)}\n`);
+        else w.write(level + 1, `${fmtValue(child, "v")}\n`);
       }
     } else {
-      w.write(level, `${smartLabelFor(field)}:\t${goValue(v)}\n`);
+      w.write(level, `${smartLabelFor(field)}:\t${fmtValue(v, "v")}\n`);
     }
   }
-}
-
-/** sort.Strings order (bytes, not locale). */
-function goLess(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** fmt's %v of a JSON-decoded value (float64 numbers print as %g: 1e+06 from a million on). */
-function goValue(v: unknown): string {
-  if (v === null) return "<nil>";
-  if (typeof v === "number") {
-    if (Number.isInteger(v) && Math.abs(v) < 1e21) {
-      if (Math.abs(v) < 1e6) return String(v);
-    }
-    const [m, e] = v.toExponential().split("e");
-    const exp = Number(e);
-    if (exp >= -4 && exp < 21 && Math.abs(v) < 1e6) return String(v);
-    return `${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-  }
-  if (Array.isArray(v)) return `[${v.map(goValue).join(" ")}]`;
-  if (v && typeof v === "object") return `map[${Object.keys(v).sort(goLess).map((k) => `${k}:${goValue((v as Obj)[k])}`).join(" ")}]`;
-  return String(v);
 }
 
 /** smartLabelFor: "leaseDurationSeconds" -> "Lease Duration Seconds", "uid" -> "UID", "podCIDRs" -> "Pod CIDRs". */

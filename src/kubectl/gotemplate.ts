@@ -283,8 +283,8 @@ export function fmtValue(v: GoValue, verb: string, f: Flags = NOFLAGS): string {
   }
 }
 
-/** Go's string order (bytes of UTF-8; code points agree with it). */
-function byteOrder(a: string, b: string): number {
+/** Go's string order (bytes of UTF-8; code points agree with it): sort.Strings, `<` on strings. */
+export function byteOrder(a: string, b: string): number {
   if (a === b) return 0;
   const ai = [...a];
   const bi = [...b];
