@@ -11,7 +11,7 @@ import { rfc3339 } from "../../engine/clock.js";
 import { describe, podTemplateText } from "../../kubectl/describe.js";
 import { executeJsonPath, executeJsonPathAsJson, JsonPathError, jsonPathText, selectValues } from "../../kubectl/jsonpath.js";
 import { asList, goCompactJson, GoTemplatePrinter, type TemplateResult, toJson, toTypedJson, toYaml } from "../../kubectl/output.js";
-import { GoTemplateError } from "../../kubectl/gotemplate.js";
+import { byteOrder, GoTemplateError, goTypeName } from "../../kubectl/gotemplate.js";
 import { DESCRIBE_TABWRITER, TABLE_TABWRITER, TabwriterStream, tabwrite } from "../../kubectl/tabwriter.js";
 import { tableCells, tableText } from "../../kubectl/table.js";
 import { explain, ExplainError } from "../../kubectl/explain.js";
@@ -436,8 +436,7 @@ function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
     const table = !fmt || fmt === "wide";
     if (!sortObjects(found, sortBy, table, ctx)) {
       // kubectl's table sorter fails the same way, and the empty table says there is nothing.
-      const scoped = groups.every((g) => g.info.namespaced);
-      o.err(all || !scoped ? "No resources found\n" : `No resources found in ${ns} namespace.\n`);
+      o.err(noResources(groups, all, ns));
       return;
     }
   }
@@ -474,11 +473,14 @@ function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
       );
     }
   }
-  if (!found.length && !errors.length && !byName) {
-    const scoped = groups.every((g) => g.info.namespaced);
-    o.err(all || !scoped ? "No resources found\n" : `No resources found in ${ns} namespace.\n`);
-  }
+  if (!found.length && !errors.length && !byName) o.err(noResources(groups, all, ns));
   if (errors.length) throw new KubectlError(errors.join("\n"));
+}
+
+/** What `get` says when it has nothing to print (the namespace only when every type is namespaced). */
+function noResources(groups: { info: ResourceInfo }[], all: boolean, ns: string): string {
+  const scoped = groups.every((g) => g.info.namespaced);
+  return all || !scoped ? "No resources found\n" : `No resources found in ${ns} namespace.\n`;
 }
 
 /**
@@ -499,7 +501,6 @@ function sortObjects(found: { obj: KObject }[], sortBy: string, table: boolean, 
     if (table) return false;
     throw new KubectlError(`couldn't find any field with path "${field}" in the list of objects`);
   }
-  const goType = (v: unknown) => (Array.isArray(v) ? "[]interface {}" : typeof v === "object" ? "map[string]interface {}" : typeof v);
   const less = (a: unknown, b: unknown): boolean => {
     if (a === undefined) return true;
     if (b === undefined) return false;
@@ -507,9 +508,9 @@ function sortObjects(found: { obj: KObject }[], sortBy: string, table: boolean, 
     if (typeof a === "string" && typeof b === "string") {
       const qa = parseQuantity(a);
       const qb = qa && parseQuantity(b);
-      return qa && qb ? cmp(qa, qb) < 0 : a < b;
+      return qa && qb ? cmp(qa, qb) < 0 : byteOrder(a, b) < 0;
     }
-    const err = typeof a === "string" || typeof a === "number" ? "unsortable interface: interface" : `unsortable type: ${goType(a)}`;
+    const err = typeof a === "string" || typeof a === "number" ? "unsortable interface: interface" : `unsortable type: ${goTypeName(a)}`;
     // klog.Exitf: a fatal line with klog's header, then exit 1.
     const t = new Date(ctx.cluster.now());
     const p2 = (n: number, w = 2) => String(n).padStart(w, "0");
@@ -1800,7 +1801,7 @@ function cmdApiVersions(argv: string[], ctx: KubectlContext, o: Out): void {
   if (p.args.length) throw new KubectlError(`unexpected arguments: [${p.args.join(" ")}]\nSee 'kubectl api-versions -h' for help and examples`);
   const gvs = new Set<string>();
   for (const i of RESOURCES) if (ctx.cluster.api.isServed(i)) gvs.add(i.group ? `${i.group}/${i.version}` : i.version);
-  for (const gv of [...gvs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) o.out(`${gv}\n`);
+  for (const gv of [...gvs].sort(byteOrder)) o.out(`${gv}\n`);
 }
 
 /**
