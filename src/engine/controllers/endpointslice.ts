@@ -8,6 +8,7 @@
 // Go picks from maps at random where this code needs an order: here sets keep insertion order
 // (pods by name, slices by name) so a cluster replays byte for byte.
 
+import { milliValue, quantity } from "../api/quantity.js";
 import { R } from "../api/resources.js";
 import type { Endpoint, EndpointSlice, EndpointSlicePort, KObject, Node, Pod, Service } from "../api/types.js";
 import { deepEqual, key as resKey } from "../apiserver/apiserver.js";
@@ -162,14 +163,9 @@ interface Allocation {
   desired: number;
 }
 
-/** resource.Quantity of CPU in millicores (the forms nodes report: "4", "3800m", "1.5"). */
+/** A node's allocatable CPU in millicores (Quantity.MilliValue; 0 when missing or malformed). */
 export function cpuMillis(q: string | undefined): number {
-  if (!q) return 0;
-  const m = /^([0-9.]+)(m|k|M|G)?$/.exec(q.trim());
-  if (!m) return 0;
-  const v = Number(m[1]);
-  const mult = m[2] === "m" ? 1 : m[2] === "k" ? 1e6 : m[2] === "M" ? 1e9 : m[2] === "G" ? 1e12 : 1000;
-  return Math.ceil(v * mult);
+  return milliValue(quantity(q));
 }
 
 function withAddressType(s: string, at: AddressType): string {
