@@ -41,42 +41,6 @@ export function tupleKey(t: Tuple): string {
 /** nf_conntrack_max for a small node (kube-proxy: 32768 per CPU, min 131072); we keep fewer. */
 const DEFAULT_MAX = 65536;
 
-/**
- * One flow, stored flat (no tuple objects): the orig and reply tuples are fields, and the table
- * threads its flows on an intrusive list in age order, so a table of ~65k flows is ~65k objects
- * that hold no garbage. `orig` and `reply` build tuples when read (listing).
- */
-export class CtFlow implements CtEntry {
-  /** Age order (oldest first), owned by the table. */
-  older: CtFlow | undefined = undefined;
-  newer: CtFlow | undefined = undefined;
-  constructor(
-    readonly key: number,
-    readonly proto: L4,
-    readonly src: string,
-    readonly sport: number,
-    readonly dst: string,
-    readonly dport: number,
-    readonly rsrc: string,
-    readonly rsport: number,
-    readonly rdst: string,
-    readonly rdport: number,
-    public state: TcpState | undefined,
-    public expires: number,
-    public assured: boolean,
-    public unreplied: boolean,
-    public mark: number,
-    public dnat: boolean,
-    public snat: boolean,
-  ) {}
-  get orig(): Tuple {
-    return { proto: this.proto, src: this.src, sport: this.sport, dst: this.dst, dport: this.dport };
-  }
-  get reply(): Tuple {
-    return { proto: this.proto, src: this.rsrc, sport: this.rsport, dst: this.rdst, dport: this.rdport };
-  }
-}
-
 const ipNum = ipv4Unchecked;
 
 /** Hash key of a flow (a small integer); flows are told apart by comparing the whole tuple. */
@@ -91,22 +55,81 @@ function flowKey(src: string, sport: number, dst: string, dport: number): number
 /** Marks a used slot in `tags` (flow keys are 30-bit, so a tag is never 0). */
 const USED = 0x40000000;
 
+const PROTOS: readonly L4[] = ["tcp", "udp", "sctp", "icmp"];
+const PROTO_CODE: Record<L4, number> = { tcp: 0, udp: 1, sctp: 2, icmp: 3 };
+const STATES: readonly (TcpState | undefined)[] = [undefined, "SYN_SENT", "ESTABLISHED", "TIME_WAIT", "CLOSE"];
+const STATE_CODE: Record<TcpState, number> = { SYN_SENT: 1, ESTABLISHED: 2, TIME_WAIT: 3, CLOSE: 4 };
+const ASSURED = 1;
+const UNREPLIED = 2;
+const DNAT = 4;
+const SNAT = 8;
+const NONE = -1;
+
 /**
- * An open-addressing hash table (linear probing, at most half full) whose slots hold each flow's
- * hash key in a typed array beside the flow itself. A lookup reads the compact key array and
- * touches a flow only when its key matches: a new connection's miss, the common case, reads no
- * flow at all (chained buckets read a flow or two per probe, each a cache miss in a table of
- * ~65k flows per node). Deletion shifts the following run back (no tombstones), so nothing
- * degrades under constant insert/evict churn. The arrays double as the table fills, up to two
- * slots per flow of `max`, so an idle node's table stays small.
+ * A flow as `addFlow` takes it: the original and reply tuples flat, without tuple objects. The
+ * data plane fills one per node it records and the table copies the fields out, so nothing a
+ * connection leaves in the table is an object.
+ */
+export interface FlowFields {
+  proto: L4;
+  src: string;
+  sport: number;
+  dst: string;
+  dport: number;
+  rsrc: string;
+  rsport: number;
+  rdst: string;
+  rdport: number;
+  state: TcpState | undefined;
+  expires: number;
+  assured: boolean;
+  unreplied: boolean;
+  mark: number;
+  dnat: boolean;
+  snat: boolean;
+}
+
+/**
+ * An open-addressing hash table (linear probing, at most half full) over flows stored as columns
+ * (typed arrays for numbers and flags, plain arrays for the address strings, which are the
+ * packet's own strings and cost nothing to keep). A table holds ~65k flows per node and every
+ * new connection inserts one per node it crosses while a full table evicts as often: flows kept
+ * as objects lived long enough to be promoted and then died in the old generation, and the
+ * collector's work for them was most of a connection's cost. A flow here is an index; `find`
+ * reads the compact key array and compares a flow's columns only when its key matches. Deletion
+ * shifts the following run back (no tombstones); freed indexes are reused. Age order (oldest
+ * first) is a doubly linked list of indexes. Columns and slots double as the table fills, up to
+ * `max` flows, so an idle node's table stays small.
  */
 export class ConntrackTable {
   private tags = new Int32Array(32);
-  private slots: (CtFlow | undefined)[] = new Array<CtFlow | undefined>(32).fill(undefined);
+  /** Flow index per slot (valid where the tag is set). */
+  private slotFlow = new Int32Array(32);
   private mask = 31;
+
+  // Flow columns, by flow index.
+  private cap = 0;
+  private fKey = new Int32Array(0);
+  private fProto = new Uint8Array(0);
+  private fState = new Uint8Array(0);
+  private fFlags = new Uint8Array(0);
+  /** sport, dport, rsport, rdport of flow i at 4i..4i+3. */
+  private fPorts = new Float64Array(0);
+  private fExpires = new Float64Array(0);
+  private fMark = new Float64Array(0);
+  private fSrc: string[] = [];
+  private fDst: string[] = [];
+  private fRsrc: string[] = [];
+  private fRdst: string[] = [];
+  private fOlder = new Int32Array(0);
+  private fNewer = new Int32Array(0);
+  /** Flow indexes never used are `used`..cap-1; freed ones are chained through fNewer. */
+  private used = 0;
+  private freeHead = NONE;
+
   /** Age order: oldest first (an entry re-added moves to the end). */
-  private oldest: CtFlow | undefined = undefined;
-  private newest: CtFlow | undefined = undefined;
+  private oldest = NONE;
+  private newest = NONE;
   private count = 0;
   /**
    * No flow expires before this (a lower bound: flows only get later timeouts, see
@@ -119,43 +142,105 @@ export class ConntrackTable {
     return this.count;
   }
 
-  /** The live entry whose original or reply tuple is `t`. */
-  lookup(t: Tuple, now: number): CtFlow | undefined {
-    return this.lookupFlow(t.proto, t.src, t.sport, t.dst, t.dport, now);
+  /** The live entry whose original tuple is `t` (a copy). */
+  lookup(t: Tuple, now: number): CtEntry | undefined {
+    const i = this.lookupFlow(t.proto, t.src, t.sport, t.dst, t.dport, now);
+    return i === NONE ? undefined : this.entry(i);
   }
 
-  lookupFlow(proto: L4, src: string, sport: number, dst: string, dport: number, now: number): CtFlow | undefined {
-    const e = this.find(flowKey(src, sport, dst, dport), proto, src, sport, dst, dport);
-    if (e === undefined) return undefined;
-    if (e.expires <= now) {
-      this.remove(e);
-      return undefined;
+  /** The index of the live flow whose original tuple this is, or -1. Valid until the table changes. */
+  lookupFlow(proto: L4, src: string, sport: number, dst: string, dport: number, now: number): number {
+    const i = this.find(flowKey(src, sport, dst, dport), PROTO_CODE[proto], src, sport, dst, dport);
+    if (i === NONE) return NONE;
+    if (this.fExpires[i] <= now) {
+      this.remove(i);
+      return NONE;
     }
-    return e;
+    return i;
+  }
+
+  // Fields of a flow found by lookupFlow.
+  protoOf(i: number): L4 {
+    return PROTOS[this.fProto[i]];
+  }
+  replySrc(i: number): string {
+    return this.fRsrc[i];
+  }
+  replySport(i: number): number {
+    return this.fPorts[4 * i + 2];
+  }
+  replyDst(i: number): string {
+    return this.fRdst[i];
+  }
+  replyDport(i: number): number {
+    return this.fPorts[4 * i + 3];
+  }
+  snatOf(i: number): boolean {
+    return (this.fFlags[i] & SNAT) !== 0;
+  }
+  /** A later expiry for a flow (never an earlier one: `earliestExpiry` is a lower bound). */
+  extend(i: number, expires: number): void {
+    this.fExpires[i] = expires;
   }
 
   add(e: CtEntry, now: number): void {
     const o = e.orig;
     const r = e.reply;
     this.addFlow(
-      new CtFlow(flowKey(o.src, o.sport, o.dst, o.dport), o.proto, o.src, o.sport, o.dst, o.dport, r.src, r.sport, r.dst, r.dport, e.state, e.expires, e.assured, e.unreplied, e.mark, e.dnat, e.snat),
+      {
+        proto: o.proto,
+        src: o.src,
+        sport: o.sport,
+        dst: o.dst,
+        dport: o.dport,
+        rsrc: r.src,
+        rsport: r.sport,
+        rdst: r.dst,
+        rdport: r.dport,
+        state: e.state,
+        expires: e.expires,
+        assured: e.assured,
+        unreplied: e.unreplied,
+        mark: e.mark,
+        dnat: e.dnat,
+        snat: e.snat,
+      },
       now,
     );
   }
 
-  /** Adds (or replaces, moving it to the newest end) the flow with f's original tuple. */
-  addFlow(f: CtFlow, now: number): void {
+  /** Adds (or replaces, moving it to the newest end) the flow with f's original tuple; f is copied. */
+  addFlow(f: FlowFields, now: number): void {
     if (this.count >= this.max) this.evict(now);
-    const old = this.find(f.key, f.proto, f.src, f.sport, f.dst, f.dport);
-    if (old !== undefined) this.remove(old);
+    const key = flowKey(f.src, f.sport, f.dst, f.dport);
+    const proto = PROTO_CODE[f.proto];
+    const old = this.find(key, proto, f.src, f.sport, f.dst, f.dport);
+    if (old !== NONE) this.remove(old);
     if ((this.count + 1) * 2 > this.tags.length) this.grow();
-    this.place(f);
+    const i = this.alloc();
+    this.fKey[i] = key;
+    this.fProto[i] = proto;
+    this.fState[i] = f.state === undefined ? 0 : STATE_CODE[f.state];
+    this.fFlags[i] = (f.assured ? ASSURED : 0) | (f.unreplied ? UNREPLIED : 0) | (f.dnat ? DNAT : 0) | (f.snat ? SNAT : 0);
+    const p = 4 * i;
+    const ports = this.fPorts;
+    ports[p] = f.sport;
+    ports[p + 1] = f.dport;
+    ports[p + 2] = f.rsport;
+    ports[p + 3] = f.rdport;
+    this.fExpires[i] = f.expires;
+    this.fMark[i] = f.mark;
+    this.fSrc[i] = f.src;
+    this.fDst[i] = f.dst;
+    this.fRsrc[i] = f.rsrc;
+    this.fRdst[i] = f.rdst;
+    this.place(i, key);
     if (f.expires < this.earliestExpiry) this.earliestExpiry = f.expires;
-    f.older = this.newest;
-    f.newer = undefined;
-    if (this.newest) this.newest.newer = f;
-    else this.oldest = f;
-    this.newest = f;
+    this.fOlder[i] = this.newest;
+    this.fNewer[i] = NONE;
+    if (this.newest !== NONE) this.fNewer[this.newest] = i;
+    else this.oldest = i;
+    this.newest = i;
     this.count++;
   }
 
@@ -163,9 +248,14 @@ export class ConntrackTable {
   flush(): number {
     const n = this.count;
     this.tags.fill(0);
-    this.slots.fill(undefined);
+    this.fSrc.fill("");
+    this.fDst.fill("");
+    this.fRsrc.fill("");
+    this.fRdst.fill("");
+    this.used = 0;
+    this.freeHead = NONE;
     this.earliestExpiry = Infinity;
-    this.oldest = this.newest = undefined;
+    this.oldest = this.newest = NONE;
     this.count = 0;
     return n;
   }
@@ -173,64 +263,112 @@ export class ConntrackTable {
   /** conntrack -D -d IP / kube-proxy's stale UDP cleanup. */
   deleteWhere(pred: (e: CtEntry) => boolean): number {
     let n = 0;
-    for (let e = this.oldest; e !== undefined; ) {
-      const next = e.newer;
-      if (pred(e)) (this.remove(e), n++);
-      e = next;
+    for (let i = this.oldest; i !== NONE; ) {
+      const next = this.fNewer[i];
+      if (pred(this.entry(i))) (this.remove(i), n++);
+      i = next;
     }
     return n;
   }
 
-  /** Live entries, oldest first. */
+  /** Live entries, oldest first (copies). */
   list(now: number): CtEntry[] {
     const out: CtEntry[] = [];
-    for (let e = this.oldest; e !== undefined; ) {
-      const next = e.newer;
-      if (e.expires <= now) this.remove(e);
-      else out.push(e);
-      e = next;
+    for (let i = this.oldest; i !== NONE; ) {
+      const next = this.fNewer[i];
+      if (this.fExpires[i] <= now) this.remove(i);
+      else out.push(this.entry(i));
+      i = next;
     }
     return out;
   }
 
-  private find(key: number, proto: L4, src: string, sport: number, dst: string, dport: number): CtFlow | undefined {
+  private entry(i: number): CtEntry {
+    const proto = PROTOS[this.fProto[i]];
+    const p = 4 * i;
+    const ports = this.fPorts;
+    const flags = this.fFlags[i];
+    return {
+      orig: { proto, src: this.fSrc[i], sport: ports[p], dst: this.fDst[i], dport: ports[p + 1] },
+      reply: { proto, src: this.fRsrc[i], sport: ports[p + 2], dst: this.fRdst[i], dport: ports[p + 3] },
+      state: STATES[this.fState[i]],
+      expires: this.fExpires[i],
+      assured: (flags & ASSURED) !== 0,
+      unreplied: (flags & UNREPLIED) !== 0,
+      mark: this.fMark[i],
+      dnat: (flags & DNAT) !== 0,
+      snat: (flags & SNAT) !== 0,
+    };
+  }
+
+  private find(key: number, proto: number, src: string, sport: number, dst: string, dport: number): number {
     const tags = this.tags;
     const mask = this.mask;
     const tag = key | USED;
-    for (let i = key & mask; ; i = (i + 1) & mask) {
-      const t = tags[i];
-      if (t === 0) return undefined;
+    for (let s = key & mask; ; s = (s + 1) & mask) {
+      const t = tags[s];
+      if (t === 0) return NONE;
       if (t === tag) {
-        const e = this.slots[i]!;
-        if (e.sport === sport && e.dport === dport && e.dst === dst && e.src === src && e.proto === proto) return e;
+        const i = this.slotFlow[s];
+        const p = 4 * i;
+        if (this.fPorts[p] === sport && this.fPorts[p + 1] === dport && this.fDst[i] === dst && this.fSrc[i] === src && this.fProto[i] === proto) return i;
       }
     }
   }
 
-  /** Puts f into the first free slot of its probe sequence (the table is never full). */
-  private place(f: CtFlow): void {
+  /** Puts flow i into the first free slot of its probe sequence (the table is never full). */
+  private place(i: number, key: number): void {
     const tags = this.tags;
     const mask = this.mask;
-    let i = f.key & mask;
-    while (tags[i] !== 0) i = (i + 1) & mask;
-    tags[i] = f.key | USED;
-    this.slots[i] = f;
+    let s = key & mask;
+    while (tags[s] !== 0) s = (s + 1) & mask;
+    tags[s] = key | USED;
+    this.slotFlow[s] = i;
   }
 
-  private remove(e: CtFlow): void {
+  /** A free flow index, the columns grown if none is left. */
+  private alloc(): number {
+    const f = this.freeHead;
+    if (f !== NONE) {
+      this.freeHead = this.fNewer[f];
+      return f;
+    }
+    if (this.used === this.cap) this.growColumns();
+    return this.used++;
+  }
+
+  private growColumns(): void {
+    const cap = Math.max(16, this.cap * 2);
+    const i32 = (a: Int32Array, n: number) => (((b) => (b.set(a), b))(new Int32Array(n)));
+    const u8 = (a: Uint8Array, n: number) => (((b) => (b.set(a), b))(new Uint8Array(n)));
+    const f64 = (a: Float64Array, n: number) => (((b) => (b.set(a), b))(new Float64Array(n)));
+    this.fKey = i32(this.fKey, cap);
+    this.fOlder = i32(this.fOlder, cap);
+    this.fNewer = i32(this.fNewer, cap);
+    this.fProto = u8(this.fProto, cap);
+    this.fState = u8(this.fState, cap);
+    this.fFlags = u8(this.fFlags, cap);
+    this.fPorts = f64(this.fPorts, 4 * cap);
+    this.fExpires = f64(this.fExpires, cap);
+    this.fMark = f64(this.fMark, cap);
+    for (const a of [this.fSrc, this.fDst, this.fRsrc, this.fRdst]) while (a.length < cap) a.push("");
+    this.cap = cap;
+  }
+
+  private remove(i: number): void {
     const tags = this.tags;
-    const slots = this.slots;
+    const slotFlow = this.slotFlow;
     const mask = this.mask;
-    let i = e.key & mask;
-    while (slots[i] !== e) {
-      if (tags[i] === 0) throw new Error("conntrack: flow not in its table");
-      i = (i + 1) & mask;
+    let s = this.fKey[i] & mask;
+    for (;;) {
+      if (tags[s] === 0) throw new Error("conntrack: flow not in its table");
+      if (slotFlow[s] === i) break;
+      s = (s + 1) & mask;
     }
     // Backward-shift deletion: move each later entry of the run whose home slot is not in
-    // (i, j] into the hole, so every entry stays reachable from its home slot.
-    for (let j = i; ; ) {
-      tags[i] = 0;
-      slots[i] = undefined;
+    // (s, j] into the hole, so every entry stays reachable from its home slot.
+    for (let j = s; ; ) {
+      tags[s] = 0;
       for (;;) {
         j = (j + 1) & mask;
         const t = tags[j];
@@ -239,20 +377,25 @@ export class ConntrackTable {
           break;
         }
         const home = t & mask;
-        if (i <= j ? home <= i || home > j : home <= i && home > j) {
-          tags[i] = t;
-          slots[i] = slots[j];
-          i = j;
+        if (s <= j ? home <= s || home > j : home <= s && home > j) {
+          tags[s] = t;
+          slotFlow[s] = slotFlow[j];
+          s = j;
           break;
         }
       }
       if (j < 0) break;
     }
-    if (e.older) e.older.newer = e.newer;
-    else this.oldest = e.newer;
-    if (e.newer) e.newer.older = e.older;
-    else this.newest = e.older;
-    e.older = e.newer = undefined;
+    const older = this.fOlder[i];
+    const newer = this.fNewer[i];
+    if (older !== NONE) this.fNewer[older] = newer;
+    else this.oldest = newer;
+    if (newer !== NONE) this.fOlder[newer] = older;
+    else this.newest = older;
+    // The strings go with the flow (an idle table keeps no addresses alive).
+    this.fSrc[i] = this.fDst[i] = this.fRsrc[i] = this.fRdst[i] = "";
+    this.fNewer[i] = this.freeHead;
+    this.freeHead = i;
     this.count--;
   }
 
@@ -260,9 +403,9 @@ export class ConntrackTable {
   private grow(): void {
     const n = this.tags.length * 2;
     this.tags = new Int32Array(n);
-    this.slots = new Array<CtFlow | undefined>(n).fill(undefined);
+    this.slotFlow = new Int32Array(n);
     this.mask = n - 1;
-    for (let e = this.oldest; e !== undefined; e = e.newer) this.place(e);
+    for (let i = this.oldest; i !== NONE; i = this.fNewer[i]) this.place(i, this.fKey[i]);
   }
 
   private evict(now: number): void {
@@ -270,21 +413,22 @@ export class ConntrackTable {
     // eighth (the kernel's early_drop picks non-assured ones; close enough for a simulation).
     if (this.earliestExpiry <= now) {
       let earliest = Infinity;
-      for (let e = this.oldest; e !== undefined; ) {
-        const next = e.newer;
-        if (e.expires <= now) this.remove(e);
-        else if (e.expires < earliest) earliest = e.expires;
-        e = next;
+      for (let i = this.oldest; i !== NONE; ) {
+        const next = this.fNewer[i];
+        const x = this.fExpires[i];
+        if (x <= now) this.remove(i);
+        else if (x < earliest) earliest = x;
+        i = next;
       }
       this.earliestExpiry = earliest;
     }
     const target = this.max - (this.max >> 3);
     let excess = this.count - target;
-    while (excess-- > 0 && this.oldest !== undefined) this.remove(this.oldest);
+    while (excess-- > 0 && this.oldest !== NONE) this.remove(this.oldest);
   }
 }
 
-/** flowKey for callers building CtFlow directly. */
+/** The hash of a flow's original tuple (tests reproduce collisions with it). */
 export { flowKey };
 
 function fields(t: Tuple): string {

@@ -17,7 +17,7 @@
 // calls on the same cluster route the same way.
 import type { Ruleset } from "../proxy/iptables/model.js";
 import type { NftTable } from "../proxy/nftables/model.js";
-import { CT_TIMEOUTS, ConntrackTable, CtFlow, type TcpState, flowKey } from "./conntrack.js";
+import { CT_TIMEOUTS, ConntrackTable, type FlowFields, type TcpState } from "./conntrack.js";
 import { EvalContext, type HookName, type HookOutcome, NodeKernelState, type Pkt, type RandomSource, addrMatches, ipNum } from "./context.js";
 import { iptablesHook } from "./iptables-eval.js";
 import { nftablesHook } from "./nftables-eval.js";
@@ -274,8 +274,11 @@ export class Dataplane {
     }
 
     // An established flow keeps the destination its first packet got (conntrack), no nat rules.
-    const ct = proto === "icmp" ? undefined : this.conntracks.get(node)?.lookup(tuple, now);
-    if (ct) return this.established(ct, node, res, now);
+    if (proto !== "icmp") {
+      const table = this.conntracks.get(node);
+      const ct = table === undefined ? -1 : table.lookupFlow(proto, srcIP, sport, dst, dport, now);
+      if (ct >= 0) return this.established(table!, ct, node, res, now);
+    }
 
     const w: Walk = { res, pkt, opts, now, visited: [], ctx: undefined as unknown as EvalContext, rules: undefined, close: undefined, closeVia: undefined };
     for (let hop = 0; hop < MAX_HOPS; hop++) {
@@ -460,20 +463,21 @@ export class Dataplane {
     return this.end(w, "refused", `nothing on ${node} listens on ${pkt.proto} port ${pkt.dport} (${pkt.dst} is local)`);
   }
 
-  private established(ct: CtFlow, node: string, res: ConnectResult, now: number): ConnectResult {
+  private established(table: ConntrackTable, ct: number, node: string, res: ConnectResult, now: number): ConnectResult {
+    const rsrc = table.replySrc(ct);
+    const rsport = table.replySport(ct);
     res.established = true;
     res.path.push(node);
-    res.dst = { ip: ct.rsrc, port: ct.rsport };
-    res.seenSrc = { ip: ct.rdst, port: ct.rdport };
-    res.masqueraded = ct.snat;
-    res.trace?.push({ node, kind: "conntrack", text: `conntrack: established flow, destination stays ${ct.rsrc}:${ct.rsport} (no nat rules run)` });
-    const pod = this.env.podByIP(ct.rsrc);
+    res.dst = { ip: rsrc, port: rsport };
+    res.seenSrc = { ip: table.replyDst(ct), port: table.replyDport(ct) };
+    res.masqueraded = table.snatOf(ct);
+    res.trace?.push({ node, kind: "conntrack", text: `conntrack: established flow, destination stays ${rsrc}:${rsport} (no nat rules run)` });
+    const pod = this.env.podByIP(rsrc);
     if (pod) res.pod = pod.key;
-    const alive = pod ? pod.running && (res.tuple.proto === "icmp" || pod.listens(res.tuple.proto, ct.rsport)) : false;
+    const alive = pod ? pod.running && (res.tuple.proto === "icmp" || pod.listens(res.tuple.proto, rsport)) : false;
     res.verdict = alive ? "established" : "refused";
-    res.reason = alive ? `established flow to ${ct.rsrc}:${ct.rsport}` : `established flow to ${ct.rsrc}:${ct.rsport}, which no longer answers`;
-    if (ct.proto === "tcp") ct.expires = now + CT_TIMEOUTS.tcpEstablished * 1000;
-    else ct.expires = now + CT_TIMEOUTS.udpStream * 1000;
+    res.reason = alive ? `established flow to ${rsrc}:${rsport}` : `established flow to ${rsrc}:${rsport}, which no longer answers`;
+    table.extend(ct, now + (table.protoOf(ct) === "tcp" ? CT_TIMEOUTS.tcpEstablished : CT_TIMEOUTS.udpStream) * 1000);
     return res;
   }
 
@@ -495,31 +499,48 @@ export class Dataplane {
       else timeout = CT_TIMEOUTS.udp;
       const o = v.orig;
       // The reply direction: from the final destination back to this node's exit source.
-      this.conntrack(v.node).addFlow(
-        new CtFlow(
-          flowKey(o.src, o.sport, o.dst, o.dport),
-          proto,
-          o.src,
-          o.sport,
-          o.dst,
-          o.dport,
-          last.dst,
-          last.dport,
-          exit.src,
-          exit.sport,
-          state,
-          now + timeout * 1000,
-          proto === "tcp" && outcome === "established",
-          proto !== "tcp" && proto !== "icmp" && outcome !== "established",
-          0,
-          o.dst !== last.dst || o.dport !== last.dport,
-          exit.src !== o.src,
-        ),
-        now,
-      );
+      const f = flow;
+      f.proto = proto;
+      f.src = o.src;
+      f.sport = o.sport;
+      f.dst = o.dst;
+      f.dport = o.dport;
+      f.rsrc = last.dst;
+      f.rsport = last.dport;
+      f.rdst = exit.src;
+      f.rdport = exit.sport;
+      f.state = state;
+      f.expires = now + timeout * 1000;
+      f.assured = proto === "tcp" && outcome === "established";
+      f.unreplied = proto !== "tcp" && proto !== "icmp" && outcome !== "established";
+      f.mark = 0;
+      f.dnat = o.dst !== last.dst || o.dport !== last.dport;
+      f.snat = exit.src !== o.src;
+      this.conntrack(v.node).addFlow(f, now);
     }
+    flow.src = flow.dst = flow.rsrc = flow.rdst = "";
   }
 }
+
+/** The flow `record` fills for each node (the table copies it). */
+const flow: FlowFields = {
+  proto: "tcp",
+  src: "",
+  sport: 0,
+  dst: "",
+  dport: 0,
+  rsrc: "",
+  rsport: 0,
+  rdst: "",
+  rdport: 0,
+  state: undefined,
+  expires: 0,
+  assured: false,
+  unreplied: false,
+  mark: 0,
+  dnat: false,
+  snat: false,
+};
 
 function fmt(n: number): string {
   return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
