@@ -9,7 +9,7 @@ import type { Pod, Service } from "../api/types.js";
 import type { Cluster } from "../cluster.js";
 import { MetalLBController } from "../controllers/metallb.js";
 import { listenerApp } from "../kubelet/apps.js";
-import type { IpvsConnection, IpvsProxier } from "../proxy/ipvs/proxier.js";
+import type { IpvsProxier } from "../proxy/ipvs/proxier.js";
 import { Dataplane, type IpvsHandle, type NetEnv, type NodeRules, type PodHost } from "./dataplane.js";
 import type { L4 } from "./packet.js";
 
@@ -100,22 +100,22 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
       const vs = p.virtualServer(proto === "tcp" ? "TCP" : proto === "udp" ? "UDP" : "SCTP", ip, port);
       if (!vs) return NOT_FOUND;
       if (now !== expiredAt) (p.expire(now), (expiredAt = now));
-      const conn = p.connect(vs, client, now);
+      const dest = p.open(vs, client.ip, client.port, now);
       // The ipvsadm line of the virtual server, for the trace only.
       let service = "";
       if (steps) {
         service = `${vs.protocol}  ${vs.ip}:${vs.port} ${vs.scheduler}${vs.persistent ? ` persistent ${vs.persistent}` : ""}`;
         const t = vs.persistent ? vs.templates.get(client.ip) : undefined;
         steps(
-          conn
-            ? `scheduler ${vs.scheduler}${t ? ` (persistence template for ${client.ip})` : ""}: -> ${conn.dest.ip}:${conn.dest.port} (weight ${conn.dest.weight}, active ${conn.dest.activeConns}, inactive ${conn.dest.inactiveConns})`
+          dest
+            ? `scheduler ${vs.scheduler}${t ? ` (persistence template for ${client.ip})` : ""}: -> ${dest.ip}:${dest.port} (weight ${dest.weight}, active ${dest.activeConns}, inactive ${dest.inactiveConns})`
             : `scheduler ${vs.scheduler}: no real server with weight > 0`,
         );
       }
-      if (!conn) return { found: true, service, real: undefined };
-      return { found: true, service, real: conn.dest, conn };
+      if (!dest) return { found: true, service, real: undefined };
+      return { found: true, service, real: dest, conn: p.lastConnection };
     },
-    close: (conn, now) => p.close(conn as IpvsConnection, now),
+    close: (conn, now) => p.close(conn as number, now),
   };
 }
 

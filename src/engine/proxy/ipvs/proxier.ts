@@ -4,8 +4,9 @@
 // (in the iptables proxier's typed model, so iptables-save prints them).
 //
 // Data-plane API (for src/engine/net): a connection to a virtual server is
-//   const c = p.connect(vs, { ip, port }, now)  // scheduler decision + ActiveConn++ (or undefined: no destination)
-//   p.close(c, now)                              // ESTABLISHED -> TIME_WAIT: ActiveConn--, InActConn++
+//   const d = p.open(vs, ip, port, now)      // scheduler decision + ActiveConn++ (or undefined: no destination);
+//                                            // p.lastConnection is the entry's id
+//   p.close(id, now)                         // ESTABLISHED -> TIME_WAIT: ActiveConn--, InActConn++
 //   p.expire(now)                                // drops entries whose timer ran out: InActConn--
 // `p.virtualServer(proto, ip, port)` finds the VS a packet hits; `p.schedule(vs, clientIP, now)`
 // is the bare decision (persistence honoured) without touching counters. Everything is
@@ -124,8 +125,10 @@ export interface VirtualServer {
 
 export type ConnState = "ESTABLISHED" | "TIME_WAIT" | "CLOSE" | "NONE";
 
-/** An IPVS connection entry (ipvsadm -Lnc). */
+/** An IPVS connection entry (ipvsadm -Lnc), as `connectionEntries` and `connect` copy it out. */
 export interface IpvsConnection {
+  /** The entry's id (for `close`). */
+  readonly id: number;
   readonly vs: VirtualServer;
   readonly dest: RealServer;
   readonly client: { ip: string; port: number };
@@ -138,6 +141,104 @@ export interface IpvsConnection {
 const TCP_TIMEOUT_S = 900;
 const TCP_FIN_TIMEOUT_S = 120;
 const UDP_TIMEOUT_S = 300;
+
+const NONE = 0;
+const ESTABLISHED = 1;
+const TIME_WAIT = 2;
+const CONN_STATES: readonly ConnState[] = ["NONE", "ESTABLISHED", "TIME_WAIT", "CLOSE"];
+
+/**
+ * IPVS connection entries in the order they were made, as columns: references to the virtual
+ * and real server, the client's address string, and typed arrays for the rest. Entries live
+ * 15 minutes of cluster time (2 once closed), long enough to be promoted as objects and die in
+ * the old generation; here an entry allocates nothing. Ids grow with each entry and expiry keeps
+ * the order, so an entry's index is found by binary search over the ids.
+ */
+class ConnectionTable {
+  length = 0;
+  private nextId = 0;
+  private ids = new Float64Array(64);
+  vs: VirtualServer[] = [];
+  dest: RealServer[] = [];
+  clientIP: string[] = [];
+  clientPort = new Float64Array(64);
+  state = new Uint8Array(64);
+  expires = new Float64Array(64);
+
+  add(vs: VirtualServer, dest: RealServer, clientIP: string, clientPort: number, state: number, expires: number): number {
+    const i = this.length;
+    if (i === this.ids.length) this.grow();
+    const id = this.nextId++;
+    this.ids[i] = id;
+    this.vs[i] = vs;
+    this.dest[i] = dest;
+    this.clientIP[i] = clientIP;
+    this.clientPort[i] = clientPort;
+    this.state[i] = state;
+    this.expires[i] = expires;
+    this.length = i + 1;
+    return id;
+  }
+
+  /** The index of entry `id`, or -1 (expired). The newest entry is the usual one. */
+  indexOf(id: number): number {
+    const ids = this.ids;
+    let hi = this.length - 1;
+    if (hi >= 0 && ids[hi] === id) return hi;
+    let lo = 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = ids[mid];
+      if (v === id) return mid;
+      if (v < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  entry(i: number): IpvsConnection {
+    return {
+      id: this.ids[i],
+      vs: this.vs[i],
+      dest: this.dest[i],
+      client: { ip: this.clientIP[i], port: this.clientPort[i] },
+      state: CONN_STATES[this.state[i]],
+      expires: this.expires[i],
+    };
+  }
+
+  /** Entry i to index w (< i), for compaction. */
+  move(i: number, w: number): void {
+    this.ids[w] = this.ids[i];
+    this.vs[w] = this.vs[i];
+    this.dest[w] = this.dest[i];
+    this.clientIP[w] = this.clientIP[i];
+    this.clientPort[w] = this.clientPort[i];
+    this.state[w] = this.state[i];
+    this.expires[w] = this.expires[i];
+  }
+
+  truncate(n: number): void {
+    this.length = n;
+    // The references go with the entries.
+    this.vs.length = this.dest.length = this.clientIP.length = n;
+  }
+
+  private grow(): void {
+    const n = this.ids.length * 2;
+    const f64 = (a: Float64Array) => {
+      const b = new Float64Array(n);
+      b.set(a);
+      return b;
+    };
+    this.ids = f64(this.ids);
+    this.clientPort = f64(this.clientPort);
+    this.expires = f64(this.expires);
+    const st = new Uint8Array(n);
+    st.set(this.state);
+    this.state = st;
+  }
+}
 
 interface PortRecord {
   svc: ServicePortInfo;
@@ -161,7 +262,10 @@ export class IpvsProxier implements Proxier {
   readonly ipsets = new Map<string, IpSet>();
   /** The iptables rules of IPVS mode. */
   readonly iptables: Ruleset;
-  readonly connections: IpvsConnection[] = [];
+  /** Connection entries (ipvsadm -Lnc). */
+  private readonly conns = new ConnectionTable();
+  /** The id of the entry the last successful `open` made. */
+  lastConnection = -1;
   readonly tcpTimeout: number;
   readonly tcpFinTimeout: number;
   readonly udpTimeout: number;
@@ -462,19 +566,34 @@ export class IpvsProxier implements Proxier {
     return pick(vs.scheduler, vs.sched, vs.dests, clientIP, vs.ip);
   }
 
-  /** A new connection: schedule it, count it active, keep its entry (ipvsadm -Lnc). */
-  connect(vs: VirtualServer, client: { ip: string; port: number }, now: number): IpvsConnection | undefined {
-    const dest = this.schedule(vs, client.ip, now);
+  /**
+   * A new connection: schedule it, count it active, keep its entry (ipvsadm -Lnc). The entry's
+   * id is `lastConnection`. Nothing is allocated: a node's table holds every connection of the
+   * last 15 minutes of cluster time.
+   */
+  open(vs: VirtualServer, clientIP: string, clientPort: number, now: number): RealServer | undefined {
+    const dest = this.schedule(vs, clientIP, now);
     if (!dest) return undefined;
-    if (vs.persistent) vs.templates.set(client.ip, { dest, until: now + vs.persistent * 1000 });
+    if (vs.persistent) vs.templates.set(clientIP, { dest, until: now + vs.persistent * 1000 });
     const tcp = vs.protocol === "TCP";
     if (tcp) dest.activeConns++;
     else dest.inactiveConns++; // UDP entries count as inactive in the kernel
     dest.conns++;
     vs.conns++;
-    const c: IpvsConnection = { vs, dest, client: { ...client }, state: tcp ? "ESTABLISHED" : "NONE", expires: now + (tcp ? this.tcpTimeout : this.udpTimeout) * 1000 };
-    this.connections.push(c);
-    return c;
+    this.lastConnection = this.conns.add(vs, dest, clientIP, clientPort, tcp ? ESTABLISHED : NONE, now + (tcp ? this.tcpTimeout : this.udpTimeout) * 1000);
+    return dest;
+  }
+
+  /** `open`, with the entry copied out. */
+  connect(vs: VirtualServer, client: { ip: string; port: number }, now: number): IpvsConnection | undefined {
+    return this.open(vs, client.ip, client.port, now) ? this.conns.entry(this.conns.indexOf(this.lastConnection)) : undefined;
+  }
+
+  /** The connection entries, oldest first (copies). */
+  connectionEntries(): IpvsConnection[] {
+    const out: IpvsConnection[] = [];
+    for (let i = 0; i < this.conns.length; i++) out.push(this.conns.entry(i));
+    return out;
   }
 
   /** Packets through a connection, for --stats (in: client -> server). */
@@ -490,27 +609,31 @@ export class IpvsProxier implements Proxier {
   }
 
   /** The connection closed (FIN): it turns inactive and lingers in TIME_WAIT. */
-  close(c: IpvsConnection, now: number): void {
-    if (c.state !== "ESTABLISHED") return;
-    c.state = "TIME_WAIT";
-    c.dest.activeConns--;
-    c.dest.inactiveConns++;
-    c.expires = now + this.tcpFinTimeout * 1000;
+  close(c: IpvsConnection | number, now: number): void {
+    const t = this.conns;
+    const i = t.indexOf(typeof c === "number" ? c : c.id);
+    if (i < 0 || t.state[i] !== ESTABLISHED) return;
+    t.state[i] = TIME_WAIT;
+    t.dest[i].activeConns--;
+    t.dest[i].inactiveConns++;
+    t.expires[i] = now + this.tcpFinTimeout * 1000;
   }
 
   /** Drops connection entries whose timer ran out, then finishes graceful deletions. */
   expire(now: number): void {
+    const t = this.conns;
     let w = 0;
-    for (const c of this.connections) {
-      if (c.expires > now) {
-        this.connections[w++] = c;
+    for (let i = 0; i < t.length; i++) {
+      if (t.expires[i] > now) {
+        if (w !== i) t.move(i, w);
+        w++;
         continue;
       }
-      if (c.state === "ESTABLISHED") c.dest.activeConns--;
-      else c.dest.inactiveConns--;
+      if (t.state[i] === ESTABLISHED) t.dest[i].activeConns--;
+      else t.dest[i].inactiveConns--;
     }
-    this.connections.length = w;
-    for (const vs of this.services.values()) for (const [ip, t] of vs.templates) if (t.until <= now) vs.templates.delete(ip);
+    t.truncate(w);
+    for (const vs of this.services.values()) for (const [ip, tm] of vs.templates) if (tm.until <= now) vs.templates.delete(ip);
     this.processGraceful();
   }
 

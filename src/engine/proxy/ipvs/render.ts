@@ -85,7 +85,7 @@ export function ipvsadmList(p: IpvsProxier, o: { format?: IpvsadmFormat; service
 /** `ipvsadm -Lnc`: the connection entries with their remaining time. */
 export function ipvsadmConnections(p: IpvsProxier, now: number): string {
   const out = ["IPVS connection entries", `pro expire ${pad("state", 11)} ${pad("source", 18)} ${pad("virtual", 18)} destination`];
-  for (const c of p.connections) {
+  for (const c of p.connectionEntries()) {
     const left = Math.max(0, Math.floor((c.expires - now) / 1000));
     const mm = String(Math.floor(left / 60)).padStart(2, "0");
     const ss = String(left % 60).padStart(2, "0");
