@@ -47,3 +47,21 @@ describe("sha256Base32Prefix", () => {
     }
   });
 });
+
+describe("sha256Base32Name", () => {
+  it("is the prefix and the hash prefix of the parts' concatenation, at every length and for non-ASCII parts", async () => {
+    const { sha256Base32Name } = await import("./hash.js");
+    const parts: [string, string, string, string, string][] = [
+      ["", "", "", "", ""],
+      ["ns1/svc1:p80", "tcp", "10.180.0.1", ":", "80"],
+      ["é漢字/svc", "tcp", "10.0.0.1", ":", "8080"],
+      ["a", "b", "c", "é", "d"],
+    ];
+    for (let n = 0; n < 140; n++) parts.push(["x".repeat(n % 7), "y".repeat(n % 3), "z".repeat(n), n % 2 ? ":" : "", String(n)]);
+    for (const p of parts) {
+      const whole = p.join("");
+      expect(sha256Base32Name("KUBE-SEP-", 16, ...p)).toBe("KUBE-SEP-" + base32(sha256(whole)).slice(0, 16));
+      expect(sha256Base32Name("", 8, p[0], p[1], p[2])).toBe(base32(sha256(p[0] + p[1] + p[2])).slice(0, 8));
+    }
+  });
+});

@@ -1,7 +1,7 @@
 // Chain names of the iptables proxier, as K/pkg/proxy/iptables/proxier.go names them.
 // Every chain kube-proxy (and the kubelet duplicate it maintains) touches is a constant here;
 // per-service chain names come from portProtoHash / servicePortEndpointChainName below.
-import { sha256Base32Prefix } from "../../util/hash.js";
+import { sha256Base32Name, sha256Base32Prefix } from "../../util/hash.js";
 
 /** Built-in chains (utiliptables.Chain*). */
 export const CHAIN_PREROUTING = "PREROUTING";
@@ -81,7 +81,12 @@ export function serviceExternalChainName(spn: string, protocol: string): string 
 }
 /** KUBE-SEP- + base32(sha256(spn + proto + "IP:port"))[:16]. */
 export function servicePortEndpointChainName(spn: string, protocol: string, endpoint: string): string {
-  return chainName(SEP_PREFIX, hash16(spn + protocol + endpoint));
+  return sha256Base32Name(SEP_PREFIX, 16, spn, protocol, endpoint);
+}
+
+/** servicePortEndpointChainName of an IPv4 endpoint, without building "IP:port" first. */
+export function servicePortEndpointChainNameV4(spn: string, protocol: string, ip: string, port: number): string {
+  return sha256Base32Name(SEP_PREFIX, 16, spn, protocol, ip, ":", String(port));
 }
 
 /**

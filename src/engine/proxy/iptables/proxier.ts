@@ -244,9 +244,16 @@ export class ChainOwners {
     }
   }
 
-  private grow(): void {
+  /** Room for `n` names without growing on the way (a cold full sync knows about how many). */
+  reserve(n: number): void {
+    let size = this.tags.length;
+    while (n * 2 > size) size *= 2;
+    if (size !== this.tags.length) this.grow(size);
+  }
+
+  private grow(size = this.tags.length * 2): void {
     const { tags, names, keys } = this;
-    const n = tags.length * 2;
+    const n = size;
     this.tags = new Int32Array(n);
     this.names = new Array<string | undefined>(n).fill(undefined);
     this.keys = new Array<string | undefined>(n).fill(undefined);
@@ -586,6 +593,9 @@ export class IptablesProxier implements Proxier {
     this.keys = keys;
     this.totalEndpoints = total;
     this.largeCluster = total > N.LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
+    // A service port has a chain per endpoint and one or two of its own (the SVC chain and
+    // maybe EXT/SVL/FW): room for that many names at once instead of doubling on the way.
+    this.owners.reserve(total + 2 * keys.length);
     // Only chain names that appear or vanish change the chain set.
     let setChanged = false;
     const rebuild = this.tainted;
@@ -1075,7 +1085,11 @@ export class IptablesProxier implements Proxier {
     for (let i = 0; i < reachable.length; i++) {
       const info = reachable[i];
       const name = oldNames?.get(i, info);
-      epChains[i] = new EndpointChain(ctx, info, name ?? N.servicePortEndpointChainName(spn, proto, endpointString(info)));
+      epChains[i] = new EndpointChain(
+        ctx,
+        info,
+        name ?? (isV4(info.ip) ? N.servicePortEndpointChainNameV4(spn, proto, info.ip, info.port) : N.servicePortEndpointChainName(spn, proto, endpointString(info))),
+      );
     }
     // The chains of a subset of the reachable endpoints (the Local ones, or Cluster ones when
     // Local ones are added to them); the Cluster list usually is the reachable list itself.
