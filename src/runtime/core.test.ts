@@ -80,4 +80,15 @@ describe("ClusterCore persistence", () => {
     expect((await again.exec(`kubectl exec ${pod} -- cat /tmp/note`, Date.now(), DEFAULT_LIMITS)).stdout).toBe("inside\n");
     expect((await again.exec(`kubectl logs ${pod}`, Date.now(), DEFAULT_LIMITS)).stdout).toBe(logs);
   });
+
+  it("a restored cluster's meta row holds only the meta, not copies of the side rows", async () => {
+    const { rows, restored } = await setup("empty");
+    const again = restored();
+    await again.exec("kubectl create configmap one --from-literal=a=b", Date.now(), DEFAULT_LIMITS);
+    const d = again.takeDelta();
+    expect(d.upserts.map(([k]) => k)).toContain("configmaps|default/one");
+    const meta = JSON.parse(d.meta) as Record<string, unknown>;
+    for (const side of ["config", "kubelet", "shell"]) expect(meta, side).not.toHaveProperty(side);
+    expect(d.meta.length).toBeLessThan(rows.objects.get("#kubelet")!.length);
+  });
 });

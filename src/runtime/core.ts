@@ -192,7 +192,10 @@ export class ClusterCore {
     const cluster = Cluster.restore(snapshot, { adoptObjects: true });
     // Restoring resyncs every controller; if that wrote anything the rows are rewritten.
     const drift = cluster.store.revision() !== snapshot.revision;
-    const core = new ClusterCore(id, cluster, meta, shellFactory, shell, drift);
+    // Only the host's own fields: decodeState() also put the side rows (config, kubelet, shell)
+    // into `meta`, and metaJSON() would write copies of them into every meta row.
+    const info = { lab: meta.lab, tenantId: meta.tenantId, createdAt: meta.createdAt, lastActive: meta.lastActive };
+    const core = new ClusterCore(id, cluster, info, shellFactory, shell, drift);
     for (const [k, body] of state.objects) if (k.startsWith("#")) core.lastSide.set(k, body);
     core.persistedActive = meta.lastActive;
     return core;
