@@ -41,8 +41,10 @@ export default async function (report: Report) {
   report("create cluster over HTTP, p50", ms(pct(lat, 50)), "< 10 ms");
   report("create cluster over HTTP, p99", ms(pct(lat, 99)));
 
-  // 2. exec throughput on one cluster
+  // 2. exec throughput on one cluster. The 220 clusters just created get their engines built in
+  // the background (~10 ms of CPU each) once creations pause: that is not this cluster's work.
   const c = (await post("/v1/clusters", {}, key)).body;
+  while (s.host.warmingCount() > 0) await new Promise((r) => setTimeout(r, 20));
   await post(`/v1/clusters/${c.id}/exec`, { command: "kubectl get svc" }, c.token);
   const exJob = { method: "POST", path: `/v1/clusters/${c.id}/exec`, token: c.token, body: JSON.stringify({ command: "kubectl get svc" }) };
   await load(s.port, [exJob], 16, 500);
