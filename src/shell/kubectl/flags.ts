@@ -32,10 +32,28 @@ export const GLOBAL_FLAGS: FlagSpec[] = [
   { name: "warnings-as-errors", type: "bool" },
 ];
 
+interface FlagIndex {
+  byName: Map<string, FlagSpec>;
+  byShort: Map<string, FlagSpec>;
+}
+/** A command's flags with the global ones, by name and by shorthand (kept for constant spec lists such as get's). */
+const indexes = new WeakMap<FlagSpec[], FlagIndex>();
+function flagIndex(specs: FlagSpec[]): FlagIndex {
+  let ix = indexes.get(specs);
+  if (!ix) {
+    ix = { byName: new Map(), byShort: new Map() };
+    // On a name both lists have, the global flag's entry is kept (it comes last).
+    for (const s of [...specs, ...GLOBAL_FLAGS]) {
+      ix.byName.set(s.name, s);
+      if (s.short) ix.byShort.set(s.short, s);
+    }
+    indexes.set(specs, ix);
+  }
+  return ix;
+}
+
 export function parseFlags(argv: string[], specs: FlagSpec[], command: string, interspersed = true): Parsed {
-  const all = [...specs, ...GLOBAL_FLAGS];
-  const byName = new Map(all.map((s) => [s.name, s]));
-  const byShort = new Map(all.filter((s) => s.short).map((s) => [s.short!, s]));
+  const { byName, byShort } = flagIndex(specs);
   const flags = new Map<string, string | boolean | string[]>();
   const args: string[] = [];
   const set = (spec: FlagSpec, v: string | boolean, raw: string) => {
