@@ -20,6 +20,8 @@ export interface NodeHostOptions {
   /** New clusters get their engine built once creations pause, up to this many engines in memory (default 1024). */
   warmLimit?: number;
   now?: () => number;
+  /** Runs statements in one write transaction (default: this connection's batch). */
+  write?: (statements: InStatement[]) => Promise<unknown>;
 }
 
 type Send = (msg: LiveMessage) => void;
@@ -52,7 +54,10 @@ export class NodeClusterHost implements ClusterHost {
   private warmTimer?: ReturnType<typeof setTimeout>;
   private lastCreate = 0;
 
+  private readonly write: (statements: InStatement[]) => Promise<unknown>;
+
   constructor(private readonly db: Client, private readonly opts: NodeHostOptions = {}) {
+    this.write = opts.write ?? ((st) => this.db.batch(st, "write"));
     this.shell = opts.shell ?? missingShell;
     this.now = opts.now ?? Date.now;
     this.evictMs = opts.evictMs ?? 10 * 60_000;
@@ -126,7 +131,7 @@ export class NodeClusterHost implements ClusterHost {
     while (this.queued.length) {
       const group = this.queued.splice(0);
       try {
-        await this.db.batch(groupStatements(group, this.now()) as InStatement[], "write");
+        await this.write(groupStatements(group, this.now()) as InStatement[]);
         for (const g of group) g.done();
       } catch (e) {
         for (const g of group) g.fail(e);
@@ -286,13 +291,10 @@ export class NodeClusterHost implements ClusterHost {
 
   delete(id: string, reason: "deleted" | "expired"): Promise<void> {
     return this.serial(id, async (s) => {
-      await this.db.batch(
-        [
-          { sql: DELETE_ALL_OBJECTS, args: [id] },
-          { sql: DELETE_META, args: [id] },
-        ],
-        "write",
-      );
+      await this.write([
+        { sql: DELETE_ALL_OBJECTS, args: [id] },
+        { sql: DELETE_META, args: [id] },
+      ]);
       clearTimeout(s.timer);
       for (const send of s.subscribers) send({ type: "gone", reason });
       s.subscribers.clear();

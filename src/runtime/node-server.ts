@@ -14,6 +14,7 @@ import { SqlPlatform } from "../db/platform.js";
 import * as schema from "../db/schema.js";
 import { createApp } from "../http/app.js";
 import type { LiveMessage } from "./core.js";
+import { CONNECTION_PRAGMAS, DbWriter } from "./db-writer.js";
 import { RateLimiter } from "./limits.js";
 import { NodeClusterHost } from "./node-host.js";
 import { missingShell, type ShellFactory } from "./shell.js";
@@ -48,23 +49,28 @@ export interface NodeServer {
   close(): Promise<void>;
 }
 
+function databaseUrl(dataDir: string): string {
+  return `file:${join(dataDir, "servicelab.db")}`;
+}
+
 export async function openDatabase(dataDir: string): Promise<Client> {
   mkdirSync(dataDir, { recursive: true });
-  const db = createClient({ url: `file:${join(dataDir, "servicelab.db")}` });
+  const db = createClient({ url: databaseUrl(dataDir) });
   // WAL: readers do not wait for the writer. A commit is in the WAL before the request is
   // acknowledged, which survives a killed process (synchronous=NORMAL risks only power loss).
-  await db.execute("PRAGMA journal_mode = WAL");
-  await db.execute("PRAGMA synchronous = NORMAL");
-  await db.execute("PRAGMA busy_timeout = 5000");
+  for (const p of CONNECTION_PRAGMAS) await db.execute(p);
   await migrate(drizzle(db, { schema }), { migrationsFolder: join(root, "migrations") });
   return db;
 }
 
 export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer> {
   const db = await openDatabase(o.dataDir);
-  const platform = new SqlPlatform(drizzle(db, { schema }), { write: (stmts) => db.batch(stmts, "write"), maxParams: 32_766 });
+  // Cluster rows and history batches are written on the writer's thread (see db-writer.ts).
+  const writer = new DbWriter(databaseUrl(o.dataDir));
+  await writer.started();
+  const platform = new SqlPlatform(drizzle(db, { schema }), { write: (stmts) => writer.write(stmts), maxParams: 32_766 });
   const history = new BatchingHistory((b) => platform.record(b), { maxRows: o.historyMaxRows ?? 2000, maxDelayMs: o.historyDelayMs ?? 200 });
-  const host = new NodeClusterHost(db, { shell: o.shell, history });
+  const host = new NodeClusterHost(db, { shell: o.shell, history, write: (stmts) => writer.write(stmts) });
   // Build every lab's template now, so the first create is as fast as the rest.
   for (const lab of Object.keys(LABS)) labTemplate(lab, Date.now(), o.shell ?? missingShell);
   const limiter = new RateLimiter();
@@ -163,6 +169,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
       for (const ws of wss.clients) ws.terminate();
       await new Promise<void>((r) => server.close(() => r()));
       await history.flush();
+      await writer.close();
       db.close();
     },
   };
