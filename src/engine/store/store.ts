@@ -198,7 +198,10 @@ export class Store {
   }
 
   private emit(ev: StoreEvent): void {
-    this.log.push(ev);
+    // The log keeps what a resuming watch is sent (type, object, revision), not the previous
+    // version: `old` would hold every logged object's prior version alive as long as the log
+    // (a few MB in a 10k-pod cluster), and no watch reads it.
+    this.log.push(ev.old ? { type: ev.type, resource: ev.resource, object: ev.object, rv: ev.rv } : ev);
     // Trim in chunks: shifting one element per write would be quadratic.
     if (this.log.length > this.logSize * 1.5) this.log.splice(0, this.log.length - this.logSize);
     for (const l of this.listeners) l(ev);
