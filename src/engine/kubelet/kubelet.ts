@@ -94,6 +94,13 @@ interface PodRuntime {
   transitions: (string | number)[];
   /** status.podIPs (not saved: made again after a restore). */
   podIPs?: { ip: string }[];
+  /**
+   * The resourceVersion and clock time of the kubelet's last status write of this pod (not
+   * saved): the store event of that write queues the pod again, and reconciling it at the same
+   * instant would build the same status and find nothing to write.
+   */
+  wroteRV?: string;
+  wroteAt?: number;
 }
 
 interface NodeState {
@@ -195,6 +202,10 @@ export class Kubelet implements Controller {
     if (!pod.spec.nodeName) return;
     if (!this.nodes.has(pod.spec.nodeName)) return;
     let runtime = this.pods.get(key);
+    const now = this.ctx.clock.now();
+    // The echo of this kubelet's own status write, in the same instant: a fixpoint (every step
+    // due at `now` ran before that write, and its timers are armed).
+    if (runtime && runtime.wroteRV === pod.metadata.resourceVersion && runtime.wroteAt === now) return;
     if (!runtime) {
       if (pod.metadata.deletionTimestamp) {
         // Never started here: nothing to stop.
@@ -205,7 +216,6 @@ export class Kubelet implements Controller {
       if (!runtime) return;
       this.pods.set(key, runtime);
     }
-    const now = this.ctx.clock.now();
     if (pod.metadata.deletionTimestamp) {
       this.terminate(pod, runtime, now);
       return;
@@ -442,7 +452,9 @@ export class Kubelet implements Controller {
     const status = this.buildStatus(pod, rt, now);
     if (deepEqual(status, pod.status)) return;
     const next = { ...pod, status } as KObject;
-    this.ctx.api.update(R.pods, pod.metadata.namespace, pod.metadata.name!, next, { subresource: "status" });
+    const stored = this.ctx.api.update(R.pods, pod.metadata.namespace, pod.metadata.name!, next, { subresource: "status" });
+    rt.wroteRV = stored.metadata.resourceVersion;
+    rt.wroteAt = now;
   }
 
   private transition(rt: PodRuntime, type: string, status: string, now: number): string {
@@ -533,7 +545,7 @@ export class Kubelet implements Controller {
     };
     if (c.id) status.containerID = `containerd://${c.id}`;
     if (c.state === "running") {
-      status.state = { running: { startedAt: rfc3339(c.startedAt!) } };
+      status.state = runningState(c.startedAt!);
     } else if (c.state === "terminated") {
       // Between an exit and the restart the back-off delays, a container that has already been
       // restarted shows CrashLoopBackOff; otherwise it shows how it terminated.
@@ -554,11 +566,11 @@ export class Kubelet implements Controller {
         status.state = { waiting: { reason: "CrashLoopBackOff" } };
       }
     } else {
-      status.state = { waiting: { reason: c.waitingReason } };
+      status.state = waitingState(c.waitingReason);
     }
     status.lastState = c.last
       ? { terminated: { exitCode: c.last.exitCode, reason: c.last.reason, startedAt: rfc3339(c.last.startedAt), finishedAt: rfc3339(c.last.finishedAt), containerID: `containerd://${c.last.id}` } }
-      : {};
+      : NO_LAST_STATE;
     return status;
   }
 
@@ -887,6 +899,34 @@ function imageNames(image: string): { image: string; imageID: string } {
     };
     if (imageNameCache.size > 1000) imageNameCache.clear();
     imageNameCache.set(image, v);
+  }
+  return v;
+}
+
+/** The `lastState` of a container that has not terminated before: one frozen `{}` for all. */
+const NO_LAST_STATE = Object.freeze({}) as ContainerStatus["lastState"];
+
+/** `{ running: { startedAt } }`, shared by the containers started in the same second (frozen). */
+const runningStates = new Map<number, ContainerStatus["state"]>();
+function runningState(startedAt: number): ContainerStatus["state"] {
+  const sec = Math.floor(startedAt / 1000);
+  let v = runningStates.get(sec);
+  if (!v) {
+    if (runningStates.size >= 4096) runningStates.clear();
+    v = Object.freeze({ running: Object.freeze({ startedAt: rfc3339(startedAt) }) });
+    runningStates.set(sec, v);
+  }
+  return v;
+}
+
+/** `{ waiting: { reason } }`, one per reason (frozen). */
+const waitingStates = new Map<string, ContainerStatus["state"]>();
+function waitingState(reason: string): ContainerStatus["state"] {
+  let v = waitingStates.get(reason);
+  if (!v) {
+    if (waitingStates.size >= 64) waitingStates.clear();
+    v = Object.freeze({ waiting: Object.freeze({ reason }) });
+    waitingStates.set(reason, v);
   }
   return v;
 }
