@@ -376,6 +376,11 @@ function nodeIndependent(svc: ServicePortInfo, eps: readonly EndpointInfo[]): bo
   return true;
 }
 
+/** How many endpoints `key` has (the node's list and the shared one are the same length). */
+function endpointCount(state: ProxyState, key: string): number {
+  return (state.nodeIndependentEndpoints ?? state.endpoints).get(key)?.length ?? 0;
+}
+
 function hasHints(eps: readonly EndpointInfo[]): boolean {
   for (let i = 0; i < eps.length; i++) if (eps[i].zoneHints.length > 0 || eps[i].nodeHints.length > 0) return true;
   return false;
@@ -544,7 +549,7 @@ export class IptablesProxier implements Proxier {
     for (const key of changed) {
       const old = this.records.get(key);
       if (old) total -= old.endpointCount;
-      if (this.proxied(state.services.get(key))) total += state.endpoints.get(key)?.length ?? 0;
+      if (this.proxied(state.services.get(key))) total += endpointCount(state, key);
     }
     if (total > N.LARGE_CLUSTER_ENDPOINTS_THRESHOLD !== this.largeCluster) return this.fullSync(state);
     this.totalEndpoints = total;
@@ -555,7 +560,9 @@ export class IptablesProxier implements Proxier {
       const old = this.records.get(key);
       splices?.push({ key, old });
       const svc = state.services.get(key);
-      if (old) this.records.delete(key);
+      // A record that stays is replaced in place: deleting and setting again left a hole per
+      // changed key in the Map's table, and a 1000-service node's table doubled to 2048 entries.
+      if (old && !this.proxied(svc)) this.records.delete(key);
       if (this.proxied(svc)) {
         const rec = this.record(key, svc, this.endpointsFor(state, key, svc), old, false);
         this.records.set(key, rec);
@@ -587,7 +594,7 @@ export class IptablesProxier implements Proxier {
     for (const [key, svc] of state.services) {
       if (!this.proxied(svc)) continue;
       keys.push(key);
-      total += state.endpoints.get(key)?.length ?? 0;
+      total += endpointCount(state, key);
     }
     keys.sort();
     this.keys = keys;
@@ -792,10 +799,13 @@ export class IptablesProxier implements Proxier {
    * it can use the same shared record.
    */
   private endpointsFor(state: ProxyState, key: string, svc: ServicePortInfo): readonly EndpointInfo[] {
-    const eps = state.endpoints.get(key) ?? [];
+    // Decided on the shared list before asking for this node's: the node's list (isLocal set on
+    // its own endpoints) is made and kept by the tracker's view on first read, and a node of a
+    // cluster with many services would otherwise hold a copy of every list it has an endpoint in
+    // without using them. The two lists differ only in isLocal (same hints, same length).
     const common = state.nodeIndependentEndpoints?.get(key);
-    if (common === undefined || common === eps || usesLocalEndpoints(svc) || hasHints(eps)) return eps;
-    return common;
+    if (common !== undefined && !usesLocalEndpoints(svc) && !hasHints(common)) return common;
+    return state.endpoints.get(key) ?? [];
   }
 
   /** buildService, or the identical record another node's proxier built from the same inputs. */
