@@ -38,49 +38,67 @@ export function fitFailure(pod: Pod, node: Node): { reason: FitFailure; taint?: 
   return undefined;
 }
 
-/** Where a pod counts for spreading: its node and its controller, while it is not finished. */
+/**
+ * Where a pod counts for spreading: its node and its controller, while it is not finished. One
+ * object per (owner, node), shared by the pods placed there and counting them.
+ */
 interface Placement {
   node: string;
   owner: string | undefined;
-}
-
-function placementOf(pod: Pod): Placement | undefined {
-  const node = pod.spec.nodeName;
-  if (!node || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return undefined;
-  return { node, owner: getControllerOf(pod)?.uid };
+  /** `${owner}|${node}` (owned pods only): the key of `placements`. */
+  key: string;
+  /** Owned pods of this placement. */
+  pods: number;
 }
 
 export class Scheduler implements Controller {
   readonly name = "scheduler";
-  /** Pods per node, and pods per (owner, node): kept from store events, never recounted. */
+  /**
+   * Pods per node, and pods per (owner, node): kept from store events, never recounted. Pods are
+   * known by uid (a string every pod already holds, where "ns/name" was one more per pod).
+   */
   private readonly placed = new Map<string, Placement>();
   private readonly perNode = new Map<string, number>();
-  private readonly perOwnerNode = new Map<string, number>();
+  /** Owned placements by `${owner}|${node}`; unowned ones by node. */
+  private readonly placements = new Map<string, Placement>();
+  private readonly unowned = new Map<string, Placement>();
 
   constructor(private readonly ctx: ControllerContext) {
-    for (const p of ctx.store.iterate(PODS)) this.track(`${p.metadata.namespace}/${p.metadata.name}`, p as Pod);
+    for (const p of ctx.store.iterate(PODS)) this.track(p.metadata.uid!, p as Pod);
   }
 
-  private track(key: string, pod: Pod | undefined): void {
-    const before = this.placed.get(key);
-    const after = pod ? placementOf(pod) : undefined;
-    if (before?.node === after?.node && before?.owner === after?.owner) return;
+  private placementOf(pod: Pod): Placement | undefined {
+    const node = pod.spec.nodeName;
+    if (!node || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return undefined;
+    const owner = getControllerOf(pod)?.uid;
+    if (!owner) {
+      let p = this.unowned.get(node);
+      if (!p) this.unowned.set(node, (p = { node, owner: undefined, key: "", pods: 0 }));
+      return p;
+    }
+    const key = `${owner}|${node}`;
+    let p = this.placements.get(key);
+    if (!p) {
+      p = { node, owner, key, pods: 0 };
+      this.placements.set(key, p);
+    }
+    return p;
+  }
+
+  private track(uid: string, pod: Pod | undefined): void {
+    const before = this.placed.get(uid);
+    const after = pod ? this.placementOf(pod) : undefined;
+    if (before === after) return;
     if (before) {
       this.perNode.set(before.node, (this.perNode.get(before.node) ?? 1) - 1);
-      if (before.owner) this.bump(`${before.owner}|${before.node}`, -1);
-      this.placed.delete(key);
+      if (before.owner && --before.pods <= 0) this.placements.delete(before.key);
+      this.placed.delete(uid);
     }
     if (after) {
       this.perNode.set(after.node, (this.perNode.get(after.node) ?? 0) + 1);
-      if (after.owner) this.bump(`${after.owner}|${after.node}`, 1);
-      this.placed.set(key, after);
+      if (after.owner) after.pods++;
+      this.placed.set(uid, after);
     }
-  }
-
-  private bump(k: string, d: number): void {
-    const v = (this.perOwnerNode.get(k) ?? 0) + d;
-    if (v <= 0) this.perOwnerNode.delete(k);
-    else this.perOwnerNode.set(k, v);
   }
 
   watches(resource: string): boolean {
@@ -98,7 +116,7 @@ export class Scheduler implements Controller {
         old.spec === pod.spec &&
         old.metadata.ownerReferences === pod.metadata.ownerReferences &&
         old.status?.phase === pod.status?.phase;
-      if (!same) this.track(`${pod.metadata.namespace}/${pod.metadata.name}`, ev.type === "DELETED" ? undefined : pod);
+      if (!same) this.track(pod.metadata.uid!, ev.type === "DELETED" ? undefined : pod);
       if (ev.type !== "DELETED" && !pod.spec.nodeName && !pod.metadata.deletionTimestamp) {
         enqueue(`${pod.metadata.namespace}/${pod.metadata.name}`);
       }
@@ -161,7 +179,7 @@ export class Scheduler implements Controller {
     let bestScore = [Infinity, Infinity];
     for (const n of fits) {
       const name = n.metadata.name!;
-      const score = [owner ? (this.perOwnerNode.get(`${owner}|${name}`) ?? 0) : 0, this.perNode.get(name) ?? 0];
+      const score = [owner ? (this.placements.get(`${owner}|${name}`)?.pods ?? 0) : 0, this.perNode.get(name) ?? 0];
       const cmp = score[0] - bestScore[0] || score[1] - bestScore[1];
       if (cmp < 0) {
         best = [n];
