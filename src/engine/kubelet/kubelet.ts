@@ -127,6 +127,8 @@ export class Kubelet implements Controller {
   /** Consulted in order at every container start (see ContainerStartHook). */
   readonly startHooks: ContainerStartHook[] = [];
   private changes = 0;
+  /** The conditions array of the last status built (see conditionList). */
+  private lastConditions: unknown[] | undefined;
 
   constructor(private readonly ctx: ControllerContext) {
     for (const n of ctx.config.nodes) {
@@ -249,8 +251,13 @@ export class Kubelet implements Controller {
       node: pod.spec.nodeName!,
       sandboxAt: now,
       containers: new Array<ContainerRuntime>(pod.spec.containers.length),
+      // Declared now, not added later: fields added to an object after it is made live in a
+      // separate property array (~50 bytes per pod).
+      killStartedAt: undefined,
       transitions: [],
       podIPs: [{ ip }],
+      wroteRV: undefined,
+      wroteAt: undefined,
     };
     for (let i = 0; i < pod.spec.containers.length; i++) {
       const c = pod.spec.containers[i];
@@ -479,6 +486,19 @@ export class Kubelet implements Controller {
     return sameCondition(prev, type, status, this.transition(rt, type, status, now), ok ? undefined : reason, message);
   }
 
+  /**
+   * The five conditions as an array: the stored one when it holds exactly these (shared)
+   * conditions, else the last array made when that does (pods started together share all five:
+   * one array for them all), else a new one. Stored arrays are never changed.
+   */
+  private conditionList(prev: unknown[], c0: unknown, c1: unknown, c2: unknown, c3: unknown, c4: unknown): NonNullable<Pod["status"]>["conditions"] {
+    if (prev.length === 5 && prev[0] === c0 && prev[1] === c1 && prev[2] === c2 && prev[3] === c3 && prev[4] === c4) return prev as never;
+    const l = this.lastConditions;
+    if (l && l[0] === c0 && l[1] === c1 && l[2] === c2 && l[3] === c3 && l[4] === c4) return l as never;
+    this.lastConditions = [c0, c1, c2, c3, c4];
+    return this.lastConditions as never;
+  }
+
   private buildStatus(pod: Pod, rt: PodRuntime, now: number): Pod["status"] {
     // Arrays made at their final size: a push onto [] reserves 16 slots, and statuses are stored.
     const statuses = new Array<ContainerStatus>(rt.containers.length);
@@ -509,13 +529,14 @@ export class Kubelet implements Controller {
     const notReadyMsg = `containers with unready status: [${unready.join(" ")}]`;
     // The stored status's conditions, in the same order, are reused where nothing moved.
     const prev = (pod.status?.conditions ?? []) as unknown[];
-    const conditions = [
+    const conditions = this.conditionList(
+      prev,
       this.condition(rt, prev[0], now, "PodReadyToStartContainers", rt.killStartedAt === undefined || phase === "Running" || phase === "Pending"),
       this.condition(rt, prev[1], now, "Initialized", true),
       this.condition(rt, prev[2], now, "Ready", podReady, "ContainersNotReady", notReadyMsg),
       this.condition(rt, prev[3], now, "ContainersReady", unready.length === 0 && phase === "Running", "ContainersNotReady", notReadyMsg),
       sameCondition(prev[4], "PodScheduled", "True", scheduledAt(pod) ?? rfc3339(rt.sandboxAt)),
-    ];
+    );
     const hostIP = nodeIPOf(this.ctx.store.get(rkey(R.nodes), undefined, rt.node) as Node | undefined);
     return {
       phase,
@@ -719,8 +740,7 @@ export class Kubelet implements Controller {
    * keeps: not the pod version the sandbox was made from, which would live as long as the container.
    */
   private containerFs(pod: Pod, c: Container, profile: ImageProfile, rt: PodRuntime): ContainerFs {
-    const ref = { metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace }, spec: pod.spec } as Pod;
-    return new ContainerFs(profile.files, new ContainerMounts(this, ref, c, rt), c.workingDir || profile.workingDir);
+    return new ContainerFs(profile.files, new ContainerMounts(this, pod.metadata.name!, pod.metadata.namespace!, pod.spec, c, rt), c.workingDir || profile.workingDir);
   }
 
   /** Files the kubelet mounts into a container: resolv.conf, hosts, hostname, configMap volumes. (For ContainerMounts.) */
@@ -820,6 +840,8 @@ export class Kubelet implements Controller {
         transitions: p.transitions.flatMap(([type, v]) => [type, v.status, v.at - p.sandboxAt]),
         containers: [],
         podIPs: [{ ip: p.ip }],
+        wroteRV: undefined,
+        wroteAt: undefined,
       };
       for (const c of p.containers) {
         const spec = pod.spec.containers.find((x) => x.name === c.name) ?? pod.spec.containers[0];
@@ -988,24 +1010,32 @@ class ContainerMounts implements FsHost {
   private rev = -1;
   private m: ReadonlyMap<string, string> | undefined;
 
+  // The pod's name, namespace and spec, not an object holding them: a small pod object per
+  // container (and its metadata) cost ~80 bytes per container for a rare rebuild of the mounts.
   constructor(
     private readonly kubelet: Kubelet,
-    private readonly pod: Pod,
+    private readonly name: string,
+    private readonly namespace: string,
+    private readonly spec: Pod["spec"],
     private readonly c: Container,
     private readonly rt: PodRuntime,
   ) {}
 
+  private pod(): Pod {
+    return { metadata: { name: this.name, namespace: this.namespace }, spec: this.spec } as Pod;
+  }
+
   mounts(): ReadonlyMap<string, string> {
     const now = this.kubelet.storeRevision();
     if (this.m === undefined || now !== this.rev) {
-      this.m = this.kubelet.mountsFor(this.pod, this.c, this.rt);
+      this.m = this.kubelet.mountsFor(this.pod(), this.c, this.rt);
       this.rev = now;
     }
     return this.m;
   }
 
   changed(): void {
-    this.kubelet.filesChanged(this.pod, this.c.name);
+    this.kubelet.filesChanged(this.pod(), this.c.name);
   }
 }
 
