@@ -95,6 +95,7 @@ export class ApiServer {
   /** The correlator's index: by involved object's uid and message, what makes two events "the same". */
   private readonly similarEvents = new Map<string, Map<string, SimilarEvent[]>>();
   private similarCount = 0;
+  private readonly eventSources = new Map<string, Map<string, { component: string; host?: string }>>();
 
   constructor(
     readonly store: Store,
@@ -620,8 +621,7 @@ export class ApiServer {
     involvedObject.apiVersion = apiVersionOf(ev.involvedInfo);
     involvedObject.resourceVersion = o.metadata.resourceVersion;
     if (ev.fieldPath) involvedObject.fieldPath = ev.fieldPath;
-    const source: { component: string; host?: string } = { component: ev.component };
-    if (ev.host) source.host = ev.host;
+    const source = this.eventSource(ev.component, ev.host);
     const name = `${o.metadata.name}.${suffix}`;
     const event: KObject = {
       metadata: {
@@ -659,6 +659,21 @@ export class ApiServer {
       }
     }
     this.trimEvents();
+  }
+
+  /** An event's `source`, one frozen object per (component, host): thousands of events share a few. */
+  private eventSource(component: string, host: string | undefined): { component: string; host?: string } {
+    let byHost = this.eventSources.get(component);
+    if (!byHost) this.eventSources.set(component, (byHost = new Map()));
+    const h = host || "";
+    let s = byHost.get(h);
+    if (!s) {
+      const made: { component: string; host?: string } = { component };
+      if (host) made.host = host;
+      if (byHost.size >= 1024) byHost.clear();
+      byHost.set(h, (s = Object.freeze(made)));
+    }
+    return s;
   }
 
   /**
