@@ -11,6 +11,11 @@ export type Mounts = () => ReadonlyMap<string, string>;
 export interface FsHost {
   mounts(): ReadonlyMap<string, string>;
   changed(): void;
+  /**
+   * Whether `path` can be a mount point at all (false: it is not one, and the mounts need not be
+   * built to say so). Without it, the mounts are asked.
+   */
+  mayMount?(path: string): boolean;
 }
 
 export interface FsEntry {
@@ -71,6 +76,7 @@ export class ContainerFs {
 
   /** Mount points (configMap volumes are read-only). */
   private mountFor(path: string): string | undefined {
+    if (this.host.mayMount && !this.host.mayMount(path)) return undefined;
     const m = this.host.mounts();
     return m.get(path);
   }

@@ -1037,6 +1037,21 @@ class ContainerMounts implements FsHost {
   changed(): void {
     this.kubelet.filesChanged(this.pod(), this.c.name);
   }
+
+  /**
+   * The kubelet's files and what the container's volume mounts can put under their paths (see
+   * mountsFor): a readiness probe reading the document root does not build resolv.conf and hosts.
+   */
+  mayMount(path: string): boolean {
+    if (path === "/etc/resolv.conf" || path === "/etc/hostname" || path === "/etc/hosts") return true;
+    const vms = this.c.volumeMounts;
+    if (!vms) return false;
+    for (const vm of vms) {
+      const base = vm.mountPath.replace(/\/$/, "");
+      if (path === base || path.startsWith(`${base}/`)) return true;
+    }
+    return false;
+  }
 }
 
 /** A container start's log lines from an image's templates, all at one time (see TemplateLogLine). */
@@ -1140,9 +1155,19 @@ function podCondition(type: string, status: string, lastTransitionTime: string, 
   }));
 }
 
+const HEX_CODES = Array.from("0123456789abcdef", (ch) => ch.charCodeAt(0));
+/** A container id's character codes (reused: filled and read within one call). */
+const ID_CODES = new Array<number>(64).fill(48);
+
 function hex64(rng: { uint32(): number }): string {
-  // Joined into one flat string: `+=` would keep a rope of eight parts per container id.
-  const parts = new Array<string>(8);
-  for (let i = 0; i < 8; i++) parts[i] = rng.uint32().toString(16).padStart(8, "0");
-  return parts.join("");
+  // Eight draws as zero-padded hex, made into one flat string at once (the same text as the
+  // eight parts joined: `+=` would keep a rope of them per container id).
+  for (let i = 0; i < 8; i++) {
+    let n = rng.uint32();
+    for (let j = i * 8 + 7; j >= i * 8; j--) {
+      ID_CODES[j] = HEX_CODES[n & 15];
+      n >>>= 4;
+    }
+  }
+  return String.fromCharCode.apply(null, ID_CODES);
 }
