@@ -611,7 +611,7 @@ export class ApiServer {
       return;
     }
     this.eventSeq++;
-    const suffix = (BigInt(now) * 1000000n + BigInt(this.eventSeq)).toString(16);
+    const suffix = eventNameSuffix(now, this.eventSeq);
     // Built field by field in the order the apiserver serves them (no object spreads: this runs
     // for every event, several per pod).
     const involvedObject: Record<string, unknown> = { kind: ev.involvedInfo.kind };
@@ -730,6 +730,19 @@ interface SimilarEvent {
   reason: string;
   component: string;
   name: string;
+}
+
+/**
+ * now * 10^6 + seq in hex (the event name's suffix), exact past 2^53 without BigInt: `now` is
+ * split at 24 bits so that each part times 10^6 stays an exact double.
+ */
+export function eventNameSuffix(now: number, seq: number): string {
+  const lo = now % 16777216;
+  const hi = (now - lo) / 16777216;
+  let b = lo * 1000000 + seq;
+  const a = hi * 1000000 + Math.floor(b / 16777216);
+  b %= 16777216;
+  return a === 0 ? b.toString(16) : a.toString(16) + b.toString(16).padStart(6, "0");
 }
 
 function byRevision(a: { rv: number }, b: { rv: number }): number {
