@@ -85,6 +85,8 @@ export function findPort(pod: Pod, sp: ServicePort): number | undefined {
 }
 
 function sameIPs(a: Pod, b: Pod): boolean {
+  // Status writes keep the pod's podIPs array (the kubelet's, shared by its versions).
+  if (a.status?.podIPs === b.status?.podIPs && a.status?.podIP === b.status?.podIP) return true;
   const x = podIPs(a);
   const y = podIPs(b);
   return x.length === y.length && x.every((ip, i) => ip === y[i]);
@@ -100,7 +102,7 @@ function podEndpointsChanged(old: Pod, cur: Pod): [boolean, boolean] {
     old.spec.hostname !== cur.spec.hostname ||
     old.spec.subdomain !== cur.spec.subdomain;
   if ((old.metadata.deletionTimestamp ?? null) !== (cur.metadata.deletionTimestamp ?? null)) return [true, labelsChanged];
-  if (isPodReady(old) !== isPodReady(cur)) return [true, labelsChanged];
+  if (old.status?.conditions !== cur.status?.conditions && isPodReady(old) !== isPodReady(cur)) return [true, labelsChanged];
   if (!sameIPs(old, cur)) return [true, labelsChanged];
   // Not upstream: a pod turning Succeeded/Failed leaves the endpoints at once here (upstream
   // catches it through the Ready flip the kubelet writes in the same status update).

@@ -403,6 +403,11 @@ export class KubeProxies implements Controller {
     return node;
   }
 
+  watches(resource: string): boolean {
+    // What watch reads; not Events, most of a busy cluster's writes.
+    return resource === SERVICES_RESOURCE || resource === ENDPOINTSLICES_RESOURCE || resource === PODS || resource === NODES;
+  }
+
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === SERVICES_RESOURCE || ev.resource === ENDPOINTSLICES_RESOURCE) {
       if (this.tracker.onEvent(ev).length === 0) return;
