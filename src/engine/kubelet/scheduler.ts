@@ -45,8 +45,6 @@ export function fitFailure(pod: Pod, node: Node): { reason: FitFailure; taint?: 
 interface Placement {
   node: string;
   owner: string | undefined;
-  /** `${owner}|${node}` (owned pods only): the key of `placements`. */
-  key: string;
   /** Owned pods of this placement. */
   pods: number;
 }
@@ -59,9 +57,14 @@ export class Scheduler implements Controller {
    */
   private readonly placed = new Map<string, Placement>();
   private readonly perNode = new Map<string, number>();
-  /** Owned placements by `${owner}|${node}`; unowned ones by node. */
-  private readonly placements = new Map<string, Placement>();
+  /** Owned placements by owner uid, then node; unowned ones by node. */
+  private readonly placements = new Map<string, Map<string, Placement>>();
   private readonly unowned = new Map<string, Placement>();
+  /**
+   * fitFailure by pod spec, then node (both stored objects, never changed): a controller's pods
+   * share one spec until they are bound, and fitFailure reads nothing else of the pod.
+   */
+  private readonly fits = new WeakMap<object, WeakMap<Node, ReturnType<typeof fitFailure> | null>>();
 
   constructor(private readonly ctx: ControllerContext) {
     for (const p of ctx.store.iterate(PODS)) this.track(p.metadata.uid!, p as Pod);
@@ -73,16 +76,22 @@ export class Scheduler implements Controller {
     const owner = getControllerOf(pod)?.uid;
     if (!owner) {
       let p = this.unowned.get(node);
-      if (!p) this.unowned.set(node, (p = { node, owner: undefined, key: "", pods: 0 }));
+      if (!p) this.unowned.set(node, (p = { node, owner: undefined, pods: 0 }));
       return p;
     }
-    const key = `${owner}|${node}`;
-    let p = this.placements.get(key);
-    if (!p) {
-      p = { node, owner, key, pods: 0 };
-      this.placements.set(key, p);
-    }
+    let byNode = this.placements.get(owner);
+    if (!byNode) this.placements.set(owner, (byNode = new Map()));
+    let p = byNode.get(node);
+    if (!p) byNode.set(node, (p = { node, owner, pods: 0 }));
     return p;
+  }
+
+  private fit(pod: Pod, node: Node): ReturnType<typeof fitFailure> {
+    let byNode = this.fits.get(pod.spec);
+    if (!byNode) this.fits.set(pod.spec, (byNode = new WeakMap()));
+    let f = byNode.get(node);
+    if (f === undefined) byNode.set(node, (f = fitFailure(pod, node) ?? null));
+    return f ?? undefined;
   }
 
   private track(uid: string, pod: Pod | undefined): void {
@@ -91,7 +100,11 @@ export class Scheduler implements Controller {
     if (before === after) return;
     if (before) {
       this.perNode.set(before.node, (this.perNode.get(before.node) ?? 1) - 1);
-      if (before.owner && --before.pods <= 0) this.placements.delete(before.key);
+      if (before.owner && --before.pods <= 0) {
+        const byNode = this.placements.get(before.owner)!;
+        byNode.delete(before.node);
+        if (byNode.size === 0) this.placements.delete(before.owner);
+      }
       this.placed.delete(uid);
     }
     if (after) {
@@ -149,7 +162,7 @@ export class Scheduler implements Controller {
     for (const n of nodes) {
       // NodeResourcesFit: a node holds at most status.allocatable.pods pods.
       const maxPods = Number(n.status?.allocatable?.pods ?? 110);
-      const f = fitFailure(pod, n) ?? ((this.perNode.get(n.metadata.name!) ?? 0) >= maxPods ? { reason: "tooManyPods" as const } : undefined);
+      const f = this.fit(pod, n) ?? ((this.perNode.get(n.metadata.name!) ?? 0) >= maxPods ? { reason: "tooManyPods" as const } : undefined);
       if (!f) fits.push(n);
       else {
         const msg = failureMessage(f);
@@ -175,11 +188,12 @@ export class Scheduler implements Controller {
 
   private pick(pod: Pod, fits: Node[]): Node {
     const owner = getControllerOf(pod)?.uid;
+    const owned = owner ? this.placements.get(owner) : undefined;
     let best: Node[] = [];
     let bestScore = [Infinity, Infinity];
     for (const n of fits) {
       const name = n.metadata.name!;
-      const score = [owner ? (this.placements.get(`${owner}|${name}`)?.pods ?? 0) : 0, this.perNode.get(name) ?? 0];
+      const score = [owned?.get(name)?.pods ?? 0, this.perNode.get(name) ?? 0];
       const cmp = score[0] - bestScore[0] || score[1] - bestScore[1];
       if (cmp < 0) {
         best = [n];
