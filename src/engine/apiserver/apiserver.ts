@@ -93,7 +93,7 @@ export class ApiServer {
   /** Stored events in resourceVersion order, kept from store events once the first trim built it. */
   private eventOrder: Set<KObject> | undefined;
   /** The correlator's index: by involved object's uid and message, what makes two events "the same". */
-  private readonly similarEvents = new Map<string, Map<string, SimilarEvent[]>>();
+  private readonly similarEvents = new Map<string, SimilarEvent[]>();
   private similarCount = 0;
   private readonly eventSources = new Map<string, Map<string, { component: string; host?: string }>>();
 
@@ -587,16 +587,16 @@ export class ApiServer {
     const now = this.clock.now();
     const ts = rfc3339(now);
     // Repeated events are counted on the existing one, as the recorder's correlator does. Its
-    // index is by involved object, then by message, then a scan of the (one or few) events with
-    // that message: one long joined key per event cost a string flatten and hash per lookup.
+    // index is by involved object, then a scan of that object's (few) events in the order they
+    // were made: one long joined key per event cost a string flatten and hash per lookup, and a
+    // Map by message per object cost a table per pod.
     const uid = o.metadata.uid ?? "";
     const fieldPath = ev.fieldPath ?? "";
-    let byMessage = this.similarEvents.get(uid);
-    const similar = byMessage?.get(ev.message);
+    const similar = this.similarEvents.get(uid);
     let match: SimilarEvent | undefined;
     if (similar) {
       for (const e of similar) {
-        if (e.reason === ev.reason && e.type === ev.type && e.fieldPath === fieldPath && e.component === ev.component && e.namespace === namespace) {
+        if (e.message === ev.message && e.reason === ev.reason && e.type === ev.type && e.fieldPath === fieldPath && e.component === ev.component && e.namespace === namespace) {
           match = e;
           break;
         }
@@ -647,12 +647,9 @@ export class ApiServer {
       // The event it matched is gone (trimmed): the new one takes its place.
       match.name = name;
     } else {
-      const entry: SimilarEvent = { namespace, fieldPath, type: ev.type, reason: ev.reason, component: ev.component, name };
+      const entry: SimilarEvent = { message: ev.message, namespace, fieldPath, type: ev.type, reason: ev.reason, component: ev.component, name };
       if (similar) similar.push(entry);
-      else {
-        if (!byMessage) this.similarEvents.set(uid, (byMessage = new Map()));
-        byMessage.set(ev.message, [entry]);
-      }
+      else this.similarEvents.set(uid, [entry]);
       if (++this.similarCount > 4 * MAX_EVENTS) {
         this.similarEvents.clear();
         this.similarCount = 0;
@@ -682,15 +679,16 @@ export class ApiServer {
    */
   private forgetSimilar(event: KObject): void {
     const e = event as KObject & { involvedObject?: { uid?: string }; message?: string };
-    const byMessage = this.similarEvents.get(e.involvedObject?.uid ?? "");
-    const similar = byMessage?.get(e.message ?? "");
-    if (!byMessage || !similar) return;
-    const i = similar.findIndex((x) => x.name === e.metadata.name && x.namespace === e.metadata.namespace);
-    if (i < 0) return;
+    const uid = e.involvedObject?.uid ?? "";
+    const similar = this.similarEvents.get(uid);
+    if (!similar) return;
+    const message = e.message ?? "";
+    let i = 0;
+    while (i < similar.length && !(similar[i].name === e.metadata.name && similar[i].namespace === e.metadata.namespace && similar[i].message === message)) i++;
+    if (i === similar.length) return;
     similar.splice(i, 1);
     this.similarCount--;
-    if (similar.length === 0) byMessage.delete(e.message ?? "");
-    if (byMessage.size === 0) this.similarEvents.delete(e.involvedObject?.uid ?? "");
+    if (similar.length === 0) this.similarEvents.delete(uid);
   }
 
   /**
@@ -724,6 +722,7 @@ export class ApiServer {
 
 /** An event the correlator knows: the fields that make two events "the same", and its name. */
 interface SimilarEvent {
+  message: string;
   namespace: string;
   fieldPath: string;
   type: string;
@@ -769,8 +768,14 @@ function crdName(crd: KObject): string {
   return `${spec?.names?.plural ?? ""}.${spec?.group ?? ""}`;
 }
 
+/** Store keys by resource, made once: "<resource>.<group>" was a new string (hashed anew) per call. */
+const storeKeys = new WeakMap<ResourceInfo, string>();
+
 export function key(info: ResourceInfo): string {
-  return resourceKey(info.group, info.resource);
+  if (!info.group) return info.resource;
+  let k = storeKeys.get(info);
+  if (k === undefined) storeKeys.set(info, (k = resourceKey(info.group, info.resource)));
+  return k;
 }
 
 function checkTypeMeta(info: ResourceInfo, obj: KObject): void {
