@@ -108,6 +108,14 @@ export function targetNodeName(pod: Pod): string | undefined {
   return undefined;
 }
 
+/** daemonPodTolerations of a stored template spec, made once per spec (read only: never handed out). */
+const tolerationsBySpec = new WeakMap<object, Toleration[]>();
+function readTolerations(spec: DaemonSet["spec"]["template"]["spec"]): readonly Toleration[] {
+  let t = tolerationsBySpec.get(spec);
+  if (!t) tolerationsBySpec.set(spec, (t = daemonPodTolerations(spec)));
+  return t;
+}
+
 /**
  * NodeShouldRunDaemonPod: [shouldRun, shouldContinueRunning]. A node whose NoSchedule taints the
  * pod does not tolerate keeps an existing pod unless a NoExecute taint is untolerated too.
@@ -116,7 +124,7 @@ export function nodeShouldRunDaemonPod(node: Node, ds: DaemonSet): [boolean, boo
   const spec = ds.spec.template.spec;
   if (spec.nodeName && spec.nodeName !== node.metadata.name) return [false, false];
   if (!podFitsNodeAffinity(spec, node.metadata.name!, node.metadata.labels)) return [false, false];
-  const tols = daemonPodTolerations(spec);
+  const tols = readTolerations(spec);
   const taints = node.spec?.taints ?? [];
   if (findUntoleratedTaint(taints, tols, (t) => t.effect === "NoExecute" || t.effect === "NoSchedule")) {
     return [false, !findUntoleratedTaint(taints, tols, (t) => t.effect === "NoExecute")];
