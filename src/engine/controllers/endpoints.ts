@@ -247,9 +247,20 @@ export class ServiceMembership {
       old &&
       old.metadata.labels === pod.metadata.labels &&
       old.spec.hostname === pod.spec.hostname &&
-      old.spec.subdomain === pod.spec.subdomain &&
-      !podEndpointsChanged(old, pod)[0]
+      old.spec.subdomain === pod.spec.subdomain
     ) {
+      if (!podEndpointsChanged(old, pod)[0]) return;
+      // The same labels: the same Services select it before and after (what the general path
+      // below computes twice and finds equal), and each of them syncs.
+      const same = this.matching(ns, pod.metadata.labels);
+      for (const k of same) {
+        const e = this.entry(ns, k);
+        if (e && !e.members.has(name)) {
+          e.members.add(name);
+          e.sorted = undefined;
+        }
+        out.push(k);
+      }
       return;
     }
     const cur = this.matching(ns, pod.metadata.labels);
