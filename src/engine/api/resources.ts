@@ -84,8 +84,14 @@ function kindKey(group: string, kind: string): string {
   return group ? `${kind}.${group}` : kind;
 }
 
+/** "<group>/<version>" by resource, made once (every served object and event carries one). */
+const apiVersions = new WeakMap<ResourceInfo, string>();
+
 export function apiVersionOf(info: ResourceInfo): string {
-  return info.group ? `${info.group}/${info.version}` : info.version;
+  if (!info.group) return info.version;
+  let v = apiVersions.get(info);
+  if (v === undefined) apiVersions.set(info, (v = `${info.group}/${info.version}`));
+  return v;
 }
 
 export function splitApiVersion(apiVersion: string): { group: string; version: string } {

@@ -28,6 +28,7 @@ export class ReplicaSetController implements Controller {
   private readonly ownerOfPod = new Map<string, string>();
   /** Pods without a controller: candidates for adoption. */
   private readonly orphans = new Set<string>();
+  private readonly generateNames = new Map<string, string>();
 
   constructor(private readonly ctx: ControllerContext) {
     for (const p of ctx.store.iterate(PODS)) this.index(p as Pod, false);
@@ -127,12 +128,22 @@ export class ReplicaSetController implements Controller {
     return out;
   }
 
+  /** "<rs name>-", one string per ReplicaSet: each pod stores it (metadata.generateName). */
+  private generateName(name: string): string {
+    let g = this.generateNames.get(name);
+    if (g === undefined) {
+      if (this.generateNames.size >= 4096) this.generateNames.clear();
+      this.generateNames.set(name, (g = `${name}-`));
+    }
+    return g;
+  }
+
   private createPod(rs: ReplicaSet): void {
     // No copy: the apiserver never changes a body (it decodes or copies what it stores).
     const tmpl = rs.spec.template!;
     const pod = {
       metadata: {
-        generateName: `${rs.metadata.name}-`,
+        generateName: this.generateName(rs.metadata.name!),
         namespace: rs.metadata.namespace,
         labels: tmpl.metadata?.labels ?? {},
         ...(tmpl.metadata?.annotations ? { annotations: tmpl.metadata.annotations } : {}),
