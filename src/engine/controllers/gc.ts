@@ -30,7 +30,9 @@ function groupOf(apiVersion: string): string {
 }
 
 function encode(r: Ref): string {
-  return `${r.resource}|${r.namespace ?? ""}|${r.name}`;
+  // One flat string (a template literal is a rope of its parts, flattened again when hashed):
+  // each object's key is kept for as long as it exists.
+  return [r.resource, r.namespace ?? "", r.name].join("|");
 }
 
 function decode(k: string): Ref {

@@ -170,7 +170,8 @@ export class Kubelet implements Controller {
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === PODS) {
       const pod = ev.object as Pod;
-      if (pod.spec.nodeName || ev.type === "DELETED") enqueue(`${pod.metadata.namespace}/${pod.metadata.name}`);
+      // A flat key (not a rope): the runtime's map keeps it for the pod's lifetime.
+      if (pod.spec.nodeName || ev.type === "DELETED") enqueue([pod.metadata.namespace, pod.metadata.name].join("/"));
     } else if (ev.resource === SERVICES) {
       this.changes++;
       const svc = ev.object as Service;
