@@ -32,56 +32,60 @@ export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 
+/** One namespace's objects of a resource, and their name order (until the next add or remove). */
+interface NsObjects {
+  readonly objs: Map<string, KObject>;
+  sorted: KObject[] | undefined;
+}
+
 /** One resource's objects: by namespace ("" for cluster-scoped), then by name. */
 class Bucket {
-  readonly byNs = new Map<string, Map<string, KObject>>();
+  private readonly byNs = new Map<string, NsObjects>();
   size = 0;
-  /** Sorted names per namespace, and sorted namespaces; rebuilt only after adds and removes. */
-  private sortedNames = new Map<string, KObject[] | undefined>();
+  /** Sorted namespaces; rebuilt only after a namespace appears or goes. */
   private sortedNs: string[] | undefined;
 
   get(ns: string, name: string): KObject | undefined {
-    return this.byNs.get(ns)?.get(name);
+    return this.byNs.get(ns)?.objs.get(name);
   }
 
-  set(ns: string, name: string, obj: KObject): boolean {
-    let m = this.byNs.get(ns);
-    if (!m) {
-      m = new Map();
-      this.byNs.set(ns, m);
+  /** Stores `obj` under (ns, name) and returns what it replaced (three lookups per write, not six). */
+  set(ns: string, name: string, obj: KObject): KObject | undefined {
+    let e = this.byNs.get(ns);
+    if (!e) {
+      e = { objs: new Map(), sorted: undefined };
+      this.byNs.set(ns, e);
       this.sortedNs = undefined;
     }
-    const isNew = !m.has(name);
-    m.set(name, obj);
-    if (isNew) this.size++;
+    const old = e.objs.get(name);
+    e.objs.set(name, obj);
+    if (old === undefined) this.size++;
     // A modification keeps the order; only the cached objects go stale.
-    this.sortedNames.set(ns, undefined);
-    return isNew;
+    e.sorted = undefined;
+    return old;
   }
 
   delete(ns: string, name: string): void {
-    const m = this.byNs.get(ns);
-    if (!m?.delete(name)) return;
+    const e = this.byNs.get(ns);
+    if (!e?.objs.delete(name)) return;
     this.size--;
-    this.sortedNames.set(ns, undefined);
-    if (m.size === 0) {
+    e.sorted = undefined;
+    if (e.objs.size === 0) {
       this.byNs.delete(ns);
-      this.sortedNames.delete(ns);
       this.sortedNs = undefined;
     }
   }
 
   /** Objects of one namespace in name order (cached until the next write to it). */
   listNs(ns: string): KObject[] {
-    let cached = this.sortedNames.get(ns);
-    if (!cached) {
-      const m = this.byNs.get(ns);
-      if (!m) return [];
+    const e = this.byNs.get(ns);
+    if (!e) return [];
+    if (!e.sorted) {
+      const m = e.objs;
       const names = [...m.keys()].sort(cmpStr);
-      cached = names.map((n) => m.get(n)!);
-      this.sortedNames.set(ns, cached);
+      e.sorted = names.map((n) => m.get(n)!);
     }
-    return cached;
+    return e.sorted;
   }
 
   namespaces(): string[] {
@@ -90,7 +94,7 @@ class Bucket {
   }
 
   *values(): IterableIterator<KObject> {
-    for (const m of this.byNs.values()) yield* m.values();
+    for (const e of this.byNs.values()) yield* e.objs.values();
   }
 }
 
@@ -154,11 +158,10 @@ export class Store {
     const b = this.bucket(resource);
     const ns = obj.metadata.namespace ?? "";
     const name = obj.metadata.name!;
-    const old = b.get(ns, name);
     this.rv++;
     obj.metadata.resourceVersion = String(this.rv);
     if (this.freeze) deepFreeze(obj);
-    b.set(ns, name, obj);
+    const old = b.set(ns, name, obj);
     this.emit({ type: old ? "MODIFIED" : "ADDED", resource, object: obj, old, rv: this.rv });
     return obj;
   }
