@@ -70,7 +70,7 @@ const NONE = -1;
  * data plane fills one per node it records and the table copies the fields out, so nothing a
  * connection leaves in the table is an object.
  */
-export interface FlowFields {
+export interface FlowFields extends Omit<CtEntry, "orig" | "reply"> {
   proto: L4;
   src: string;
   sport: number;
@@ -80,13 +80,6 @@ export interface FlowFields {
   rsport: number;
   rdst: string;
   rdport: number;
-  state: TcpState | undefined;
-  expires: number;
-  assured: boolean;
-  unreplied: boolean;
-  mark: number;
-  dnat: boolean;
-  snat: boolean;
 }
 
 /**

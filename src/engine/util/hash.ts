@@ -130,19 +130,25 @@ export function sha256Base32Prefix(input: string, n: number): string {
   // Character codes first, then one flat string (appending character by character allocated a
   // string per character: ~1.8M of them for the chain names of a 10k-service iptables sync).
   const codes = (prefixCodes[n] ??= new Array<number>(n).fill(0));
-  let len = 0;
+  base32Into(codes, 0);
+  return String.fromCharCode.apply(null, codes);
+}
+
+/** Fills `codes` from index `start` to its end with the character codes of base32(H). */
+function base32Into(codes: number[], start: number): void {
+  const size = codes.length;
+  let len = start;
   let bits = 0;
   let value = 0;
-  for (let i = 0; i < 32 && len < n; i++) {
+  for (let i = 0; i < 32 && len < size; i++) {
     const byte = (H[i >> 2] >>> (24 - (i & 3) * 8)) & 255;
     value = ((value << 8) | byte) & 0xffff;
     bits += 8;
-    while (bits >= 5 && len < n) {
+    while (bits >= 5 && len < size) {
       codes[len++] = B32_CODES[(value >>> (bits - 5)) & 31];
       bits -= 5;
     }
   }
-  return String.fromCharCode.apply(null, codes);
 }
 
 /** Reused character-code buffers of sha256Base32Prefix, by prefix length. */
@@ -192,18 +198,7 @@ export function sha256Base32Name(prefix: string, n: number, a: string, b: string
   const size = prefix.length + n;
   const codes = (nameCodes[size] ??= new Array<number>(size).fill(0));
   for (let i = 0; i < prefix.length; i++) codes[i] = prefix.charCodeAt(i);
-  let len = prefix.length;
-  let bits = 0;
-  let value = 0;
-  for (let i = 0; i < 32 && len < size; i++) {
-    const byte = (H[i >> 2] >>> (24 - (i & 3) * 8)) & 255;
-    value = ((value << 8) | byte) & 0xffff;
-    bits += 8;
-    while (bits >= 5 && len < size) {
-      codes[len++] = B32_CODES[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
+  base32Into(codes, prefix.length);
   return String.fromCharCode.apply(null, codes);
 }
 
