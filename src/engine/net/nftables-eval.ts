@@ -1,7 +1,7 @@
 // Evaluates kube-proxy's nftables table (proxy/nftables/model.ts) for one packet: the base
 // chains registered on a hook in priority order, then jumps, gotos and verdict-map lookups. Each
 // expression kind of the model is handled here; an unknown one throws UnknownRuleShape.
-import { ChainMap, ElementMap, type Chain, type Expr, type KeyPart, type NftTable, type Rule, type SetElement, type Verdict } from "../proxy/nftables/model.js";
+import { ChainMap, ElementMap, chainOf, type Chain, type Expr, type KeyPart, type NftTable, type Rule, type SetElement, type Verdict } from "../proxy/nftables/model.js";
 import { MARK_MASQ_CHAIN } from "../proxy/nftables/names.js";
 import { EndpointChain } from "../proxy/nftables/proxier.js";
 import { ruleText } from "../proxy/nftables/render.js";
@@ -195,7 +195,10 @@ function expr(
       if (set.flags.includes("dynamic")) {
         const exp = ctx.kernel.nftDynamic.get(e.set)?.get(v);
         hit = exp !== undefined && exp > ctx.now;
-      } else hit = set.elements.has(v);
+      } else {
+        const els = set.elements;
+        hit = els instanceof ElementMap ? els.hasAddr(v) : els.has(v);
+      }
       if (ctx.trace && (hit || set.flags.includes("dynamic"))) {
         announce(ann);
         ctx.step({ kind: "lookup", table: T, chain: chain.name, rule: n, text: `lookup ${v} in @${e.set}: ${hit ? "found" : "not found"}` });
@@ -289,35 +292,6 @@ function isAddrProtoPort(k: readonly KeyPart[]): boolean {
 
 type JumpVerdict = Extract<Verdict, { kind: "jump" | "goto" }>;
 
-/** Where a verdict resolved, and in which version of its table's ChainMap. */
-interface Resolved {
-  version: number;
-  chain: Chain;
-}
-const RESOLVED = Symbol("resolved chain");
-
-/**
- * table.chains.get(v.chain), kept on the verdict object (a hidden, non-enumerable property) with
- * the ChainMap's version: valid until a chain of that table is set or deleted. Versions are
- * unique across tables, so a verdict object shared by tables never answers for the wrong one.
- * Frozen verdicts and plain Maps resolve by name every time.
- */
-function resolve(table: NftTable, v: JumpVerdict): Chain | undefined {
-  const chains = table.chains;
-  if (!(chains instanceof ChainMap)) return chains.get(v.chain);
-  const r = (v as { [RESOLVED]?: Resolved })[RESOLVED];
-  if (r !== undefined && r.version === chains.version) return r.chain;
-  const c = chains.get(v.chain);
-  if (c === undefined) return undefined;
-  if (r !== undefined) {
-    r.version = chains.version;
-    r.chain = c;
-  } else if (Object.isExtensible(v)) {
-    Object.defineProperty(v, RESOLVED, { value: { version: chains.version, chain: c }, writable: false, enumerable: false, configurable: false });
-  }
-  return c;
-}
-
 /**
  * The packet's concatenated lookup key (`ip daddr . meta l4proto . th dport`) as map elements
  * are keyed. A packet looks the same key up in several maps on each node it crosses; building
@@ -362,7 +336,7 @@ function verdict(table: NftTable, chain: Chain, v: Verdict, n: number, pkt: Pkt,
       return CONTINUE;
     case "jump":
     case "goto": {
-      const next = resolve(table, v as JumpVerdict);
+      const next = chainOf(table.chains, v as JumpVerdict);
       if (!next) throw new Error(`packet tracer: ${v.kind} to missing chain ${v.chain}`);
       const out = runChain(table, next, pkt, ctx, depth + 1);
       if (v.kind === "jump") return out.t === "continue" ? true : out;

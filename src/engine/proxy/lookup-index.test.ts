@@ -2,14 +2,16 @@
 // is written into them (random writes, odd key texts included).
 import { describe, expect, it } from "vitest";
 import { Rng } from "../rng.js";
-import { ElementMap, type SetElement } from "./nftables/model.js";
+import { ChainMap, ElementMap, bindVerdict, chainOf, type Chain as NftChain, type SetElement } from "./nftables/model.js";
 import { IpsetEntries, VirtualServerMap } from "./ipvs/index.js";
 import { ChainOwners } from "./iptables/proxier.js";
 import type { Chain } from "./iptables/model.js";
+import { AddrIndex, canonicalIPv4Num } from "../net/addr-index.js";
+import { ipv4Unchecked } from "../net/ip.js";
 
-const ADDRS = ["10.96.0.1", "10.96.0.10", "10.244.1.5", "1.2.3.4"];
+const ADDRS = ["10.96.0.1", "10.96.0.10", "10.244.1.5", "1.2.3.4", "10.096.0.1", "256.1.1.1", "0.0.0.0"];
 const PROTOS = ["tcp", "udp", "sctp", "icmp"];
-const PORTS = ["80", "443", "080", "53", "8080", "x", ""];
+const PORTS = ["80", "443", "080", "53", "8080", "x", "", "65536", "0"];
 
 describe("lookup indexes", () => {
   it("ElementMap.findAddrProtoPort is get(addr . proto . port)", () => {
@@ -23,9 +25,10 @@ describe("lookup indexes", () => {
       else if (r < 8) m.delete(key);
       else if (r === 8 && step % 500 === 0) m.clear();
       if (step % 5 !== 0) continue;
-      for (const a of ADDRS) for (const p of PROTOS) for (const port of [80, 443, 53, 8080]) {
+      for (const a of ADDRS) for (const p of PROTOS) for (const port of [80, 443, 53, 8080, 0, 65536, 1.5]) {
         expect(m.findAddrProtoPort(a, p, port)).toBe(m.get(`${a} . ${p} . ${port}`));
       }
+      for (const a of ADDRS) expect(m.hasAddr(a)).toBe(m.has(a));
     }
   });
 
@@ -85,6 +88,58 @@ describe("lookup indexes", () => {
         const n = names[rng.uint32() % names.length];
         expect(o.keyOf(n)).toBe(ref.get(n));
       }
+    }
+  });
+});
+
+describe("AddrIndex", () => {
+  it("answers as a Map of (address, tag) through growth and backward-shift deletion", () => {
+    const rng = new Rng(11);
+    const idx = new AddrIndex<number>();
+    const ref = new Map<string, number>();
+    // Few distinct addresses and tags: long probe runs, many collisions.
+    const addr = () => (rng.uint32() % 64) * 0x01010101 >>> 0;
+    const tag = () => 1 + (rng.uint32() % 40);
+    for (let step = 0; step < 20000; step++) {
+      const a = addr();
+      const t = tag();
+      const r = rng.uint32() % 10;
+      if (r < 6) (idx.set(a, t, step), ref.set(`${a}/${t}`, step));
+      else if (r < 9) expect(idx.delete(a, t)).toBe(ref.delete(`${a}/${t}`));
+      else if (step % 4000 === 0) (idx.clear(), ref.clear());
+      expect(idx.size).toBe(ref.size);
+      if (step % 500 === 0) for (let x = 0; x < 64; x++) for (let y = 1; y <= 40; y++) {
+        const k = (x * 0x01010101) >>> 0;
+        expect(idx.get(k, y)).toBe(ref.get(`${k}/${y}`));
+      }
+    }
+  });
+
+  it("canonicalIPv4Num accepts exactly the canonical dotted quads", () => {
+    for (const s of ["0.0.0.0", "10.96.0.1", "255.255.255.255", "1.2.3.4"]) expect(canonicalIPv4Num(s)).toBe(ipv4Unchecked(s));
+    for (const s of ["", "1.2.3", "1.2.3.4.5", "01.2.3.4", "1.2.3.256", "1..3.4", "1.2.3.4 ", "a.b.c.d", "1.2.3.-4", "1.2.3.00"]) expect(canonicalIPv4Num(s)).toBe(-1);
+  });
+});
+
+describe("nftables chainOf", () => {
+  it("is chains.get(verdict.chain) whatever is set, replaced, shared or deleted", () => {
+    const rng = new Rng(12);
+    const pick = <T,>(xs: readonly T[]) => xs[rng.uint32() % xs.length];
+    const NAMES = ["a", "b", "c", "d"];
+    const maps = [new ChainMap(), new ChainMap()];
+    const chains: NftChain[] = [];
+    for (const n of NAMES) for (let k = 0; k < 3; k++) chains.push(k === 2 ? Object.freeze({ name: n, rules: [] }) : { name: n, rules: [] });
+    const verdicts = NAMES.flatMap((n) => [{ kind: "goto" as const, chain: n }, { kind: "jump" as const, chain: n }]);
+    for (let step = 0; step < 5000; step++) {
+      const m = pick(maps);
+      const r = rng.uint32() % 10;
+      const c = pick(chains);
+      // Mostly under its own name; sometimes under another one.
+      if (r < 6) m.set(r === 0 ? pick(NAMES) : c.name, c);
+      else if (r < 9) m.delete(pick(NAMES));
+      else if (step % 100 === 0) m.clear();
+      if (rng.uint32() % 4 === 0) bindVerdict(pick(verdicts), pick(chains));
+      for (const mm of maps) for (const v of verdicts) expect(chainOf(mm, v)).toBe(mm.get(v.chain));
     }
   });
 });

@@ -27,6 +27,8 @@
 // A rule is a list of these in order, plus an optional rule comment (`comment "..."`,
 // printed last). Matches come first; evaluation stops at the first match that fails.
 
+import { AddrIndex, TAG_ADDR, addrNum, canonicalIPv4Num, portNum, portTextNum, protoCode, protoPortTag } from "../../net/addr-index.js";
+
 export type AddrField = "saddr" | "daddr";
 export type L4Proto = "tcp" | "udp" | "sctp";
 export type CtState = "new" | "established" | "related" | "invalid";
@@ -145,105 +147,131 @@ export function newTable(name: string, comment?: string): NftTable {
 
 let chainMapVersions = 0;
 
+/** On a chain object: the ChainMap that holds it under its own name (see ChainMap). */
+const OWNER = Symbol("chain map");
+/** On a jump/goto verdict object: the chain it was last resolved to (see chainOf). */
+const RESOLVED = Symbol("resolved chain");
+type Owned = Chain & { [OWNER]?: ChainMap };
+type JumpVerdict = Extract<Verdict, { kind: "jump" | "goto" }>;
+
 /**
  * A table's chains by name, with a version that changes on every set, delete and clear (unique
- * across maps and never reused). The packet path keeps the chain a jump or goto verdict resolved
- * to together with this version, so a verdict resolves by name once per version of the chain
- * set instead of once per packet (a probe of a ~100k-entry table at 10k services).
+ * across maps and never reused), and an owner mark on each chain object it holds under the
+ * chain's own name (a hidden, non-enumerable property): `chain[OWNER] === map` only while
+ * `map.get(chain.name) === chain`, since every replacement, deletion and clear of that name
+ * removes the mark (other changes may remove it too: then a lookup by name answers). So a jump
+ * or goto verdict can keep the chain it resolved to and check it in O(1) (chainOf) instead of
+ * probing a ~100k-entry table per packet, and the proxier can bind its verdicts to their chains
+ * when it writes them, so not even the first packet probes.
  */
 export class ChainMap extends Map<string, Chain> {
   version = ++chainMapVersions;
 
   override set(name: string, chain: Chain): this {
     this.version = ++chainMapVersions;
+    const old = super.get(name);
+    if (old !== undefined && old !== chain) this.unmark(old);
+    if (chain.name === name && (chain as Owned)[OWNER] !== this) {
+      if (Object.prototype.hasOwnProperty.call(chain, OWNER)) (chain as Owned)[OWNER] = this;
+      else if (Object.isExtensible(chain)) Object.defineProperty(chain, OWNER, { value: this, writable: true, enumerable: false, configurable: false });
+    }
     return super.set(name, chain);
   }
 
   override delete(name: string): boolean {
     this.version = ++chainMapVersions;
+    const old = super.get(name);
+    if (old !== undefined) this.unmark(old);
     return super.delete(name);
   }
 
   override clear(): void {
     this.version = ++chainMapVersions;
+    for (const c of super.values()) this.unmark(c);
     super.clear();
+  }
+
+  private unmark(c: Chain): void {
+    if ((c as Owned)[OWNER] === this) (c as Owned)[OWNER] = undefined;
   }
 }
 
 /**
- * A set's or map's elements by elementKey, with an index of the keys of three fields by their
- * first (`ip daddr . meta l4proto . th dport` maps): `findAddrProtoPort(addr, proto, port)` is
- * exactly `get(addr + " . " + proto + " . " + port)` for an `addr` without " . " (a packet's
- * dotted quad), found without building and hashing that string per packet. The index is made
- * from the key text itself (split at its first two " . "), so it agrees with the map whoever
- * writes it.
+ * chains.get(v.chain) for a jump or goto verdict: the chain the verdict was bound to when that
+ * is still the table's chain of that name (see ChainMap), else looked up by name (and bound,
+ * when the table is a ChainMap). Frozen verdicts and plain Maps resolve by name every time.
+ */
+export function chainOf(chains: ReadonlyMap<string, Chain>, v: JumpVerdict): Chain | undefined {
+  const c = (v as { [RESOLVED]?: Owned })[RESOLVED];
+  if (c !== undefined && c[OWNER] === chains && c.name === v.chain) return c;
+  const got = chains.get(v.chain);
+  if (got !== undefined && (got as Owned)[OWNER] === chains) bindVerdict(v, got);
+  return got;
+}
+
+/** Keeps `chain` on the verdict for chainOf (which checks it is still the table's chain). */
+export function bindVerdict(v: JumpVerdict, chain: Chain): void {
+  if (Object.prototype.hasOwnProperty.call(v, RESOLVED)) (v as { [RESOLVED]?: Chain })[RESOLVED] = chain;
+  else if (Object.isExtensible(v)) Object.defineProperty(v, RESOLVED, { value: chain, writable: true, enumerable: false, configurable: false });
+}
+
+/**
+ * A set's or map's elements by elementKey, with a numeric index (net/addr-index.ts) of the keys
+ * that are a canonical dotted quad alone (`@cluster-ips`) or followed by " . tcp|udp|sctp .
+ * <port>" (`ip daddr . meta l4proto . th dport` maps). `hasAddr(addr)` is exactly `has(addr)`
+ * and `findAddrProtoPort(addr, proto, port)` exactly `get(addr + " . " + proto + " . " + port)`:
+ * a canonical key is indexed whoever writes it, and a lookup that is not canonical (an odd
+ * address text, protocol or port) asks the string map.
  */
 export class ElementMap extends Map<string, SetElement> {
-  private readonly byAddr = new Map<string, { proto: string; port: number; key: string; el: SetElement }[]>();
+  private readonly index = new AddrIndex<SetElement>();
 
   override set(key: string, el: SetElement): this {
-    if (!super.has(key)) this.index(key, el);
-    else if (super.get(key) !== el) {
-      const e = this.entry(key);
-      if (e !== undefined) e.el = el;
-    }
+    const k = ElementMap.parse(key);
+    if (k !== undefined) this.index.set(k.addr, k.tag, el);
     return super.set(key, el);
   }
 
   override delete(key: string): boolean {
     if (!super.delete(key)) return false;
-    this.unindex(key);
+    const k = ElementMap.parse(key);
+    if (k !== undefined) this.index.delete(k.addr, k.tag);
     return true;
   }
 
   override clear(): void {
     super.clear();
-    this.byAddr.clear();
+    this.index.clear();
+  }
+
+  hasAddr(addr: string): boolean {
+    const a = addrNum(addr);
+    if (a < 0) return super.has(addr);
+    return this.index.get(a, TAG_ADDR) !== undefined;
   }
 
   findAddrProtoPort(addr: string, proto: string, port: number): SetElement | undefined {
-    const list = this.byAddr.get(addr);
-    if (list === undefined) return undefined;
-    for (let i = 0; i < list.length; i++) {
-      const e = list[i];
-      if (e.port === port && e.proto === proto) return e.el;
+    const a = addrNum(addr);
+    const p = protoCode(proto);
+    const n = portNum(port);
+    if (a < 0 || p === 0 || n < 0) return super.get(`${addr} . ${proto} . ${port}`);
+    return this.index.get(a, protoPortTag(p, n));
+  }
+
+  /** The index key of an element key text, undefined when it is not a canonical one. */
+  private static parse(key: string): { addr: number; tag: number } | undefined {
+    const i = key.indexOf(" . ");
+    if (i < 0) {
+      const a = canonicalIPv4Num(key);
+      return a < 0 ? undefined : { addr: a, tag: TAG_ADDR };
     }
-    return undefined;
-  }
-
-  private static split(key: string): { addr: string; proto: string; port: number } | undefined {
-    const a = key.indexOf(" . ");
-    if (a < 0) return undefined;
-    const b = key.indexOf(" . ", a + 3);
-    if (b < 0) return undefined;
-    const portText = key.slice(b + 3);
-    const n = Number(portText);
-    // A port text that is not canonical decimal never equals String(port): NaN matches nothing.
-    return { addr: key.slice(0, a), proto: key.slice(a + 3, b), port: String(n) === portText ? n : Number.NaN };
-  }
-
-  private entry(key: string): { el: SetElement } | undefined {
-    const p = ElementMap.split(key);
-    return p === undefined ? undefined : this.byAddr.get(p.addr)?.find((e) => e.key === key);
-  }
-
-  private index(key: string, el: SetElement): void {
-    const p = ElementMap.split(key);
-    if (p === undefined) return;
-    const e = { proto: p.proto, port: p.port, key, el };
-    const list = this.byAddr.get(p.addr);
-    if (list === undefined) this.byAddr.set(p.addr, [e]);
-    else list.push(e);
-  }
-
-  private unindex(key: string): void {
-    const p = ElementMap.split(key);
-    if (p === undefined) return;
-    const list = this.byAddr.get(p.addr);
-    if (list === undefined) return;
-    const i = list.findIndex((e) => e.key === key);
-    if (i >= 0) list.splice(i, 1);
-    if (list.length === 0) this.byAddr.delete(p.addr);
+    const j = key.indexOf(" . ", i + 3);
+    if (j < 0) return undefined;
+    const a = canonicalIPv4Num(key.slice(0, i));
+    const p = protoCode(key.slice(i + 3, j));
+    const n = portTextNum(key.slice(j + 3));
+    if (a < 0 || p === 0 || n < 0) return undefined;
+    return { addr: a, tag: protoPortTag(p, n) };
   }
 }
 

@@ -23,6 +23,7 @@ import {
   jump,
   newTable,
   ElementMap,
+  bindVerdict,
 } from "./model.js";
 import * as N from "./names.js";
 import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "../topology.js";
@@ -531,6 +532,20 @@ export class NftablesProxier implements Proxier {
       this.table.chains.set(c.name, c);
       this.staleChains.delete(c.name);
     }
+    // The verdicts leading into this service port's chains know their chain from the start, so
+    // a packet does not look it up by name in the table (see chainOf in model.ts).
+    const bind = (v: Verdict | undefined) => {
+      if (v === undefined || (v.kind !== "goto" && v.kind !== "jump")) return;
+      for (const c of chains) if (c.name === v.chain) return bindVerdict(v, c);
+    };
+    for (const c of chains) {
+      if (c instanceof EndpointChain) continue;
+      for (const r of c.rules) for (const e of r.exprs) {
+        if (e.t === "verdict") bind(e.verdict);
+        else if (e.t === "numgen-vmap") for (const v of e.targets) bind(v);
+      }
+    }
+    for (const x of elements) bind(x.el.value);
     const refs = (list: typeof elements): ElementRef[] =>
       list.map(({ set, key, el }) => {
         const k = elementKey(key);

@@ -1,0 +1,186 @@
+// Numeric lookup keys for the packet path. A packet's addresses are dotted-quad strings; the
+// maps the data plane probes per packet (nft service-ips and @cluster-ips, ipsets, IPVS virtual
+// servers) hold tens of thousands of string keys. Probing those cost cache misses on the hash
+// table, its entries and the key strings it compares. Keyed instead by the address as a uint32
+// (plus a small tag for protocol and port), a probe reads two typed arrays and the value.
+
+/**
+ * The address of a canonical dotted quad ("10.96.0.1": four decimal octets 0-255 without
+ * leading zeros) as a uint32, or -1 for any other text. Two strings give the same number only
+ * if they are the same text, so a numeric index over canonical keys answers exactly as the
+ * string map, and anything else falls back to the string map.
+ */
+export function canonicalIPv4Num(s: string): number {
+  const len = s.length;
+  if (len < 7 || len > 15) return -1;
+  let n = 0;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < len; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      n = n * 256 + part;
+      part = 0;
+      digits = 0;
+      dots++;
+    } else if (c >= 48 && c <= 57) {
+      if (digits > 0 && part === 0) return -1;
+      part = part * 10 + (c - 48);
+      if (part > 255) return -1;
+      digits++;
+    } else return -1;
+  }
+  if (digits === 0 || dots !== 3) return -1;
+  return (n * 256 + part) >>> 0;
+}
+
+/** The last address parsed: a packet's address is looked up several times per node. */
+let lastText = "";
+let lastNum = -1;
+/** canonicalIPv4Num with a one-entry cache. */
+export function addrNum(s: string): number {
+  if (s === lastText) return lastNum;
+  const n = canonicalIPv4Num(s);
+  lastText = s;
+  lastNum = n;
+  return n;
+}
+
+/** Protocol codes for tags (0: none / unknown). */
+export function protoCode(p: string): number {
+  return p === "tcp" ? 1 : p === "udp" ? 2 : p === "sctp" ? 3 : 0;
+}
+
+/** A tag for (protocol code 1-3, port 0-65535); 1 is the tag of an address alone. */
+export function protoPortTag(proto: number, port: number): number {
+  return 2 + (proto << 16) + port;
+}
+
+/** A port as a tag component: an integer 0-65535, or -1. */
+export function portNum(port: number): number {
+  return port >= 0 && port <= 65535 && port === Math.floor(port) ? port : -1;
+}
+
+/** The canonical decimal text of a port 0-65535 as a number, or -1. */
+export function portTextNum(text: string): number {
+  const n = Number(text);
+  return String(n) === text && portNum(n) >= 0 ? n : -1;
+}
+
+export const TAG_ADDR = 1;
+
+/**
+ * An open-addressing hash table (linear probing, at most half full, backward-shift deletion)
+ * from (uint32 address, tag >= 1) to a value.
+ */
+export class AddrIndex<T> {
+  private addrs = new Int32Array(16);
+  /** 0: empty slot. */
+  private tags = new Int32Array(16);
+  private vals: (T | undefined)[] = new Array<T | undefined>(16).fill(undefined);
+  private mask = 15;
+  private n = 0;
+
+  get size(): number {
+    return this.n;
+  }
+
+  get(addr: number, tag: number): T | undefined {
+    const a = addr | 0;
+    const addrs = this.addrs;
+    const tags = this.tags;
+    const mask = this.mask;
+    for (let s = slotOf(a, tag, mask); ; s = (s + 1) & mask) {
+      const t = tags[s];
+      if (t === 0) return undefined;
+      if (t === tag && addrs[s] === a) return this.vals[s];
+    }
+  }
+
+  set(addr: number, tag: number, v: T): void {
+    const a = addr | 0;
+    const mask = this.mask;
+    let s = slotOf(a, tag, mask);
+    for (; ; s = (s + 1) & mask) {
+      const t = this.tags[s];
+      if (t === 0) break;
+      if (t === tag && this.addrs[s] === a) {
+        this.vals[s] = v;
+        return;
+      }
+    }
+    if ((this.n + 1) * 2 > this.tags.length) {
+      this.grow();
+      this.set(addr, tag, v);
+      return;
+    }
+    this.addrs[s] = a;
+    this.tags[s] = tag;
+    this.vals[s] = v;
+    this.n++;
+  }
+
+  delete(addr: number, tag: number): boolean {
+    const a = addr | 0;
+    const tags = this.tags;
+    const addrs = this.addrs;
+    const vals = this.vals;
+    const mask = this.mask;
+    let s = slotOf(a, tag, mask);
+    for (; ; s = (s + 1) & mask) {
+      const t = tags[s];
+      if (t === 0) return false;
+      if (t === tag && addrs[s] === a) break;
+    }
+    // Backward shift: move each later entry of the run whose home is not in (s, j] into the hole.
+    for (let j = s; ; ) {
+      tags[s] = 0;
+      vals[s] = undefined;
+      for (;;) {
+        j = (j + 1) & mask;
+        const t = tags[j];
+        if (t === 0) {
+          this.n--;
+          return true;
+        }
+        const home = slotOf(addrs[j], t, mask);
+        if (s <= j ? home <= s || home > j : home <= s && home > j) {
+          tags[s] = t;
+          addrs[s] = addrs[j];
+          vals[s] = vals[j];
+          s = j;
+          break;
+        }
+      }
+    }
+  }
+
+  clear(): void {
+    this.addrs = new Int32Array(16);
+    this.tags = new Int32Array(16);
+    this.vals = new Array<T | undefined>(16).fill(undefined);
+    this.mask = 15;
+    this.n = 0;
+  }
+
+  private grow(): void {
+    const { addrs, tags, vals } = this;
+    const size = tags.length * 2;
+    this.addrs = new Int32Array(size);
+    this.tags = new Int32Array(size);
+    this.vals = new Array<T | undefined>(size).fill(undefined);
+    this.mask = size - 1;
+    this.n = 0;
+    for (let s = 0; s < tags.length; s++) if (tags[s] !== 0) this.set(addrs[s], tags[s], vals[s] as T);
+  }
+}
+
+function slotOf(a: number, tag: number, mask: number): number {
+  let h = Math.imul(a ^ Math.imul(tag, 0x9e3779b1), 0x85ebca6b);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  h ^= h >>> 13;
+  return h & mask;
+}
