@@ -93,7 +93,7 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
   let expiredAt = Number.NaN;
   // No closure per packet: under tsx every inner arrow also costs a __name (defineProperty) call.
   return {
-    isBound: (ip) => p.bound.has(ip),
+    isBound: (ip) => p.bound.hasAddr(ip),
     ipset: (name) => p.ipsets.get(name),
     schedule(proto, ip, port, client, now, steps) {
       if (proto === "icmp") return NOT_FOUND;

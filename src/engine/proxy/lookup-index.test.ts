@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { Rng } from "../rng.js";
 import { ChainMap, ElementMap, bindVerdict, chainOf, type Chain as NftChain, type SetElement } from "./nftables/model.js";
-import { IpsetEntries, VirtualServerMap } from "./ipvs/index.js";
+import { AddrMap, IpsetEntries, VirtualServerMap } from "./ipvs/index.js";
 import { ChainOwners } from "./iptables/proxier.js";
 import type { Chain } from "./iptables/model.js";
 import { AddrIndex, canonicalIPv4Num } from "../net/addr-index.js";
@@ -140,6 +140,21 @@ describe("nftables chainOf", () => {
       else if (step % 100 === 0) m.clear();
       if (rng.uint32() % 4 === 0) bindVerdict(pick(verdicts), pick(chains));
       for (const mm of maps) for (const v of verdicts) expect(chainOf(mm, v)).toBe(mm.get(v.chain));
+    }
+  });
+});
+
+describe("AddrMap", () => {
+  it("hasAddr is has", () => {
+    const rng = new Rng(13);
+    const pick = <T,>(xs: readonly T[]) => xs[rng.uint32() % xs.length];
+    const m = new AddrMap<number>();
+    for (let step = 0; step < 2000; step++) {
+      const r = rng.uint32() % 10;
+      if (r < 5) m.set(pick(ADDRS), step);
+      else if (r < 9) m.delete(pick(ADDRS));
+      else if (step % 300 === 0) m.clear();
+      for (const a of ADDRS) expect(m.hasAddr(a)).toBe(m.has(a));
     }
   });
 });

@@ -6,84 +6,81 @@
 // at proto/ip/port) were keyed by strings built per packet ("10.96.0.1,tcp:443",
 // "TCP:10.96.0.1:443"): a concatenation, its flattening and hashing, a probe of a table of
 // 10k+ entries and a character compare, several times per connection. Keyed by the address
-// string the packet already carries (hashed once, usually the very same string object), the
-// lookup is one probe and a compare of a few small fields.
-
-/** One hash:ip,port[,ip] entry as parsed from its text: "ip,proto:port[,ip2]". */
-interface IpPortEntry {
-  readonly proto: string;
-  /** The port as a number when its text is canonical decimal (else NaN: matches no packet). */
-  readonly port: number;
-  /** The third field (hash:ip,port,ip and hash:ip,port,net), undefined for hash:ip,port entries. */
-  readonly ip2: string | undefined;
-}
+// string the packet already carries, they still probed tables of 10k+ string keys (cache misses
+// on the table, its entries and the key strings). Keyed by the address as a number, a lookup
+// reads two typed arrays.
+import { AddrIndex, TAG_ADDR, addrNum, canonicalIPv4Num, portNum, portTextNum, protoCode, protoPortTag } from "../../net/addr-index.js";
 
 /**
- * ipset entries (entry text -> how many service ports contributed it), with an index by the
- * entry's first field for hash:ip,port and hash:ip,port,ip lookups.
+ * ipset entries (entry text -> how many service ports contributed it), with a numeric index
+ * (net/addr-index.ts) of the canonical hash:ip,port and hash:ip,port,ip entries.
  *
  * `hasIpPort(ip, proto, port, ip2)` answers exactly `has(ip2 === undefined ? "ip,proto:port" :
- * "ip,proto:port,ip2")` for an address `ip` without ',' (a packet's dotted quad): such a string
- * equals an entry's text iff the text's fields before the first ',', between it and the next
- * ':', up to the next ',' (compared as the canonical decimal of `port`) and the rest agree.
+ * "ip,proto:port,ip2")`: an entry text whose addresses are canonical dotted quads, protocol
+ * tcp/udp/sctp and port canonical decimal is in the index under those numbers (whoever wrote
+ * it), and a lookup with anything else asks the string map.
  */
 export class IpsetEntries extends Map<string, number> {
-  private readonly byIP = new Map<string, IpPortEntry[]>();
+  /** "ip,proto:port" entries. */
+  private readonly ipPort = new AddrIndex<true>();
+  /** "ip,proto:port,ip2" entries: the ip2 addresses of each (ip, proto, port). */
+  private readonly ipPortIp = new AddrIndex<number[]>();
 
   override set(key: string, value: number): this {
-    if (!super.has(key)) this.index(key);
+    if (!super.has(key)) this.index(key, true);
     return super.set(key, value);
   }
 
   override delete(key: string): boolean {
     if (!super.delete(key)) return false;
-    this.unindex(key);
+    this.index(key, false);
     return true;
   }
 
   override clear(): void {
     super.clear();
-    this.byIP.clear();
+    this.ipPort.clear();
+    this.ipPortIp.clear();
   }
 
   hasIpPort(ip: string, proto: string, port: number, ip2: string | undefined): boolean {
-    const list = this.byIP.get(ip);
-    if (list === undefined) return false;
-    for (let i = 0; i < list.length; i++) {
-      const e = list[i];
-      if (e.port === port && e.proto === proto && e.ip2 === ip2) return true;
-    }
-    return false;
+    const a = addrNum(ip);
+    const p = protoCode(proto);
+    const n = portNum(port);
+    const b = ip2 === undefined ? 0 : addrNum(ip2);
+    if (a < 0 || p === 0 || n < 0 || b < 0) return super.has(ip2 === undefined ? `${ip},${proto}:${port}` : `${ip},${proto}:${port},${ip2}`);
+    const tag = protoPortTag(p, n);
+    if (ip2 === undefined) return this.ipPort.get(a, tag) !== undefined;
+    const list = this.ipPortIp.get(a, tag);
+    return list !== undefined && list.includes(b);
   }
 
-  private static parse(key: string): { ip: string; e: IpPortEntry } | undefined {
+  private index(key: string, add: boolean): void {
     const c1 = key.indexOf(",");
-    if (c1 < 0) return undefined;
+    if (c1 < 0) return;
     const colon = key.indexOf(":", c1 + 1);
-    if (colon < 0) return undefined;
+    if (colon < 0) return;
     const c2 = key.indexOf(",", colon + 1);
-    const portText = c2 < 0 ? key.slice(colon + 1) : key.slice(colon + 1, c2);
-    const n = Number(portText);
-    const port = String(n) === portText ? n : Number.NaN;
-    return { ip: key.slice(0, c1), e: { proto: key.slice(c1 + 1, colon), port, ip2: c2 < 0 ? undefined : key.slice(c2 + 1) } };
-  }
-
-  private index(key: string): void {
-    const p = IpsetEntries.parse(key);
-    if (p === undefined) return;
-    const list = this.byIP.get(p.ip);
-    if (list === undefined) this.byIP.set(p.ip, [p.e]);
-    else list.push(p.e);
-  }
-
-  private unindex(key: string): void {
-    const p = IpsetEntries.parse(key);
-    if (p === undefined) return;
-    const list = this.byIP.get(p.ip);
-    if (list === undefined) return;
-    const i = list.findIndex((e) => e.proto === p.e.proto && Object.is(e.port, p.e.port) && e.ip2 === p.e.ip2);
-    if (i >= 0) list.splice(i, 1);
-    if (list.length === 0) this.byIP.delete(p.ip);
+    const a = canonicalIPv4Num(key.slice(0, c1));
+    const p = protoCode(key.slice(c1 + 1, colon));
+    const n = portTextNum(c2 < 0 ? key.slice(colon + 1) : key.slice(colon + 1, c2));
+    const b = c2 < 0 ? 0 : canonicalIPv4Num(key.slice(c2 + 1));
+    if (a < 0 || p === 0 || n < 0 || b < 0) return;
+    const tag = protoPortTag(p, n);
+    if (c2 < 0) {
+      if (add) this.ipPort.set(a, tag, true);
+      else this.ipPort.delete(a, tag);
+      return;
+    }
+    const list = this.ipPortIp.get(a, tag);
+    if (add) {
+      if (list === undefined) this.ipPortIp.set(a, tag, [b]);
+      else list.push(b);
+    } else if (list !== undefined) {
+      const i = list.indexOf(b);
+      if (i >= 0) list.splice(i, 1);
+      if (list.length === 0) this.ipPortIp.delete(a, tag);
+    }
   }
 }
 
@@ -94,21 +91,29 @@ interface VsLike {
   readonly port: number;
 }
 
+const VS_PROTO: Record<string, number> = { TCP: 1, UDP: 2, SCTP: 3 };
+
 /**
- * Virtual servers by key ("TCP:10.96.0.1:443"), with an index by address: `find(protocol, ip,
- * port)` is the server whose protocol, ip and port are those (the proxier keys each server by
- * exactly those three fields, see vsKey).
+ * Virtual servers by key ("TCP:10.96.0.1:443"), with an index by (address, protocol, port):
+ * `find(protocol, ip, port)` is the server whose protocol, ip and port are those (the proxier
+ * keys each server by exactly those three fields, see vsKey). Servers with a canonical address,
+ * TCP/UDP/SCTP and a port 0-65535 are in a numeric index; any other in a list by address text.
  */
 export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
-  private readonly byIP = new Map<string, V[]>();
+  private readonly index = new AddrIndex<V>();
+  private readonly odd = new Map<string, V[]>();
 
   override set(key: string, vs: V): this {
     const old = super.get(key);
     if (old !== vs) {
       if (old !== undefined) this.unindex(old);
-      const list = this.byIP.get(vs.ip);
-      if (list === undefined) this.byIP.set(vs.ip, [vs]);
-      else list.push(vs);
+      const k = VirtualServerMap.numKey(vs.protocol, vs.ip, vs.port);
+      if (k !== undefined) this.index.set(k.a, k.tag, vs);
+      else {
+        const list = this.odd.get(vs.ip);
+        if (list === undefined) this.odd.set(vs.ip, [vs]);
+        else list.push(vs);
+      }
     }
     return super.set(key, vs);
   }
@@ -122,11 +127,14 @@ export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
 
   override clear(): void {
     super.clear();
-    this.byIP.clear();
+    this.index.clear();
+    this.odd.clear();
   }
 
   find(protocol: string, ip: string, port: number): V | undefined {
-    const list = this.byIP.get(ip);
+    const k = VirtualServerMap.numKey(protocol, ip, port);
+    if (k !== undefined) return this.index.get(k.a, k.tag);
+    const list = this.odd.get(ip);
     if (list === undefined) return undefined;
     for (let i = 0; i < list.length; i++) {
       const vs = list[i];
@@ -135,11 +143,54 @@ export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
     return undefined;
   }
 
+  private static numKey(protocol: string, ip: string, port: number): { a: number; tag: number } | undefined {
+    const a = addrNum(ip);
+    const p = VS_PROTO[protocol] ?? 0;
+    const n = portNum(port);
+    return a < 0 || p === 0 || n < 0 ? undefined : { a, tag: protoPortTag(p, n) };
+  }
+
   private unindex(vs: V): void {
-    const list = this.byIP.get(vs.ip);
+    const k = VirtualServerMap.numKey(vs.protocol, vs.ip, vs.port);
+    if (k !== undefined) {
+      if (this.index.get(k.a, k.tag) === vs) this.index.delete(k.a, k.tag);
+      return;
+    }
+    const list = this.odd.get(vs.ip);
     if (list === undefined) return;
     const i = list.indexOf(vs);
     if (i >= 0) list.splice(i, 1);
-    if (list.length === 0) this.byIP.delete(vs.ip);
+    if (list.length === 0) this.odd.delete(vs.ip);
+  }
+}
+
+/**
+ * Addresses (text -> a count) with a numeric index: `hasAddr(ip)` is exactly `has(ip)`
+ * (kube-ipvs0's addresses, probed for every packet's destination).
+ */
+export class AddrMap<V> extends Map<string, V> {
+  private readonly index = new AddrIndex<true>();
+
+  override set(key: string, v: V): this {
+    const a = canonicalIPv4Num(key);
+    if (a >= 0) this.index.set(a, TAG_ADDR, true);
+    return super.set(key, v);
+  }
+
+  override delete(key: string): boolean {
+    if (!super.delete(key)) return false;
+    const a = canonicalIPv4Num(key);
+    if (a >= 0) this.index.delete(a, TAG_ADDR);
+    return true;
+  }
+
+  override clear(): void {
+    super.clear();
+    this.index.clear();
+  }
+
+  hasAddr(ip: string): boolean {
+    const a = addrNum(ip);
+    return a < 0 ? super.has(ip) : this.index.get(a, TAG_ADDR) !== undefined;
   }
 }
