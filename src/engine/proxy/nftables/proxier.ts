@@ -24,6 +24,8 @@ import {
   newTable,
   ElementMap,
   bindVerdict,
+  gotoVerdict,
+  ownable,
 } from "./model.js";
 import * as N from "./names.js";
 import { AddrInterner } from "../../net/addr-index.js";
@@ -157,6 +159,13 @@ function byEndpointString(a: EndpointInfo, b: EndpointInfo): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** A service port's chain, with room for the table's owner mark (see ownable in model.ts). */
+function ownedChain(name: string, rules: Rule[]): Chain {
+  const c: Chain = { name, rules };
+  ownable(c);
+  return c;
+}
+
 function rule(exprs: Expr[], comment?: string): Rule {
   return comment === undefined ? { exprs } : { exprs, comment };
 }
@@ -177,7 +186,9 @@ export class EndpointChain implements Chain {
     readonly port: number,
     readonly proto: "tcp" | "udp" | "sctp",
     readonly affinitySet: string | undefined,
-  ) {}
+  ) {
+    ownable(this);
+  }
 
   get rules(): Rule[] {
     const rules: Rule[] = [rule([{ t: "ip", field: "saddr", neg: false, value: this.ip }, MARK_MASQ_JUMP])];
@@ -373,7 +384,7 @@ export class NftablesProxier implements Proxier {
       if (!n) {
         const b = N.servicePortEndpointChainNameBase(svc.name, ep.ip, ep.port);
         const chain = N.prefixed(N.ENDPOINT_CHAIN_PREFIX, b);
-        n = { chain, affinity: affinity ? N.prefixed(N.AFFINITY_SET_PREFIX, b) : "", goto: { kind: "goto", chain } };
+        n = { chain, affinity: affinity ? N.prefixed(N.AFFINITY_SET_PREFIX, b) : "", goto: gotoVerdict(chain) };
         names.set(ep, n);
       }
       return n;
@@ -440,7 +451,7 @@ export class NftablesProxier implements Proxier {
         if (m) rules.push(m);
       }
       rules.push(...writeServiceToEndpoints(cat.cluster));
-      chains.push({ name: clusterPolicyChain, rules });
+      chains.push(ownedChain(clusterPolicyChain, rules));
     }
     if (usesLocalPolicyChain) {
       const rules: Rule[] = [];
@@ -449,7 +460,7 @@ export class NftablesProxier implements Proxier {
         if (m) rules.push(m);
       }
       rules.push(...writeServiceToEndpoints(cat.local));
-      chains.push({ name: localPolicyChain, rules });
+      chains.push(ownedChain(localPolicyChain, rules));
     }
     if (usesExternalTrafficChain) {
       const rules: Rule[] = [];
@@ -466,7 +477,7 @@ export class NftablesProxier implements Proxier {
         rules.push(rule([{ t: "fib-local", field: "saddr" }, goto(clusterPolicyChain)], "short-circuit local traffic"));
       }
       if (hasExternalEndpoints) rules.push(rule([goto(externalPolicyChain)]));
-      chains.push({ name: externalChain, rules });
+      chains.push(ownedChain(externalChain, rules));
     }
     for (const ep of reachable) {
       chains.push(new EndpointChain(epChain(ep), this.addrs.intern(canonicalIP(ep.ip)), ep.port, proto, affinity ? epAffinity(ep) : undefined));
@@ -494,19 +505,19 @@ export class NftablesProxier implements Proxier {
       (set === N.NO_ENDPOINT_SERVICES_MAP || set === N.NO_ENDPOINT_NODEPORTS_MAP ? noEp : elements).push({ set, key, el });
     };
     add(N.CLUSTER_IPS_SET, [cip]);
-    if (hasInternalEndpoints) add(N.SERVICE_IPS_MAP, [cip, proto, port], { kind: "goto", chain: internalTrafficChain });
+    if (hasInternalEndpoints) add(N.SERVICE_IPS_MAP, [cip, proto, port], gotoVerdict(internalTrafficChain));
     else add(N.NO_ENDPOINT_SERVICES_MAP, [cip, proto, port], internalFilter, spnString);
     for (const ext of ipv4Only(svc.externalIPs)) {
-      if (hasEndpoints) add(N.SERVICE_IPS_MAP, [ext, proto, port], { kind: "goto", chain: externalChain });
+      if (hasEndpoints) add(N.SERVICE_IPS_MAP, [ext, proto, port], gotoVerdict(externalChain));
       if (!hasExternalEndpoints) add(N.NO_ENDPOINT_SERVICES_MAP, [ext, proto, port], externalFilter, spnString);
     }
     for (const lb of lbVIPs) {
-      if (hasEndpoints) add(N.SERVICE_IPS_MAP, [lb, proto, port], { kind: "goto", chain: externalChain });
-      if (usesFWChain) add(N.FIREWALL_IPS_MAP, [lb, proto, port], { kind: "goto", chain: fwChain });
+      if (hasEndpoints) add(N.SERVICE_IPS_MAP, [lb, proto, port], gotoVerdict(externalChain));
+      if (usesFWChain) add(N.FIREWALL_IPS_MAP, [lb, proto, port], gotoVerdict(fwChain));
     }
     if (!hasExternalEndpoints) for (const lb of lbVIPs) add(N.NO_ENDPOINT_SERVICES_MAP, [lb, proto, port], externalFilter, spnString);
     if (svc.nodePort !== 0) {
-      if (hasEndpoints) add(N.SERVICE_NODEPORTS_MAP, [proto, svc.nodePort], { kind: "goto", chain: externalChain });
+      if (hasEndpoints) add(N.SERVICE_NODEPORTS_MAP, [proto, svc.nodePort], gotoVerdict(externalChain));
       if (!hasExternalEndpoints) add(N.NO_ENDPOINT_NODEPORTS_MAP, [proto, svc.nodePort], externalFilter, spnString);
     }
 
