@@ -185,22 +185,3 @@ function slotOf(a: number, tag: number, mask: number): number {
   return h & mask;
 }
 
-/**
- * One string per address: a proxier stores each endpoint's address in the rules or real server
- * it writes, and a large cluster has ~10 endpoints per Service spread over a few hundred pod
- * addresses. Shared strings stay in cache for the packets that compare and parse them; one
- * string per endpoint (as the EndpointSlices deliver them) is a cache miss per connection.
- * Non-canonical texts are returned as they are.
- */
-export class AddrInterner {
-  private readonly byNum = new Map<number, string>();
-
-  intern(s: string): string {
-    const a = canonicalIPv4Num(s);
-    if (a < 0) return s;
-    const got = this.byNum.get(a);
-    if (got !== undefined) return got;
-    this.byNum.set(a, s);
-    return s;
-  }
-}

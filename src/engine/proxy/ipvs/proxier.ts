@@ -27,7 +27,6 @@ import { categorizeEndpoints } from "../topology.js";
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, servicePortNameString } from "../types.js";
 import { AddrMap, IpsetEntries, VirtualServerMap } from "./index.js";
-import { AddrInterner } from "../../net/addr-index.js";
 import { newSchedState, pick, type RealServer, type SchedState, type Scheduler } from "./scheduler.js";
 
 export type { RealServer, Scheduler } from "./scheduler.js";
@@ -260,8 +259,6 @@ export class IpvsProxier implements Proxier {
   readonly services = new VirtualServerMap<VirtualServer>();
   /** Addresses bound to kube-ipvs0 -> number of virtual servers using each. */
   readonly bound = new AddrMap<number>();
-  /** Real servers' addresses, one string per address (see AddrInterner). */
-  private readonly addrs = new AddrInterner();
   readonly ipsets = new Map<string, IpSet>();
   /** The iptables rules of IPVS mode. */
   readonly iptables: Ruleset;
@@ -526,7 +523,7 @@ export class IpvsProxier implements Proxier {
   }
 
   private addDest(vs: VirtualServer, ep: EndpointInfo): void {
-    vs.dests.push({ ip: this.addrs.intern(ep.ip), port: ep.port, weight: 1, activeConns: 0, inactiveConns: 0, conns: 0, inPkts: 0, outPkts: 0, inBytes: 0, outBytes: 0 });
+    vs.dests.push({ ip: ep.ip, port: ep.port, weight: 1, activeConns: 0, inactiveConns: 0, conns: 0, inPkts: 0, outPkts: 0, inBytes: 0, outBytes: 0 });
   }
 
   private dropDest(vs: VirtualServer, d: RealServer): void {

@@ -28,7 +28,6 @@ import {
   ownable,
 } from "./model.js";
 import * as N from "./names.js";
-import { AddrInterner } from "../../net/addr-index.js";
 import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "../topology.js";
 
 export interface NftablesProxierOptions {
@@ -217,8 +216,6 @@ export class NftablesProxier implements Proxier {
   private readonly nodePortIPs: readonly string[] | undefined;
 
   private readonly records = new Map<string, ServicePortRecord>();
-  /** Endpoint chains' addresses, one string per address (see AddrInterner). */
-  private readonly addrs = new AddrInterner();
   /** Flushed service chains waiting for deletion at the next sync. */
   private readonly staleChains = new Set<string>();
   private initialized = false;
@@ -480,7 +477,7 @@ export class NftablesProxier implements Proxier {
       chains.push(ownedChain(externalChain, rules));
     }
     for (const ep of reachable) {
-      chains.push(new EndpointChain(epChain(ep), this.addrs.intern(canonicalIP(ep.ip)), ep.port, proto, affinity ? epAffinity(ep) : undefined));
+      chains.push(new EndpointChain(epChain(ep), canonicalIP(ep.ip), ep.port, proto, affinity ? epAffinity(ep) : undefined));
       if (affinity) affinitySets.push(epAffinity(ep));
     }
     const lbVIPs = ipv4Only(svc.loadBalancerVIPs);
