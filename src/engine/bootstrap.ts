@@ -27,11 +27,16 @@ export const ETCD_IMAGE = "registry.k8s.io/etcd:3.5.21-0";
  */
 const decodedBodies = new Map<string, KObject>();
 
-function decodedOnce(info: ResourceInfo, body: unknown): KObject {
-  const k = `${info.resource}.${info.group}|${JSON.stringify(body)}`;
+/**
+ * `body` decoded once per process. The cache key is the body's JSON, or `key` when the caller
+ * names what the body is built from (the large manifests: serializing them for the key cost more
+ * than the rest of their creation); `body` is then built only on a miss.
+ */
+function decodedOnce(info: ResourceInfo, body: unknown, key?: string): KObject {
+  const k = `${info.resource}.${info.group}|${key === undefined ? JSON.stringify(body) : `#${key}`}`;
   let d = decodedBodies.get(k);
   if (!d) {
-    d = decode(info, body).object;
+    d = decode(info, typeof body === "function" ? (body as () => unknown)() : body).object;
     if (decodedBodies.size >= 256) decodedBodies.clear();
     decodedBodies.set(k, d);
   }
@@ -49,10 +54,17 @@ function trusted<T>(c: Cluster, write: () => T): T {
 }
 
 /** The apiserver's create for a body decoded once per process (the apiserver copies it). */
-function trustedCreator(c: Cluster): { create(info: ResourceInfo, ns: string | undefined, body: unknown): KObject } {
+function trustedCreator(c: Cluster): {
+  create(info: ResourceInfo, ns: string | undefined, body: unknown): KObject;
+  /** The same for a body built by `build` from exactly what `key` says. */
+  createKeyed(info: ResourceInfo, ns: string | undefined, key: string, build: () => unknown): KObject;
+} {
   return {
     create(info, ns, body) {
       return trusted(c, () => c.api.create(info, ns, decodedOnce(info, body)));
+    },
+    createKeyed(info, ns, key, build) {
+      return trusted(c, () => c.api.create(info, ns, decodedOnce(info, build, key)));
     },
   };
 }
@@ -99,14 +111,15 @@ export function bootstrap(c: Cluster): void {
     metadata: { name: "kube-proxy", labels: { app: "kube-proxy" } },
     data: { "config.conf": kubeProxyConfig(c.config.clusterCIDR), "kubeconfig.conf": kubeProxyKubeconfig(master.ip) },
   });
-  api.create(R.daemonsets, "kube-system", kubeProxyDaemonSet(c.config.kubernetesVersion));
+  const version = c.config.kubernetesVersion;
+  api.createKeyed(R.daemonsets, "kube-system", `kube-proxy ${version}`, () => kubeProxyDaemonSet(version));
 
   // CoreDNS (kubeadm's addon/dns manifests).
   api.create(R.configmaps, "kube-system", {
     metadata: { name: "coredns" },
     data: { Corefile: corefile(c.config.dnsDomain) },
   });
-  api.create(R.deployments, "kube-system", coreDNSDeployment());
+  api.createKeyed(R.deployments, "kube-system", "coredns", coreDNSDeployment);
   api.create(R.services, "kube-system", {
     metadata: {
       name: "kube-dns",
