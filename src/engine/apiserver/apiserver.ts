@@ -92,8 +92,12 @@ export class ApiServer {
   private readonly ownerRefs = new Map<string, NonNullable<KObject["metadata"]["ownerReferences"]>>();
   /** Stored events in resourceVersion order, kept from store events once the first trim built it. */
   private eventOrder: Set<KObject> | undefined;
-  /** The correlator's index: by involved object's uid and message, what makes two events "the same". */
-  private readonly similarEvents = new Map<string, SimilarEvent[]>();
+  /**
+   * The correlator's index: by involved object's uid, the events it knows in the order they were
+   * made; an object with many (a ReplicaSet's "Created pod: ..." for each of 1000 pods) has them
+   * by message instead, where a scan of the whole list per event was quadratic.
+   */
+  private readonly similarEvents = new Map<string, SimilarList>();
   private similarCount = 0;
   private readonly eventSources = new Map<string, Map<string, { component: string; host?: string }>>();
 
@@ -594,8 +598,9 @@ export class ApiServer {
     const fieldPath = ev.fieldPath ?? "";
     const similar = this.similarEvents.get(uid);
     let match: SimilarEvent | undefined;
-    if (similar) {
-      for (const e of similar) {
+    const candidates = similar === undefined || Array.isArray(similar) ? similar : similar.get(ev.message);
+    if (candidates) {
+      for (const e of candidates) {
         if (e.message === ev.message && e.reason === ev.reason && e.type === ev.type && e.fieldPath === fieldPath && e.component === ev.component && e.namespace === namespace) {
           match = e;
           break;
@@ -648,8 +653,22 @@ export class ApiServer {
       match.name = name;
     } else {
       const entry: SimilarEvent = { message: ev.message, namespace, fieldPath, type: ev.type, reason: ev.reason, component: ev.component, name };
-      if (similar) similar.push(entry);
-      else this.similarEvents.set(uid, [entry]);
+      if (!similar) this.similarEvents.set(uid, [entry]);
+      else if (!Array.isArray(similar)) {
+        const same = similar.get(entry.message);
+        if (same) same.push(entry);
+        else similar.set(entry.message, [entry]);
+      } else if (similar.length < SIMILAR_LIST_MAX) similar.push(entry);
+      else {
+        // Same order within a message as in the list: the first match stays the first.
+        const byMessage = new Map<string, SimilarEvent[]>();
+        for (const e of [...similar, entry]) {
+          const same = byMessage.get(e.message);
+          if (same) same.push(e);
+          else byMessage.set(e.message, [e]);
+        }
+        this.similarEvents.set(uid, byMessage);
+      }
       if (++this.similarCount > 4 * MAX_EVENTS) {
         this.similarEvents.clear();
         this.similarCount = 0;
@@ -683,12 +702,20 @@ export class ApiServer {
     const similar = this.similarEvents.get(uid);
     if (!similar) return;
     const message = e.message ?? "";
+    const list = Array.isArray(similar) ? similar : similar.get(message);
+    if (!list) return;
     let i = 0;
-    while (i < similar.length && !(similar[i].name === e.metadata.name && similar[i].namespace === e.metadata.namespace && similar[i].message === message)) i++;
-    if (i === similar.length) return;
-    similar.splice(i, 1);
+    while (i < list.length && !(list[i].name === e.metadata.name && list[i].namespace === e.metadata.namespace && list[i].message === message)) i++;
+    if (i === list.length) return;
+    list.splice(i, 1);
     this.similarCount--;
-    if (similar.length === 0) this.similarEvents.delete(uid);
+    if (list.length === 0) {
+      if (Array.isArray(similar)) this.similarEvents.delete(uid);
+      else {
+        similar.delete(message);
+        if (similar.size === 0) this.similarEvents.delete(uid);
+      }
+    }
   }
 
   /**
@@ -719,6 +746,10 @@ export class ApiServer {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/** An involved object's known events: a list, or by message once there are many (see similarEvents). */
+type SimilarList = SimilarEvent[] | Map<string, SimilarEvent[]>;
+const SIMILAR_LIST_MAX = 16;
 
 /** An event the correlator knows: the fields that make two events "the same", and its name. */
 interface SimilarEvent {

@@ -41,6 +41,28 @@ describe("events", () => {
     expect(a.lastTimestamp).toBe("2026-01-01T00:00:02Z");
   });
 
+  it("counts repeats the same way for an object with many events (indexed by message)", () => {
+    const { record, events } = setup();
+    for (let i = 0; i < 40; i++) record(`m${i}`);
+    record("m3");
+    record("m3", "Other");
+    record("m3", "Other");
+    record("m39", "Tested", "spec.containers{x}");
+    record("m39", "Tested", "spec.containers{x}");
+    record("m40");
+    const byKey = events()
+      .filter((e) => ["m3", "m39", "m40"].includes(e.message))
+      .map((e) => [e.message, e.reason, (e.involvedObject as { fieldPath?: string }).fieldPath ?? "", e.count]);
+    expect(byKey.sort()).toEqual([
+      ["m3", "Other", "", 2],
+      ["m3", "Tested", "", 2],
+      ["m39", "Tested", "", 1],
+      ["m39", "Tested", "spec.containers{x}", 2],
+      ["m40", "Tested", "", 1],
+    ]);
+    expect(events().length).toBe(43);
+  });
+
   it("drops the least recently written events first, and a repeat of a dropped one starts again", () => {
     const { store, record, events } = setup();
     record("first");
