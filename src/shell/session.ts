@@ -294,15 +294,13 @@ export class Session {
    * times the `kubectl get` itself, so such lines call kubectl as bash's command would, with
    * bash's output limit and its message for a command that throws. Functions and aliases do not
    * outlive a line here, and a kubectl file on PATH does not shadow the built-in one, so nothing
-   * a student could have defined is bypassed (session.test.ts runs each such line both ways).
+   * a student could have defined is bypassed (plain-kubectl.test.ts runs such lines both ways).
    */
   private async runPlainKubectl(line: string): Promise<ShellResult> {
     const args = line.trim().split(/[ \t]+/).slice(1);
     let r: ShellResult;
     try {
-      const kubeconfig = this.vars.KUBECONFIG ?? this.baseEnv().KUBECONFIG;
-      if (!(await this.hasKubeconfig(kubeconfig, this.cwd)) && needsServer(args)) r = NO_KUBECONFIG;
-      else r = await kubectl(args, this.kubectlContext(this.cwd, ""));
+      r = await this.runKubectl(args, this.vars.KUBECONFIG ?? this.baseEnv().KUBECONFIG, this.cwd, "");
     } catch (e) {
       r = { stdout: "", stderr: `kubectl: ${e instanceof Error ? e.message : String(e)}\n`, exitCode: 1 };
     }
@@ -399,11 +397,7 @@ export class Session {
       if (args.includes("-I")) return { stdout: `${this.cluster.config.nodes.find((n) => n.name === this.node)?.ip ?? ""} \n`, stderr: "", exitCode: 0 };
       return { stdout: `${this.node}\n`, stderr: "", exitCode: 0 };
     });
-    const kubectlCmd = defineCommand("kubectl", async (args, ctx) => {
-      // No kubeconfig (a worker node after kubeadm join): kubectl falls back to localhost:8080.
-      if (!(await this.hasKubeconfig(ctx.env.get("KUBECONFIG"), ctx.cwd)) && needsServer(args)) return NO_KUBECONFIG;
-      return kubectl(args, this.kubectlContext(ctx.cwd, decodeStdin(ctx.stdin)));
-    });
+    const kubectlCmd = defineCommand("kubectl", async (args, ctx) => this.runKubectl(args, ctx.env.get("KUBECONFIG"), ctx.cwd, decodeStdin(ctx.stdin)));
     const whoami = defineCommand("whoami", async () => ({ stdout: "root\n", stderr: "", exitCode: 0 }));
     const ssh = defineCommand("ssh", async (args, ctx) => this.ssh(args, ctx.cwd));
     return [grep, sleep, hostname, kubectlCmd, whoami, ssh];
@@ -452,6 +446,12 @@ export class Session {
     // ctime(3) as sshd prints it: "Thu Jan  1 00:00:01 2026".
     const when = new Date(this.cluster.now()).toUTCString().replace(/^(\w+), (\d+) (\w+) (\d+) ([\d:]+) GMT$/, (_m, d, day, mon, y, t) => `${d} ${mon} ${String(Number(day)).padStart(2, " ")} ${t} ${y}`);
     return { stdout: `Last login: ${when} from ${this.cluster.config.nodes[0].ip}\n`, stderr: "", exitCode: 0 };
+  }
+
+  /** kubectl on this node; without a kubeconfig (a worker after kubeadm join) it falls back to localhost:8080. */
+  private async runKubectl(args: string[], kubeconfigEnv: string | undefined, cwd: string, stdin: string): Promise<ShellResult> {
+    if (!(await this.hasKubeconfig(kubeconfigEnv, cwd)) && needsServer(args)) return { ...NO_KUBECONFIG };
+    return kubectl(args, this.kubectlContext(cwd, stdin));
   }
 
   /** Whether kubectl finds a kubeconfig on this node: $KUBECONFIG's files, else ~/.kube/config. */
