@@ -185,3 +185,38 @@ function slotOf(a: number, tag: number, mask: number): number {
   return h & mask;
 }
 
+
+/**
+ * A Map by key text that also keeps, in an AddrIndex, the entries whose key `indexKey` reads as
+ * (address, tag): lookups by address then need no key text. `hasAddr(ip)` is exactly `has(ip)`
+ * for keys that are an address alone. Values must not be undefined (the index's "absent").
+ */
+export abstract class IndexedMap<V> extends Map<string, V> {
+  protected readonly index = new AddrIndex<V>();
+
+  /** The index key of a key text, undefined when it is not a canonical one. */
+  protected abstract indexKey(key: string): { addr: number; tag: number } | undefined;
+
+  override set(key: string, v: V): this {
+    const k = this.indexKey(key);
+    if (k !== undefined) this.index.set(k.addr, k.tag, v);
+    return super.set(key, v);
+  }
+
+  override delete(key: string): boolean {
+    if (!super.delete(key)) return false;
+    const k = this.indexKey(key);
+    if (k !== undefined) this.index.delete(k.addr, k.tag);
+    return true;
+  }
+
+  override clear(): void {
+    super.clear();
+    this.index.clear();
+  }
+
+  hasAddr(ip: string): boolean {
+    const a = addrNum(ip);
+    return a < 0 ? super.has(ip) : this.index.get(a, TAG_ADDR) !== undefined;
+  }
+}

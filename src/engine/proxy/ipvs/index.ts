@@ -9,7 +9,7 @@
 // string the packet already carries, they still probed tables of 10k+ string keys (cache misses
 // on the table, its entries and the key strings). Keyed by the address as a number, a lookup
 // reads two typed arrays.
-import { AddrIndex, TAG_ADDR, addrNum, canonicalIPv4Num, portNum, portTextNum, protoCode, protoPortTag } from "../../net/addr-index.js";
+import { AddrIndex, IndexedMap, TAG_ADDR, addrNum, canonicalIPv4Num, portNum, portTextNum, protoCode, protoPortTag } from "../../net/addr-index.js";
 
 /**
  * ipset entries (entry text -> how many service ports contributed it), with a numeric index
@@ -168,29 +168,9 @@ export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
  * Addresses (text -> a count) with a numeric index: `hasAddr(ip)` is exactly `has(ip)`
  * (kube-ipvs0's addresses, probed for every packet's destination).
  */
-export class AddrMap<V> extends Map<string, V> {
-  private readonly index = new AddrIndex<true>();
-
-  override set(key: string, v: V): this {
+export class AddrMap<V> extends IndexedMap<V> {
+  protected indexKey(key: string): { addr: number; tag: number } | undefined {
     const a = canonicalIPv4Num(key);
-    if (a >= 0) this.index.set(a, TAG_ADDR, true);
-    return super.set(key, v);
-  }
-
-  override delete(key: string): boolean {
-    if (!super.delete(key)) return false;
-    const a = canonicalIPv4Num(key);
-    if (a >= 0) this.index.delete(a, TAG_ADDR);
-    return true;
-  }
-
-  override clear(): void {
-    super.clear();
-    this.index.clear();
-  }
-
-  hasAddr(ip: string): boolean {
-    const a = addrNum(ip);
-    return a < 0 ? super.has(ip) : this.index.get(a, TAG_ADDR) !== undefined;
+    return a < 0 ? undefined : { addr: a, tag: TAG_ADDR };
   }
 }

@@ -27,7 +27,7 @@
 // A rule is a list of these in order, plus an optional rule comment (`comment "..."`,
 // printed last). Matches come first; evaluation stops at the first match that fails.
 
-import { AddrIndex, TAG_ADDR, addrNum, canonicalIPv4Num, portNum, portTextNum, protoCode, protoPortTag } from "../../net/addr-index.js";
+import { IndexedMap, TAG_ADDR, addrNum, canonicalIPv4Num, portNum, portTextNum, protoCode, protoPortTag } from "../../net/addr-index.js";
 
 export type AddrField = "saddr" | "daddr";
 export type L4Proto = "tcp" | "udp" | "sctp";
@@ -243,33 +243,7 @@ export function bindVerdict(v: JumpVerdict, chain: Chain): void {
  * a canonical key is indexed whoever writes it, and a lookup that is not canonical (an odd
  * address text, protocol or port) asks the string map.
  */
-export class ElementMap extends Map<string, SetElement> {
-  private readonly index = new AddrIndex<SetElement>();
-
-  override set(key: string, el: SetElement): this {
-    const k = ElementMap.parse(key);
-    if (k !== undefined) this.index.set(k.addr, k.tag, el);
-    return super.set(key, el);
-  }
-
-  override delete(key: string): boolean {
-    if (!super.delete(key)) return false;
-    const k = ElementMap.parse(key);
-    if (k !== undefined) this.index.delete(k.addr, k.tag);
-    return true;
-  }
-
-  override clear(): void {
-    super.clear();
-    this.index.clear();
-  }
-
-  hasAddr(addr: string): boolean {
-    const a = addrNum(addr);
-    if (a < 0) return super.has(addr);
-    return this.index.get(a, TAG_ADDR) !== undefined;
-  }
-
+export class ElementMap extends IndexedMap<SetElement> {
   findAddrProtoPort(addr: string, proto: string, port: number): SetElement | undefined {
     const a = addrNum(addr);
     const p = protoCode(proto);
@@ -278,8 +252,7 @@ export class ElementMap extends Map<string, SetElement> {
     return this.index.get(a, protoPortTag(p, n));
   }
 
-  /** The index key of an element key text, undefined when it is not a canonical one. */
-  private static parse(key: string): { addr: number; tag: number } | undefined {
+  protected indexKey(key: string): { addr: number; tag: number } | undefined {
     const i = key.indexOf(" . ");
     if (i < 0) {
       const a = canonicalIPv4Num(key);
