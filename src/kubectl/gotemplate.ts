@@ -478,6 +478,19 @@ function lex(input: string): Item[] {
     pos += r.length;
     return r;
   };
+  /** The rest of a "..." string or '...' character constant (Go's lexQuote and lexChar): backslash escapes, no newline. */
+  const quoted = (quote: string, unterminated: string): boolean => {
+    for (;;) {
+      const c = next();
+      if (c === "\\") {
+        const d = next();
+        if (d !== undefined && d !== "\n") continue;
+        return errorf(unterminated);
+      }
+      if (c === undefined || c === "\n") return errorf(unterminated);
+      if (c === quote) return true;
+    }
+  };
   const peek = (): string | undefined => (pos >= input.length ? undefined : String.fromCodePoint(input.codePointAt(pos)!));
   const accept = (valid: string) => {
     const r = peek();
@@ -596,16 +609,7 @@ function lex(input: string): Item[] {
         emit("declare");
       } else if (r === "|") emit("pipe");
       else if (r === '"') {
-        for (;;) {
-          const c = next();
-          if (c === "\\") {
-            const d = next();
-            if (d !== undefined && d !== "\n") continue;
-            return errorf("unterminated quoted string");
-          }
-          if (c === undefined || c === "\n") return errorf("unterminated quoted string");
-          if (c === '"') break;
-        }
+        if (!quoted('"', "unterminated quoted string")) return false;
         emit("string");
       } else if (r === "`") {
         for (;;) {
@@ -618,16 +622,7 @@ function lex(input: string): Item[] {
         if (atTerminator()) emit("variable");
         else if (!fieldOrVariable("variable")) return false;
       } else if (r === "'") {
-        for (;;) {
-          const c = next();
-          if (c === "\\") {
-            const d = next();
-            if (d !== undefined && d !== "\n") continue;
-            return errorf("unterminated character constant");
-          }
-          if (c === undefined || c === "\n") return errorf("unterminated character constant");
-          if (c === "'") break;
-        }
+        if (!quoted("'", "unterminated character constant")) return false;
         emit("charConstant");
       } else if (r === "." && pos < input.length && !(input[pos] >= "0" && input[pos] <= "9")) {
         if (!fieldOrVariable("field")) return false;
