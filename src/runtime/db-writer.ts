@@ -42,13 +42,14 @@ export const CONNECTION_PRAGMAS = ["PRAGMA journal_mode = WAL", "PRAGMA synchron
 interface Pending {
   resolve: () => void;
   reject: (e: Error) => void;
+  /** Settles with the write (close waits for it). */
+  done: Promise<void>;
 }
 
 export class DbWriter {
   private worker?: Worker;
   private ready?: Promise<void>;
   private readonly pending = new Map<number, Pending>();
-  private readonly inflight = new Set<Promise<void>>();
   private nextId = 1;
   private closed = false;
 
@@ -59,13 +60,10 @@ export class DbWriter {
     if (this.closed) return Promise.reject(new Error("the database writer is closed"));
     const w = this.start();
     const id = this.nextId++;
-    const done = new Promise<void>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      w.postMessage({ id, statements });
-    });
-    this.inflight.add(done);
-    const forget = () => void this.inflight.delete(done);
-    done.then(forget, forget);
+    let settle!: Omit<Pending, "done">;
+    const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    this.pending.set(id, { ...settle, done });
+    w.postMessage({ id, statements });
     return done;
   }
 
@@ -114,7 +112,7 @@ export class DbWriter {
   /** Waits for the writes already sent, then stops the thread. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.allSettled([...this.inflight]);
+    await Promise.allSettled([...this.pending.values()].map((p) => p.done));
     const w = this.worker;
     this.worker = undefined;
     if (w) await w.terminate();
