@@ -2,6 +2,8 @@
 // create-cluster latency, exec throughput on one cluster, 200 tenants at once, batched history
 // writes, memory per idle cluster, and what per-object persistence saves over whole snapshots.
 import { mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
@@ -68,15 +70,29 @@ export default async function (report: Report) {
   report("200 tenants, first write each at once (engines prebuilt): p99", ms(pct(first.lat, 99)));
   const warm: number[] = [];
   let warmCpu = 0;
+  let warmClient = 0;
   for (let r = 1; r <= 5; r++) {
     const w = await load(s.port, round(r), 200);
     if (w.codes["200"] !== 200) throw new Error(JSON.stringify(w.codes));
     warm.push(...w.lat);
     warmCpu += w.serverCpuMs;
+    warmClient += w.clientCpuMs;
   }
   report("200 tenants, one write each at once (x5, warm): p50", ms(pct(warm, 50)));
   report("200 tenants, one write each at once (x5, warm): p99", ms(pct(warm, 99)), "< 100 ms");
   report("  server CPU per warm write", ms(warmCpu / warm.length));
+  report("  load generator CPU per write (same 2 cores)", ms(warmClient / warm.length));
+  // The floor of this machine and load generator: a bare node:http server answering {} to the
+  // same bursts (200 new connections, the same requests), before any work of ours.
+  const bare = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(200, { "content-type": "application/json", "content-length": "2" }).end("{}"));
+  });
+  await new Promise<void>((r) => bare.listen(0, "127.0.0.1", r));
+  const floor: number[] = [];
+  for (let r = 1; r <= 5; r++) floor.push(...(await load((bare.address() as AddressInfo).port, round(r), 200)).lat);
+  await new Promise<void>((r) => bare.close(() => r()));
+  report("  floor: a bare node:http server answering the same bursts, p99", ms(pct(floor, 99)));
 
   // 4. history writes, batched
   await s.history.flush();
