@@ -124,6 +124,8 @@ const SEP = "|";
 /** Side rows: state that is not an object, kept apart from the meta row so it is written only on change. */
 const SIDE = ["#config", "#kubelet", "#shell"] as const;
 type SideKey = (typeof SIDE)[number];
+/** The engine's snapshot without objects, config and kubelet state (the meta row's part). */
+type SnapshotMeta = ReturnType<Cluster["snapshotMeta"]>;
 export function rowKey(resource: string, obj: KObject): string {
   return resource + SEP + objectKey(obj.metadata.namespace, obj.metadata.name!);
 }
@@ -279,10 +281,9 @@ export class ClusterCore {
   }
 
   /** The meta row as JSON (small: written on every acknowledged write). */
-  metaJSON(): string {
-    const c = this.cluster;
+  metaJSON(snap: SnapshotMeta = this.cluster.snapshotMeta()): string {
     // Everything the engine's snapshot holds but objects, config and kubelet (their own rows).
-    const meta: Omit<Meta, "config" | "kubelet" | "shell"> = { ...c.snapshotMeta(), ...this.meta };
+    const meta: Omit<Meta, "config" | "kubelet" | "shell"> = { ...snap, ...this.meta };
     return JSON.stringify(meta);
   }
 
@@ -310,8 +311,8 @@ export class ClusterCore {
   }
 
   /** The meta row's content but the clock, which need not be stored (see takeDeltaIfChanged). */
-  private metaKey(): string {
-    const { clock: _clock, ...rest } = this.cluster.snapshotMeta();
+  private static metaKey(snap: SnapshotMeta): string {
+    const { clock: _clock, ...rest } = snap;
     return JSON.stringify(rest);
   }
 
@@ -332,14 +333,19 @@ export class ClusterCore {
     if (this.cluster.kubelet.revision !== this.side.kubeletRev) return this.takeDelta();
     const shellRev = this.shell.revision?.();
     if (shellRev === undefined || shellRev !== this.side.shellRev) return this.takeDelta();
-    if (this.metaKey() !== this.persistedMetaKey) return this.takeDelta();
+    const snap = this.cluster.snapshotMeta();
+    const key = ClusterCore.metaKey(snap);
+    if (key !== this.persistedMetaKey) return this.takeDelta(snap, key);
     return null;
   }
 
-  /** The rows to persist now; clears the dirty set. */
-  takeDelta(): Delta {
+  /**
+   * The rows to persist now; clears the dirty set. `snap` and `key` when the caller has them
+   * (the engine's meta is built and serialized once per write).
+   */
+  takeDelta(snap: SnapshotMeta = this.cluster.snapshotMeta(), key = ClusterCore.metaKey(snap)): Delta {
     this.persistedActive = this.meta.lastActive;
-    this.persistedMetaKey = this.metaKey();
+    this.persistedMetaKey = key;
     const upserts: Array<[string, string]> = [];
     const deletes: string[] = [];
     if (this.full) {
@@ -359,7 +365,7 @@ export class ClusterCore {
       if (this.full || this.lastSide.get(k) !== body) upserts.push([k, body]);
       this.lastSide.set(k, body);
     }
-    const d: Delta = { meta: this.metaJSON(), upserts, deletes, full: this.full };
+    const d: Delta = { meta: this.metaJSON(snap), upserts, deletes, full: this.full };
     this.full = false;
     this.dirty.clear();
     return d;
