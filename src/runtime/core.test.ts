@@ -81,6 +81,27 @@ describe("ClusterCore persistence", () => {
     expect((await again.exec(`kubectl logs ${pod}`, Date.now(), DEFAULT_LIMITS)).stdout).toBe(logs);
   });
 
+  it("a restored terminal is serialized again only once it changes", async () => {
+    const { rows, restored } = await setup("empty");
+    const again = restored();
+    const shell = (again as unknown as { shell: { save(): unknown } }).shell;
+    let saves = 0;
+    const save = shell.save.bind(shell);
+    shell.save = () => (saves++, save());
+    // A first line writes a configmap: the terminal's state is the one just read, not serialized.
+    await again.exec("kubectl create configmap one --from-literal=a=b", Date.now(), DEFAULT_LIMITS);
+    const d = again.takeDeltaIfChanged()!;
+    expect(d.upserts.map(([k]) => k)).toEqual(["configmaps|default/one"]);
+    expect(saves).toBe(0);
+    rows.apply(d);
+    // A line that changes a file: the row is written, and a cluster restored from it has it.
+    await again.exec("echo after-restore > /root/f", Date.now(), DEFAULT_LIMITS);
+    const d2 = again.takeDeltaIfChanged()!;
+    expect(d2.upserts.map(([k]) => k)).toContain("#shell");
+    rows.apply(d2);
+    expect((await restored().exec("cat /root/f", Date.now(), DEFAULT_LIMITS)).stdout).toBe("after-restore\n");
+  });
+
   it("a restored cluster's meta row holds only the meta, not copies of the side rows", async () => {
     const { rows, restored } = await setup("empty");
     const again = restored();

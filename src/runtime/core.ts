@@ -200,6 +200,15 @@ export class ClusterCore {
     const core = new ClusterCore(id, cluster, info, shellFactory, shell, drift);
     for (const [k, body] of state.objects) if (k.startsWith("#")) core.lastSide.set(k, body);
     core.persistedActive = meta.lastActive;
+    // The terminal's row just read is its state as restored: the first write need not serialize
+    // every file of it again to find that out. (The kubelet's is serialized again: restoring
+    // reconciles every pod, which moves its revision.)
+    const shellRow = core.lastSide.get("#shell");
+    const shellRev = core.shell.revision?.();
+    if (shellRow !== undefined && shellRev !== undefined) {
+      core.side.shell = shellRow;
+      core.side.shellRev = shellRev;
+    }
     return core;
   }
 

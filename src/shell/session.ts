@@ -205,6 +205,9 @@ export class Session {
     });
     const shell = { fs, bash, registered: -1 };
     this.shells.set(node, shell);
+    // Now rather than at its first line: registering writes the commands' files, and a restored
+    // terminal's first line would otherwise look like a change of its files to its host.
+    this.syncCommands(shell);
     return shell;
   }
 
