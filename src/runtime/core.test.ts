@@ -102,6 +102,55 @@ describe("ClusterCore persistence", () => {
     expect((await restored().exec("cat /root/f", Date.now(), DEFAULT_LIMITS)).stdout).toBe("after-restore\n");
   });
 
+  it("container logs live in rows of 256 lines: a request rewrites the last one, not the whole log", async () => {
+    const { core, rows, run, restored } = await setup("clusterip-web");
+    const pod = (await run("kubectl get pods -l app=web -o name")).stdout.split("\n")[0].replace("pod/", "");
+    const ip = (await run(`kubectl get pod ${pod} -o jsonpath='{.status.podIP}'`)).stdout;
+    const stream = `#log|default/${pod}|`;
+    const logRows = () => [...rows.objects.keys()].filter((k) => k.startsWith(stream)).sort();
+    // 300 requests: the access log spans two rows, and the #kubelet row holds no log line.
+    for (let i = 0; i < 3; i++) await run(`for i in $(seq 100); do curl -s http://${ip}/ >/dev/null; done`);
+    const [container] = logRows()[0].slice(stream.length).split("|");
+    expect(logRows()).toEqual([0, 1].map((n) => `${stream}${container}|${n}`));
+    expect(rows.objects.get("#kubelet")).not.toContain('"line"');
+    // One more request rewrites the last row only.
+    const one = await run(`curl -s http://${ip}/ >/dev/null`);
+    expect(one.delta!.upserts.map(([k]) => k).filter((k) => k.startsWith("#log|"))).toEqual([`${stream}${container}|1`]);
+    const logs = (await run(`kubectl logs ${pod}`)).stdout;
+    expect(logs.split("\n").filter((l) => l.includes('"GET / HTTP/1.1" 200'))).toHaveLength(301);
+    expect((await restored().exec(`kubectl logs ${pod}`, Date.now(), DEFAULT_LIMITS)).stdout).toBe(logs);
+    // A rotated log (past the kubelet's 10 Mi) is written again and its rows beyond go.
+    const podObj = core.cluster.store.get("pods", "default", pod) as import("../engine/api/types.js").Pod;
+    for (let i = 0; i < 11; i++) core.cluster.kubelet.appendLog(podObj, container, ["x".repeat(1 << 20)]);
+    const rotated = core.takeDeltaIfChanged()!;
+    rows.apply(rotated);
+    expect(rotated.deletes).toEqual([`${stream}${container}|1`]);
+    expect(logRows()).toEqual([`${stream}${container}|0`]);
+    // The tenth line rotated the file; the eleventh followed it.
+    expect((await run(`kubectl logs ${pod} | wc -l`)).stdout.trim()).toBe("2");
+    expect((await restored().exec(`kubectl logs ${pod} | wc -c`, Date.now(), DEFAULT_LIMITS)).stdout).toBe((await run(`kubectl logs ${pod} | wc -c`)).stdout);
+    // A deleted pod's log rows go with it.
+    const gone = await run(`kubectl delete pod ${pod} --grace-period=0 --force`);
+    expect(gone.exitCode).toBe(0);
+    await run("sleep 5");
+    expect(logRows()).toEqual([]);
+  });
+
+  it("a #kubelet row that still holds the logs (rows written before log rows) restores, and moves them", async () => {
+    const { core, rows, run } = await setup("clusterip-web");
+    const pod = (await run("kubectl get pods -l app=web -o name")).stdout.split("\n")[0].replace("pod/", "");
+    await run(`curl -s http://$(kubectl get pod ${pod} -o jsonpath='{.status.podIP}')/ >/dev/null`);
+    const logs = (await run(`kubectl logs ${pod}`)).stdout;
+    // The old layout: logs inside #kubelet, no log rows.
+    const old = new Map([...rows.objects].filter(([k]) => !k.startsWith("#log|")));
+    old.set("#kubelet", JSON.stringify(core.cluster.kubelet.save()));
+    const again = ClusterCore.restore("c1", { meta: rows.meta, objects: [...old] }, sessionShell);
+    expect((await again.exec(`kubectl logs ${pod}`, Date.now(), DEFAULT_LIMITS)).stdout).toBe(logs);
+    const d = again.takeDeltaIfChanged()!;
+    expect(d.upserts.some(([k]) => k.startsWith(`#log|default/${pod}|`))).toBe(true);
+    expect(d.upserts.find(([k]) => k === "#kubelet")![1]).not.toContain('"line"');
+  });
+
   it("a restored cluster's meta row holds only the meta, not copies of the side rows", async () => {
     const { rows, restored } = await setup("empty");
     const again = restored();

@@ -5,8 +5,9 @@
 // Persistence is per object: a store subscription records which keys changed, and a write
 // (`takeDelta`) upserts only those rows plus one small meta row (clock, rng, revision). The
 // larger engine-side state (config, kubelet, shell) lives in side rows ("#kubelet", ...) that
-// are rewritten only when their JSON changed. The host must persist the delta before it
-// acknowledges the request.
+// are rewritten only when their JSON changed, and containers' logs in rows of LOG_CHUNK lines
+// ("#log|ns/pod|container|n") of which only the last one and new ones are written as lines are
+// added. The host must persist the delta before it acknowledges the request.
 import { Cluster, type ClusterSnapshot } from "../engine/cluster.js";
 import { lookupKind } from "../engine/api/resources.js";
 import type { KObject } from "../engine/api/types.js";
@@ -14,6 +15,7 @@ import { forbidden, badRequest } from "../engine/api/status.js";
 import { objectKey, type StoreEvent } from "../engine/store/store.js";
 import { dataplaneOf } from "../engine/net/cluster-env.js";
 import type { ConnectResult } from "../engine/net/packet.js";
+import type { KubeletState, LogLine } from "../engine/kubelet/kubelet.js";
 import { lab as findLab } from "../labs/index.js";
 import type { Limits } from "./limits.js";
 import type { ExecResult, ShellFactory, ShellRunner } from "./shell.js";
@@ -126,6 +128,20 @@ const SIDE = ["#config", "#kubelet", "#shell"] as const;
 type SideKey = (typeof SIDE)[number];
 /** The engine's snapshot without objects, config and kubelet state (the meta row's part). */
 type SnapshotMeta = ReturnType<Cluster["snapshotMeta"]>;
+/**
+ * Log rows: "#log|<namespace>/<pod>|<container>|<n>" holds lines n*LOG_CHUNK.. of that
+ * container's log. A web pod's access log grows by a line per request, up to the kubelet's
+ * 10 Mi rotation: in the #kubelet row, every curl rewrote all of it.
+ */
+const LOG_PREFIX = "#log|";
+const LOG_CHUNK = 256;
+const logRowKey = (stream: string, n: number) => `${LOG_PREFIX}${stream}|${n}`;
+/** A log as its rows hold it: the kubelet's epoch it was written at, lines and rows. */
+interface PersistedLog {
+  epoch: number;
+  count: number;
+  chunks: number;
+}
 export function rowKey(resource: string, obj: KObject): string {
   return resource + SEP + objectKey(obj.metadata.namespace, obj.metadata.name!);
 }
@@ -144,6 +160,10 @@ export class ClusterCore {
   private persistedMetaKey = "";
   /** The side rows as last serialized, with the revisions they were serialized at. */
   private readonly side: { kubelet: string; kubeletRev: number; shell: string; shellRev: string | number | undefined } = { kubelet: "", kubeletRev: -1, shell: "", shellRev: undefined };
+  /** Each container log's rows as persisted, by log stream (see Kubelet.logStreams). */
+  private readonly logs = new Map<string, PersistedLog>();
+  /** The kubelet's revision when the log rows were last brought up to date. */
+  private logsRev = -1;
   readonly shell: ShellRunner;
 
   private constructor(
@@ -190,7 +210,7 @@ export class ClusterCore {
 
   /** The cluster as it was persisted. */
   static restore(id: string, state: ClusterState, shellFactory: ShellFactory): ClusterCore {
-    const { snapshot, shell, meta } = decodeState(state);
+    const { snapshot, shell, meta, logRows } = decodeState(state);
     const cluster = Cluster.restore(snapshot, { adoptObjects: true });
     // Restoring resyncs every controller; if that wrote anything the rows are rewritten.
     const drift = cluster.store.revision() !== snapshot.revision;
@@ -198,8 +218,11 @@ export class ClusterCore {
     // into `meta`, and metaJSON() would write copies of them into every meta row.
     const info = { lab: meta.lab, tenantId: meta.tenantId, createdAt: meta.createdAt, lastActive: meta.lastActive };
     const core = new ClusterCore(id, cluster, info, shellFactory, shell, drift);
-    for (const [k, body] of state.objects) if (k.startsWith("#")) core.lastSide.set(k, body);
+    for (const [k, body] of state.objects) if ((SIDE as readonly string[]).includes(k)) core.lastSide.set(k, body);
     core.persistedActive = meta.lastActive;
+    // Logs read from their rows are at the kubelet's epoch 0 ("as loaded"): lines the restore
+    // added are written next, and a container made again (a new epoch) is written whole.
+    for (const [stream, rows] of logRows) core.logs.set(stream, { epoch: 0, ...rows });
     // The terminal's row just read is its state as restored: the first write need not serialize
     // every file of it again to find that out. (The kubelet's is serialized again: restoring
     // reconciles every pod, which moves its revision.)
@@ -304,7 +327,7 @@ export class ClusterCore {
   private sideRows(): Array<[SideKey, string]> {
     const kubeletRev = this.cluster.kubelet.revision;
     if (this.side.kubeletRev !== kubeletRev || !this.lastSide.has("#kubelet")) {
-      this.side.kubelet = JSON.stringify(this.cluster.kubelet.save());
+      this.side.kubelet = JSON.stringify(this.cluster.kubelet.save({ logs: false }));
       this.side.kubeletRev = kubeletRev;
     }
     const shellRev = this.shell.revision?.();
@@ -317,6 +340,45 @@ export class ClusterCore {
       ["#kubelet", this.side.kubelet],
       ["#shell", this.side.shell],
     ];
+  }
+
+  /**
+   * The log rows to write since they were last persisted (all of them for a full delta): for a
+   * log that only grew, its last partial row and the new ones; for one whose epoch moved
+   * (rotated, or a new container), every row, and deletes for rows it no longer has; deletes for
+   * the rows of logs that are gone.
+   */
+  private logDelta(all: boolean, upserts: Array<[string, string]>, deletes: string[]): void {
+    const kubelet = this.cluster.kubelet;
+    const seen = new Set<string>();
+    for (const { key, epoch, count } of kubelet.logStreams()) {
+      seen.add(key);
+      const was = this.logs.get(key);
+      const same = !all && was !== undefined && was.epoch === epoch;
+      if (same && was.count === count) continue;
+      const first = same ? Math.floor(was.count / LOG_CHUNK) : 0;
+      const lines = kubelet.logLinesFrom(key, first * LOG_CHUNK);
+      for (let n = first, i = 0; i < lines.length; n++, i += LOG_CHUNK) upserts.push([logRowKey(key, n), JSON.stringify(lines.slice(i, i + LOG_CHUNK))]);
+      const chunks = Math.ceil(count / LOG_CHUNK);
+      if (was && !all) for (let n = chunks; n < was.chunks; n++) deletes.push(logRowKey(key, n));
+      this.logs.set(key, { epoch, count, chunks });
+    }
+    for (const [key, was] of this.logs) {
+      if (seen.has(key)) continue;
+      if (!all) for (let n = 0; n < was.chunks; n++) deletes.push(logRowKey(key, n));
+      this.logs.delete(key);
+    }
+  }
+
+  /** Every log row (state()). */
+  private allLogRows(): Array<[string, string]> {
+    const kubelet = this.cluster.kubelet;
+    const rows: Array<[string, string]> = [];
+    for (const { key } of kubelet.logStreams()) {
+      const lines = kubelet.logLinesFrom(key, 0);
+      for (let n = 0, i = 0; i < lines.length; n++, i += LOG_CHUNK) rows.push([logRowKey(key, n), JSON.stringify(lines.slice(i, i + LOG_CHUNK))]);
+    }
+    return rows;
   }
 
   /** The meta row's content but the clock, which need not be stored (see takeDeltaIfChanged). */
@@ -374,6 +436,11 @@ export class ClusterCore {
       if (this.full || this.lastSide.get(k) !== body) upserts.push([k, body]);
       this.lastSide.set(k, body);
     }
+    const kubeletRev = this.cluster.kubelet.revision;
+    if (this.full || this.logsRev !== kubeletRev) {
+      this.logsRev = kubeletRev;
+      this.logDelta(this.full, upserts, deletes);
+    }
     const d: Delta = { meta: this.metaJSON(snap), upserts, deletes, full: this.full };
     this.full = false;
     this.dirty.clear();
@@ -417,7 +484,7 @@ export class ClusterCore {
     const objects: Array<[string, string]> = [];
     const store = this.cluster.store;
     for (const r of store.resources()) for (const o of store.iterate(r)) objects.push([rowKey(r, o), JSON.stringify(o)]);
-    objects.push(...this.sideRows());
+    objects.push(...this.sideRows(), ...this.allLogRows());
     return { meta: this.metaJSON(), objects };
   }
 
@@ -464,10 +531,19 @@ export interface ClusterView {
   pods: Array<{ name: string; phase: string; ip: string }>;
 }
 
-function decodeState(state: ClusterState): { snapshot: ClusterSnapshot; shell: unknown; meta: Meta } {
+function decodeState(state: ClusterState): { snapshot: ClusterSnapshot; shell: unknown; meta: Meta; logRows: Map<string, Omit<PersistedLog, "epoch">> } {
   const meta = JSON.parse(state.meta) as Meta;
   const objects: Record<string, KObject[]> = {};
+  const logChunks = new Map<string, LogLine[][]>();
   for (const [k, body] of state.objects) {
+    if (k.startsWith(LOG_PREFIX)) {
+      const bar = k.lastIndexOf("|");
+      const stream = k.slice(LOG_PREFIX.length, bar);
+      let chunks = logChunks.get(stream);
+      if (!chunks) logChunks.set(stream, (chunks = []));
+      chunks[Number(k.slice(bar + 1))] = JSON.parse(body) as LogLine[];
+      continue;
+    }
     if (k.startsWith("#")) {
       const v = JSON.parse(body) as unknown;
       if (k === "#config") meta.config = v as Meta["config"];
@@ -478,8 +554,20 @@ function decodeState(state: ClusterState): { snapshot: ClusterSnapshot; shell: u
     const r = k.slice(0, k.indexOf(SEP));
     (objects[r] ??= []).push(JSON.parse(body) as KObject);
   }
+  // Containers saved without their logs get them back from the log rows (a #kubelet row written
+  // before logs had rows of their own still holds them).
+  const logRows = new Map<string, Omit<PersistedLog, "epoch">>();
+  for (const [podKey, p] of (meta.kubelet as KubeletState | undefined)?.pods ?? []) {
+    for (const c of p.containers) {
+      if (c.logs !== undefined) continue;
+      const stream = `${podKey}|${c.name}`;
+      const chunks = logChunks.get(stream) ?? [];
+      c.logs = chunks.flat();
+      logRows.set(stream, { count: c.logs.length, chunks: chunks.length });
+    }
+  }
   const { shell, lab: _l, tenantId: _t, createdAt: _c, lastActive: _a, ...rest } = meta;
-  return { snapshot: { ...rest, objects }, shell, meta };
+  return { snapshot: { ...rest, objects }, shell, meta, logRows };
 }
 
 function trafficRun(ts: number, command: string, tally: Map<string, number>): TrafficRun {

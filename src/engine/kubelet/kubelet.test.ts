@@ -161,4 +161,32 @@ describe("container logs", () => {
     expect(after[0].line).toBe(`10025 ${line}`);
     expect(after.map((l) => Number(l.line.split(" ")[0]))).toEqual(Array.from({ length: 175 }, (_, i) => 10_025 + i));
   });
+  it("hands a host each container's log as a stream that only grows until its epoch moves", () => {
+    const c = testCluster();
+    c.client.create(R.pods, "default", { metadata: { name: "web" }, spec: { containers: [{ name: "nginx", image: "nginx:1.29" }] } });
+    c.advance(10_000);
+    const p = pod(c, "web");
+    const stream = () => c.kubelet.logStreams().find((s) => s.key === "default/web|nginx")!;
+    const start = stream();
+    // nginx's start-up lines come as one block: a stream's lines are those `kubectl logs` reads.
+    expect(start.count).toBeGreaterThan(1);
+    for (let i = 0; i < 5; i++) c.kubelet.appendLog(p, "nginx", [`line ${i}`]);
+    expect(stream()).toEqual({ ...start, count: start.count + 5 });
+    const all = c.kubelet.logLinesFrom("default/web|nginx", 0);
+    expect(all.map((l) => l.line)).toEqual(c.kubelet.logs(p, "nginx")!.map((l) => l.line));
+    // From any line, inside the block or after it.
+    for (let from = 0; from <= all.length; from++) expect(c.kubelet.logLinesFrom("default/web|nginx", from)).toEqual(all.slice(from));
+    // Saved without logs, loaded with them put back: the same lines, at epoch 0 ("as loaded").
+    const saved = JSON.parse(JSON.stringify(c.kubelet.save({ logs: false })));
+    expect(JSON.stringify(saved)).not.toContain("line 4");
+    const web = (saved.pods as [string, { containers: { logs?: unknown }[] }][]).find(([k]) => k === "default/web")!;
+    expect(web[1].containers[0].logs).toBeUndefined();
+    web[1].containers[0].logs = all;
+    c.kubelet.load(saved);
+    expect(stream()).toEqual({ key: "default/web|nginx", epoch: 0, count: all.length });
+    expect(c.kubelet.logLinesFrom("default/web|nginx", 0)).toEqual(all);
+    // Rotation past 10 Mi moves the epoch.
+    for (let i = 0; i < 11; i++) c.kubelet.appendLog(p, "nginx", ["x".repeat(1 << 20)]);
+    expect(stream().epoch).toBeGreaterThan(0);
+  });
 });

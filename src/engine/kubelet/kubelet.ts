@@ -62,6 +62,10 @@ interface ContainerRuntime {
   pullMs: number;
   /** Log lines, and blocks of an image's start-up lines (see logLines). */
   logs: (LogLine | TemplateLogBlock)[];
+  /** Lines in `logs`, a block counting its lines (not saved). */
+  logCount: number;
+  /** Moves when `logs` changes other than by lines added at its end (not saved; see logStreams). */
+  logEpoch: number;
   /** Bytes appended to the current instance's log file since it was last rotated (CRI format). */
   logBytes?: number;
   fs: ContainerFs;
@@ -127,6 +131,8 @@ export class Kubelet implements Controller {
   /** Consulted in order at every container start (see ContainerStartHook). */
   readonly startHooks: ContainerStartHook[] = [];
   private changes = 0;
+  /** The last log epoch handed out (see logStreams; 0 is "as loaded"). */
+  private logEpochs = 0;
   /** The conditions array of the last status built (see conditionList). */
   private lastConditions: unknown[] | undefined;
 
@@ -279,6 +285,8 @@ export class Kubelet implements Controller {
         pulled: !present,
         pullMs,
         logs: [],
+        logCount: 0,
+        logEpoch: ++this.logEpochs,
         fs: this.containerFs(pod, c, profile, rt),
         stdin: !!(c.stdin || c.tty),
         ready: false,
@@ -682,9 +690,12 @@ export class Kubelet implements Controller {
       if (bytes > CONTAINER_LOG_MAX_BYTES) {
         const since = c.startedAt ?? t;
         c.logs = logLines(c.logs).filter((l) => l.t < since);
+        c.logCount = c.logs.length;
+        c.logEpoch = ++this.logEpochs;
         bytes = CRI_LINE_OVERHEAD + line.length;
       }
       c.logs.push({ t, line });
+      c.logCount++;
     }
     c.logBytes = bytes;
   }
@@ -777,6 +788,7 @@ export class Kubelet implements Controller {
     const block = new TemplateLogBlock(t, lines, ip);
     if (c.logs.length) c.logs.push(block);
     else c.logs = [block];
+    c.logCount += lines.length;
   }
 
   private event(pod: Pod, type: "Normal" | "Warning", reason: string, message: string, fieldPath?: string): void {
@@ -792,8 +804,42 @@ export class Kubelet implements Controller {
     });
   }
 
-  /** Runtime state that lives outside the store, for snapshots. */
-  save(): KubeletState {
+  /**
+   * Each container's log, for a host that persists logs apart from `save({ logs: false })`: under
+   * one `epoch`, lines are only ever added at the end (`count` of them so far); the epoch moves
+   * when the log is rotated or the container is new. A log as load() received it is at epoch 0.
+   * Keys are "namespace/pod|container".
+   */
+  logStreams(): Array<{ key: string; epoch: number; count: number }> {
+    const out: Array<{ key: string; epoch: number; count: number }> = [];
+    for (const [k, rt] of this.pods) for (const c of rt.containers) out.push({ key: `${k}|${c.name}`, epoch: c.logEpoch, count: c.logCount });
+    return out;
+  }
+
+  /** Lines `from`... of a log of logStreams(), as save() writes them ([] for an unknown key). */
+  logLinesFrom(key: string, from: number): LogLine[] {
+    const bar = key.lastIndexOf("|");
+    const c = this.pods.get(key.slice(0, bar))?.containers.find((x) => x.name === key.slice(bar + 1));
+    if (!c || from >= c.logCount) return [];
+    // From the end: new lines are the last ones, and a log may hold 10 Mi of old ones.
+    const need = c.logCount - from;
+    let i = c.logs.length;
+    let n = 0;
+    while (i > 0 && n < need) {
+      const e = c.logs[--i];
+      n += e instanceof TemplateLogBlock ? e.templates.length : 1;
+    }
+    return logLines(c.logs.slice(i))
+      .slice(n - need)
+      .map((l) => ({ t: l.t, line: l.line }));
+  }
+
+  /**
+   * Runtime state that lives outside the store, for snapshots. Without `logs`, containers' logs
+   * are left out (a host keeps them in rows of their own, see logStreams); `load` then needs them
+   * put back as each container's `logs`.
+   */
+  save(opts: { logs?: boolean } = {}): KubeletState {
     return {
       serviceCreated: [...this.serviceCreated.entries()],
       tombstones: structuredClone(this.tombstones),
@@ -807,10 +853,10 @@ export class Kubelet implements Controller {
           sandboxAt: rt.sandboxAt,
           killStartedAt: rt.killStartedAt,
           transitions: transitionEntries(rt.transitions, rt.sandboxAt),
-          containers: rt.containers.map(({ profile: _p, fs, logs, ...c }) => ({
+          containers: rt.containers.map(({ profile: _p, fs, logs, logCount: _n, logEpoch: _e, ...c }) => ({
             ...structuredClone(c),
             // As text: a template line is filled in on read.
-            logs: logLines(logs).map((l) => ({ t: l.t, line: l.line })),
+            ...(opts.logs === false ? {} : { logs: logLines(logs).map((l) => ({ t: l.t, line: l.line })) }),
             fs: fs.save(),
           })),
         },
@@ -847,18 +893,21 @@ export class Kubelet implements Controller {
       for (const c of p.containers) {
         const spec = pod.spec.containers.find((x) => x.name === c.name) ?? pod.spec.containers[0];
         const profile = imageProfile(c.image);
-        const { fs: saved, ...rest } = c;
+        const { fs: saved, logs, ...rest } = c;
         const fs = this.containerFs(pod, spec, profile, rt);
         fs.restore(saved);
-        rt.containers.push({ ...(structuredClone(rest) as Omit<ContainerRuntime, "profile" | "fs">), profile, fs });
+        const lines = (logs ?? []).map((l) => ({ t: l.t, line: l.line }));
+        rt.containers.push({ ...(structuredClone(rest) as Omit<ContainerRuntime, "profile" | "fs" | "logs" | "logCount" | "logEpoch">), logs: lines, logCount: lines.length, logEpoch: 0, profile, fs });
       }
       this.pods.set(key, rt);
     }
   }
 }
 
-interface SavedContainer extends Omit<ContainerRuntime, "profile" | "fs"> {
+interface SavedContainer extends Omit<ContainerRuntime, "profile" | "fs" | "logs" | "logCount" | "logEpoch"> {
   fs: ReturnType<ContainerFs["save"]>;
+  /** Absent when saved without logs (see save). */
+  logs?: LogLine[];
 }
 
 export interface KubeletState {
