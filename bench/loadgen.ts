@@ -19,7 +19,7 @@ export interface Job {
 
 const CODE = `
 const net = require("node:net");
-const { port, jobs, concurrency, durationMs } = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+const { port, jobs, concurrency, durationMs, periodMs } = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
 const requests = jobs.map((j) => {
   let head = j.method + " " + j.path + " HTTP/1.1\\r\\nHost: 127.0.0.1:" + port + "\\r\\n";
   if (j.token) head += "Authorization: Bearer " + j.token + "\\r\\n";
@@ -97,6 +97,8 @@ class Conn {
   }
 }
 
+const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - performance.now())));
+
 (async () => {
   const lat = [];
   const codes = {};
@@ -104,6 +106,26 @@ class Conn {
   const until = durationMs ? performance.now() + durationMs : Infinity;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
+  if (periodMs) {
+    // Paced: client i sends jobs i, i + concurrency, ... one every periodMs, the clients' phases
+    // spread evenly over the period. Latency counts from when a request was due (a late send
+    // counts its wait), so a slow server cannot hide behind its own backlog.
+    await Promise.all(Array.from({ length: concurrency }, async (_, i) => {
+      const c = new Conn();
+      for (let k = 0; i + k * concurrency < jobs.length; k++) {
+        const due = t0 + (i / concurrency) * periodMs + k * periodMs;
+        await sleepUntil(due);
+        const late = Math.max(0, performance.now() - due);
+        const [ms, code] = await c.send(requests[i + k * concurrency]);
+        lat.push(late + ms);
+        codes[code] = (codes[code] || 0) + 1;
+      }
+      if (c.sock) c.sock.destroy();
+    }));
+    const cpu = process.cpuUsage(cpu0);
+    process.stdout.write(JSON.stringify({ lat, codes, elapsed: performance.now() - t0, clientCpuMs: (cpu.user + cpu.system) / 1000 }));
+    return;
+  }
   await Promise.all(Array.from({ length: concurrency }, async () => {
     const c = new Conn();
     for (;;) {
@@ -130,7 +152,14 @@ export interface LoadResult {
   clientCpuMs: number;
 }
 
-export function load(port: number, jobs: Job[], concurrency: number, durationMs = 0): Promise<LoadResult> {
+/**
+ * Runs `jobs` on `concurrency` connections: each connection sends its next job when the last
+ * one is answered, for `durationMs` (cycling through the jobs) or until every job has run. With
+ * `periodMs`, paced instead: connection i sends jobs i, i + concurrency, ... one per period, the
+ * connections' phases spread evenly over it (an open-loop load: latencies count from when a
+ * request was due).
+ */
+export function load(port: number, jobs: Job[], concurrency: number, durationMs = 0, periodMs = 0): Promise<LoadResult> {
   return new Promise((res, rej) => {
     const child = spawn(process.execPath, ["-e", CODE], { stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
@@ -144,6 +173,6 @@ export function load(port: number, jobs: Job[], concurrency: number, durationMs 
       if (code !== 0) return rej(new Error(`load generator exited with ${code}`));
       res({ ...(JSON.parse(out) as Omit<LoadResult, "serverCpuMs">), serverCpuMs: (cpu.user + cpu.system) / 1000 });
     });
-    child.stdin.end(JSON.stringify({ port, jobs, concurrency, durationMs }));
+    child.stdin.end(JSON.stringify({ port, jobs, concurrency, durationMs, periodMs }));
   });
 }

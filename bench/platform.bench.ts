@@ -93,6 +93,12 @@ export default async function (report: Report) {
   for (let r = 1; r <= 5; r++) floor.push(...(await load((bare.address() as AddressInfo).port, round(r), 200)).lat);
   await new Promise<void>((r) => bare.close(() => r()));
   report("  floor: a bare node:http server answering the same bursts, p99", ms(pct(floor, 99)));
+  // The same 200 tenants as a steady load: each writes once a second for 5 s, their phases spread
+  // over the second (200 writes/s), latencies from when each write was due.
+  const steady = await load(s.port, [1, 2, 3, 4, 5].flatMap((k) => round(10 + k)), 200, 0, 1000);
+  if (steady.codes["200"] !== 1000) throw new Error(JSON.stringify(steady.codes));
+  report("200 tenants, one write each per second for 5 s (200 writes/s): p50", ms(pct(steady.lat, 50)));
+  report("200 tenants, one write each per second for 5 s (200 writes/s): p99", ms(pct(steady.lat, 99)));
 
   // 4. history writes, batched
   await s.history.flush();
