@@ -1,7 +1,9 @@
 // Hashes the engine needs to match Kubernetes byte for byte, in plain TypeScript so the engine
 // runs unchanged in Node and in workerd (no node:crypto, no async WebCrypto).
 
-const K = new Uint32Array([
+// Int32Array throughout: every word stays a small integer (a Uint32Array hands out values above
+// 2^31 as heap numbers until the code is optimized, and a cold chain-name hash runs ~100k times).
+const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
   0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
   0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
@@ -12,35 +14,35 @@ const K = new Uint32Array([
   0xc67178f2,
 ]);
 
-const W = new Uint32Array(64);
+const W = new Int32Array(64);
 /** Message words, reused across calls (grown on demand). */
-let M = new Uint32Array(64);
-const H = new Uint32Array(8);
+let M = new Int32Array(64);
+const H = new Int32Array(8);
 const encoder = new TextEncoder();
 
-function compress(words: Uint32Array, blocks: number): void {
-  let h0 = 0x6a09e667, h1 = 0xbb67ae85, h2 = 0x3c6ef372, h3 = 0xa54ff53a;
-  let h4 = 0x510e527f, h5 = 0x9b05688c, h6 = 0x1f83d9ab, h7 = 0x5be0cd19;
-  for (let b = 0; b < blocks; b++) {
-    const off = b * 16;
-    for (let i = 0; i < 16; i++) W[i] = words[off + i];
+/** Hashes `blocks` padded blocks of M into H. */
+function compress(blocks: number): void {
+  const w = W, k = K, m = M;
+  let h0 = 0x6a09e667 | 0, h1 = 0xbb67ae85 | 0, h2 = 0x3c6ef372 | 0, h3 = 0xa54ff53a | 0;
+  let h4 = 0x510e527f | 0, h5 = 0x9b05688c | 0, h6 = 0x1f83d9ab | 0, h7 = 0x5be0cd19 | 0;
+  for (let blk = 0; blk < blocks; blk++) {
+    const off = blk << 4;
+    for (let i = 0; i < 16; i++) w[i] = m[off + i];
     for (let i = 16; i < 64; i++) {
-      const w15 = W[i - 15], w2 = W[i - 2];
+      const w15 = w[i - 15], w2 = w[i - 2];
       const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
       const s1 = ((w2 >>> 17) | (w2 << 15)) ^ ((w2 >>> 19) | (w2 << 13)) ^ (w2 >>> 10);
-      W[i] = (W[i - 16] + s0 + W[i - 7] + s1) | 0;
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
     }
-    let a = h0, b2 = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
+    let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
     for (let i = 0; i < 64; i++) {
       const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-      const ch = (e & f) ^ (~e & g);
-      const t1 = (h + S1 + ch + K[i] + W[i]) | 0;
+      const t1 = (h + S1 + ((e & f) ^ (~e & g)) + k[i] + w[i]) | 0;
       const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
-      const maj = (a & b2) ^ (a & c) ^ (b2 & c);
-      const t2 = (S0 + maj) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b2; b2 = a; a = (t1 + t2) | 0;
+      const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
     }
-    h0 = (h0 + a) | 0; h1 = (h1 + b2) | 0; h2 = (h2 + c) | 0; h3 = (h3 + d) | 0;
+    h0 = (h0 + a) | 0; h1 = (h1 + b) | 0; h2 = (h2 + c) | 0; h3 = (h3 + d) | 0;
     h4 = (h4 + e) | 0; h5 = (h5 + f) | 0; h6 = (h6 + g) | 0; h7 = (h7 + h) | 0;
   }
   H[0] = h0; H[1] = h1; H[2] = h2; H[3] = h3; H[4] = h4; H[5] = h5; H[6] = h6; H[7] = h7;
@@ -55,13 +57,13 @@ function pad(len: number): number {
   for (let i = wi + 1; i < total; i++) M[i] = 0;
   const bits = len * 8;
   M[total - 2] = Math.floor(bits / 0x100000000);
-  M[total - 1] = bits >>> 0;
+  M[total - 1] = bits | 0;
   return blocks;
 }
 
 function ensure(len: number): void {
   const need = (((len + 9 + 63) >> 6) * 16) | 0;
-  if (M.length < need) M = new Uint32Array(need * 2);
+  if (M.length < need) M = new Int32Array(need * 2);
 }
 
 /** Hashes the message in M (already padded) into H. */
@@ -86,11 +88,11 @@ function hashString(input: string): void {
       ((input.charCodeAt(i) << 24) |
         ((i + 1 < n ? input.charCodeAt(i + 1) : 0) << 16) |
         ((i + 2 < n ? input.charCodeAt(i + 2) : 0) << 8) |
-        (i + 3 < n ? input.charCodeAt(i + 3) : 0)) >>> 0;
+        (i + 3 < n ? input.charCodeAt(i + 3) : 0));
   }
   if (words === 0) M[0] = 0;
   else if ((n & 3) === 0) M[words] = 0;
-  compress(M, pad(n));
+  compress(pad(n));
 }
 
 function hashBytes(msg: Uint8Array): void {
@@ -99,11 +101,11 @@ function hashBytes(msg: Uint8Array): void {
   const words = (n + 3) >> 2;
   for (let w = 0; w < words; w++) {
     const i = w * 4;
-    M[w] = ((msg[i] << 24) | ((msg[i + 1] ?? 0) << 16) | ((msg[i + 2] ?? 0) << 8) | (msg[i + 3] ?? 0)) >>> 0;
+    M[w] = (msg[i] << 24) | ((msg[i + 1] ?? 0) << 16) | ((msg[i + 2] ?? 0) << 8) | (msg[i + 3] ?? 0);
   }
   if (words === 0) M[0] = 0;
   else if ((n & 3) === 0) M[words] = 0;
-  compress(M, pad(n));
+  compress(pad(n));
 }
 
 /** SHA-256 of the UTF-8 bytes of `input`. */
@@ -168,7 +170,7 @@ function packAscii(part: string): boolean {
     if (c > 0x7f) return false;
     word = (word << 8) | c;
     if ((++len & 3) === 0) {
-      M[(len >> 2) - 1] = word >>> 0;
+      M[(len >> 2) - 1] = word;
       word = 0;
     }
   }
@@ -192,8 +194,8 @@ export function sha256Base32Name(prefix: string, n: number, a: string, b: string
     hashBytes(encoder.encode(a + b + c + d + e));
   } else {
     const rest = total & 3;
-    M[total >> 2] = rest === 0 ? 0 : (packWord << (8 * (4 - rest))) >>> 0;
-    compress(M, pad(total));
+    M[total >> 2] = rest === 0 ? 0 : packWord << (8 * (4 - rest));
+    compress(pad(total));
   }
   const size = prefix.length + n;
   const codes = (nameCodes[size] ??= new Array<number>(size).fill(0));
