@@ -68,6 +68,16 @@ function availableForTopology(ep: EndpointInfo, mode: Mode, o: TopologyOptions):
 
 const NONE: readonly EndpointInfo[] = Object.freeze([]);
 
+/** The ready endpoints: `eps` itself when all are (the usual case; no copy per service port). */
+function readyEndpoints(eps: readonly EndpointInfo[]): readonly EndpointInfo[] {
+  let i = 0;
+  while (i < eps.length && eps[i].ready) i++;
+  if (i === eps.length) return eps;
+  const out = eps.slice(0, i);
+  for (i++; i < eps.length; i++) if (eps[i].ready) out.push(eps[i]);
+  return out;
+}
+
 export function categorizeEndpoints(
   eps: readonly EndpointInfo[],
   svc: ServicePortInfo,
@@ -82,7 +92,7 @@ export function categorizeEndpoints(
   const usesCluster = usesClusterEndpoints(svc);
   if (usesCluster) {
     mode = topologyModeFromHints(svc, eps, o);
-    cluster = eps.filter((ep) => ep.ready && availableForTopology(ep, mode, o));
+    cluster = mode === "" ? readyEndpoints(eps) : eps.filter((ep) => ep.ready && availableForTopology(ep, mode, o));
     // No ready endpoints anywhere (topology was already dropped if it selected none):
     // fall back to endpoints that are still serving while terminating.
     if (cluster.length === 0) cluster = eps.filter((ep) => ep.serving && ep.terminating);

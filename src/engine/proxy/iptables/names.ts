@@ -63,7 +63,7 @@ export function portProtoHash(servicePortName: string, protocol: string): string
 }
 
 /** prefix + hash as one flat string (`+` would keep a two-part rope for as long as the chain lives). */
-function chainName(prefix: string, hash: string): string {
+export function chainName(prefix: string, hash: string): string {
   return [prefix, hash].join("");
 }
 
@@ -87,15 +87,6 @@ export function servicePortEndpointChainName(spn: string, protocol: string, endp
 /** servicePortEndpointChainName of an IPv4 endpoint, without building "IP:port" first. */
 export function servicePortEndpointChainNameV4(spn: string, protocol: string, ip: string, port: number): string {
   return sha256Base32Name(SEP_PREFIX, 16, spn, protocol, ip, ":", String(port));
-}
-
-/**
- * The four per-service chain names of one service port from one portProtoHash (one cache probe
- * with a freshly concatenated key instead of four).
- */
-export function servicePortChainNames(spn: string, protocol: string): { svc: string; svl: string; ext: string; fw: string } {
-  const h = portProtoHash(spn, protocol);
-  return { svc: chainName(SVC_PREFIX, h), svl: chainName(SVL_PREFIX, h), ext: chainName(EXT_PREFIX, h), fw: chainName(FW_PREFIX, h) };
 }
 
 /** isServiceChainName: the per-service chains kube-proxy creates and garbage-collects. */

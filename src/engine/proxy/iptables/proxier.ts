@@ -48,6 +48,7 @@ export interface IptablesProxierOptions {
 }
 
 const STICKY_NONE = 0;
+const L4_OF: Readonly<Record<ServicePortInfo["protocol"], L4>> = { TCP: "tcp", UDP: "udp", SCTP: "sctp" };
 const FIREWALL_COMMENT = "block incoming localnet connections";
 const NODEPORTS_TAIL_COMMENT = "kubernetes service nodeports; NOTE: this must be the last rule in this chain";
 const LOCALHOST_NPS_NFACCT = "localhost_nps_accepted_pkts";
@@ -112,8 +113,8 @@ interface ServiceRecord {
   svc: ServicePortInfo;
   eps: readonly EndpointInfo[];
   large: boolean;
-  /** Hashed chain names of the service port, reused on the next build. */
-  names: { svc: string; svl: string; ext: string; fw: string } | undefined;
+  /** portProtoHash of the service port, reused on the next build. */
+  hash: string | undefined;
   /** len(endpointsMap[svc]): counted for large-cluster mode whether usable or not. */
   endpointCount: number;
 }
@@ -835,11 +836,11 @@ export class IptablesProxier implements Proxier {
       svc,
       eps: rawEndpoints,
       large: this.largeCluster,
-      names: undefined,
+      hash: undefined,
       endpointCount: rawEndpoints.length,
     };
     const spn = servicePortNameString(svc.name);
-    const proto = svc.protocol.toLowerCase() as L4;
+    const proto = L4_OF[svc.protocol];
     const endpoints = byEndpointString(rawEndpoints);
     const cat = categorizeEndpoints(endpoints, svc, {
       nodeName: this.node.name,
@@ -849,11 +850,12 @@ export class IptablesProxier implements Proxier {
     const hasEndpoints = cat.hasAny;
     const large = this.largeCluster;
 
-    const names = old?.names ?? N.servicePortChainNames(spn, proto);
-    rec.names = names;
-    const clusterPolicyChain = names.svc;
+    // The record keeps only the hash: the names a service port does not use are garbage at once.
+    const hash = old?.hash ?? N.portProtoHash(spn, proto);
+    rec.hash = hash;
+    const clusterPolicyChain = N.chainName(N.SVC_PREFIX, hash);
     const usesClusterPolicyChain = cat.cluster.length > 0 && usesClusterEndpoints(svc);
-    const localPolicyChain = names.svl;
+    const localPolicyChain = N.chainName(N.SVL_PREFIX, hash);
     const usesLocalPolicyChain = cat.local.length > 0 && usesLocalEndpoints(svc);
 
     let internalPolicyChain = clusterPolicyChain;
@@ -871,7 +873,7 @@ export class IptablesProxier implements Proxier {
       externalPolicyChain = localPolicyChain;
       if (cat.local.length === 0) hasExternalEndpoints = false;
     }
-    const externalTrafficChain = names.ext;
+    const externalTrafficChain = N.chainName(N.EXT_PREFIX, hash);
     // The local-traffic short-circuit rules are needed even without externally usable endpoints.
     const usesExternalTrafficChain = hasEndpoints && externallyAccessible(svc);
 
@@ -883,7 +885,7 @@ export class IptablesProxier implements Proxier {
       const c = parseCidr(s);
       if (c) sourceRanges.push(c);
     }
-    const fwChain = names.fw;
+    const fwChain = N.chainName(N.FW_PREFIX, hash);
     const usesFWChain = hasEndpoints && lbVIPs.length > 0 && sourceRanges.length > 0;
     const loadBalancerTrafficChain = usesFWChain ? fwChain : externalTrafficChain;
 
@@ -997,21 +999,15 @@ export class IptablesProxier implements Proxier {
       );
     }
 
-    // From here on: the service's own nat chains.
-    const chainRules = new Map<string, Rule[]>();
-    const write = (chain: string, r: Rule) => {
-      let list = chainRules.get(chain);
-      if (!list) chainRules.set(chain, (list = []));
-      list.push(r);
-    };
-
+    // From here on: the service's own nat chains. The internal traffic chain (SVC or SVL) starts
+    // with the masquerade rule; the EXT and FW chains hold only rules of their own.
+    let internalHead: readonly Rule[] = NO_RULES;
     if (hasInternalEndpoints) {
       // Masquerade off-cluster traffic to the service VIP (it may be routed here from outside).
       if (this.masqueradeAll) {
-        write(internalTrafficChain, rule({ matches: [clusterIPComment, portMatch], proto, dst: svc.clusterIP, target: T_MARK_MASQ }));
+        internalHead = [rule({ matches: [clusterIPComment, portMatch], proto, dst: svc.clusterIP, target: T_MARK_MASQ })];
       } else if (this.localCidr) {
-        write(
-          internalTrafficChain,
+        internalHead = [
           rule({
             matches: [clusterIPComment, portMatch],
             proto,
@@ -1020,29 +1016,21 @@ export class IptablesProxier implements Proxier {
             srcNeg: true,
             target: T_MARK_MASQ,
           }),
-        );
+        ];
       }
     }
 
     const chains: Chain[] = [];
-    const declare = (name: string) => {
-      if (!chainRules.has(name)) chainRules.set(name, []);
-      chains.push({ name, origin: "restore", policy: undefined, rules: chainRules.get(name)! });
-    };
 
     if (usesExternalTrafficChain) {
-      declare(externalTrafficChain);
+      const ext: Rule[] = [];
       if (!externalPolicyLocal) {
         // Non-local endpoints may be on another node: masquerade.
-        write(
-          externalTrafficChain,
-          rule({ matches: [comment(`masquerade traffic for ${spn} external destinations`)], target: T_MARK_MASQ }),
-        );
+        ext.push(rule({ matches: [comment(`masquerade traffic for ${spn} external destinations`)], target: T_MARK_MASQ }));
       } else {
         if (this.localCidr) {
           // Pod -> external destination traffic is subject to neither traffic policy.
-          write(
-            externalTrafficChain,
+          ext.push(
             rule({
               matches: [comment(`pod traffic for ${spn} external destinations`)],
               src: this.localCidr,
@@ -1052,38 +1040,36 @@ export class IptablesProxier implements Proxier {
         }
         // The host's own traffic to an LB IP has a local source address: masquerade it and
         // route it with the Cluster policy.
-        write(
-          externalTrafficChain,
+        ext.push(
           rule({
             matches: [comment(`masquerade LOCAL traffic for ${spn} external destinations`), ADDRTYPE_SRC_LOCAL],
             target: T_MARK_MASQ,
           }),
-        );
-        write(
-          externalTrafficChain,
           rule({
             matches: [comment(`route LOCAL traffic for ${spn} external destinations`), ADDRTYPE_SRC_LOCAL],
             target: jump(clusterPolicyChain),
           }),
         );
       }
-      if (hasExternalEndpoints) write(externalTrafficChain, rule({ target: jump(externalPolicyChain) }));
+      if (hasExternalEndpoints) ext.push(rule({ target: jump(externalPolicyChain) }));
+      chains.push(plainChain(externalTrafficChain, ext));
     }
 
     if (usesFWChain) {
-      declare(fwChain);
+      const fw: Rule[] = [];
       const c = comment(`${spn} loadbalancer IP`);
       let allowFromNode = false;
       for (const cidr of sourceRanges) {
-        write(fwChain, rule({ matches: [c], src: formatCidr(cidr), target: jump(externalTrafficChain) }));
+        fw.push(rule({ matches: [c], src: formatCidr(cidr), target: jump(externalTrafficChain) }));
         if (this.nodeIP !== undefined && cidrContains(cidr, this.nodeIP)) allowFromNode = true;
       }
       // A VIP bound locally loops requests from this node back with the VIP as source.
       if (allowFromNode) {
-        for (const ip of lbVIPs) write(fwChain, rule({ matches: [c], src: ip, target: jump(externalTrafficChain) }));
+        for (const ip of lbVIPs) fw.push(rule({ matches: [c], src: ip, target: jump(externalTrafficChain) }));
       }
       // Not DNATed by now: KUBE-PROXY-FIREWALL in filter drops it.
-      write(fwChain, rule({ matches: [comment(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`)], target: null }));
+      fw.push(rule({ matches: [comment(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`)], target: null }));
+      chains.push(plainChain(fwChain, fw));
     }
 
     // One EndpointChain per reachable endpoint: it is the KUBE-SEP chain and what the SVC/SVL
@@ -1101,22 +1087,16 @@ export class IptablesProxier implements Proxier {
         name ?? (isV4(info.ip) ? N.servicePortEndpointChainNameV4(spn, proto, info.ip, info.port) : N.servicePortEndpointChainName(spn, proto, endpointString(info))),
       );
     }
-    // The chains of a subset of the reachable endpoints (the Local ones, or Cluster ones when
-    // Local ones are added to them); the Cluster list usually is the reachable list itself.
-    let chainByInfo: Map<EndpointInfo, EndpointChain> | undefined;
-    const chainsOf = (eps: readonly EndpointInfo[]): readonly EndpointChain[] => {
-      if (eps === reachable) return epChains;
-      if (chainByInfo === undefined) {
-        chainByInfo = new Map();
-        for (const c of epChains) if (!chainByInfo.has(c.info)) chainByInfo.set(c.info, c);
-      }
-      return eps.map((info) => chainByInfo!.get(info)!);
-    };
-    // The policy chains' own rules (after a masquerade rule written above) are made on first read.
-    const policyChain = (name: string, eps: readonly EndpointInfo[]) =>
-      chains.push(new PolicyChain(name, chainRules.get(name) ?? [], chainsOf(eps), ctx.sticky !== STICKY_NONE));
-    if (usesClusterPolicyChain) policyChain(clusterPolicyChain, cat.cluster);
-    if (usesLocalPolicyChain) policyChain(localPolicyChain, cat.local);
+    // The policy chains' own rules (after the masquerade rule above) are made on first read.
+    const sticky = ctx.sticky !== STICKY_NONE;
+    if (usesClusterPolicyChain) {
+      const head = clusterPolicyChain === internalTrafficChain ? internalHead : NO_RULES;
+      chains.push(new PolicyChain(clusterPolicyChain, head, chainsOf(cat.cluster, reachable, epChains), sticky));
+    }
+    if (usesLocalPolicyChain) {
+      const head = localPolicyChain === internalTrafficChain ? internalHead : NO_RULES;
+      chains.push(new PolicyChain(localPolicyChain, head, chainsOf(cat.local, reachable, epChains), sticky));
+    }
 
     for (const c of epChains) chains.push(c);
     rec.endpoints = epChains;
@@ -1148,6 +1128,24 @@ class PreviousEndpointNames {
     }
     return this.byEndpoint.get(`${info.ip}\u0000${info.port}`);
   }
+}
+
+const NO_RULES: readonly Rule[] = Object.freeze([]);
+
+/** A chain written in the restore input with the rules given. */
+function plainChain(name: string, rules: Rule[]): Chain {
+  return { name, origin: "restore", policy: undefined, rules };
+}
+
+/**
+ * The chains of a subset of a service port's reachable endpoints (the Local ones, or Cluster ones
+ * when Local ones are added to them); the Cluster list usually is the reachable list itself.
+ */
+function chainsOf(eps: readonly EndpointInfo[], reachable: readonly EndpointInfo[], chains: readonly EndpointChain[]): readonly EndpointChain[] {
+  if (eps === reachable) return chains;
+  const byInfo = new Map<EndpointInfo, EndpointChain>();
+  for (const c of chains) if (!byInfo.has(c.info)) byInfo.set(c.info, c);
+  return eps.map((info) => byInfo.get(info)!);
 }
 
 function isV4(ip: string): boolean {
