@@ -163,8 +163,10 @@ export class ChainOwners {
   // costs six character reads; a Map hashed every new name in full and probed and rehashed a
   // table of ~110k entries (a fifth of a cold 10k-service sync).
   private tags = new Int32Array(64);
-  private names: (string | undefined)[] = new Array<string | undefined>(64).fill(undefined);
-  private keys: (string | undefined)[] = new Array<string | undefined>(64).fill(undefined);
+  // Holey arrays (a slot is read only where its tag is set): filling a 256k-slot array with
+  // undefined cost a cold sync more than all the inserts into it.
+  private names: (string | undefined)[] = new Array<string | undefined>(64);
+  private keys: (string | undefined)[] = new Array<string | undefined>(64);
   private mask = 63;
   private count = 0;
 
@@ -256,8 +258,8 @@ export class ChainOwners {
     const { tags, names, keys } = this;
     const n = size;
     this.tags = new Int32Array(n);
-    this.names = new Array<string | undefined>(n).fill(undefined);
-    this.keys = new Array<string | undefined>(n).fill(undefined);
+    this.names = new Array<string | undefined>(n);
+    this.keys = new Array<string | undefined>(n);
     this.mask = n - 1;
     for (let i = 0; i < tags.length; i++) {
       const t = tags[i];
@@ -395,18 +397,22 @@ function push(list: Rule[] | undefined, r: Rule): Rule[] {
 
 function byEndpointString(eps: readonly EndpointInfo[]): readonly EndpointInfo[] {
   // The endpoints cache hands kube-proxy endpoints sorted by "IP:port" string; keep that order
-  // even if our change tracker did not. (Comparing IPs first is cheap and usually decides.)
+  // even if the state was not built by our change tracker (testing.ts's lists are in numeric
+  // order: 10.0.0.9 before 10.0.0.10).
   for (let i = 1; i < eps.length; i++) {
-    const a = eps[i - 1];
-    const b = eps[i];
-    if (a.ip > b.ip || ((a.ip === b.ip || a.ip.startsWith(b.ip) || b.ip.startsWith(a.ip)) && endpointString(a) > endpointString(b))) {
-      return eps
-        .map((e) => [endpointString(e), e] as const)
-        .sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
-        .map((x) => x[1]);
-    }
+    if (compareEndpointStrings(eps[i - 1], eps[i]) > 0) return eps.slice().sort(compareEndpointStrings);
   }
   return eps;
+}
+
+/** "IP:port" order without making the strings when the IPs decide (neither is a prefix of the other). */
+function compareEndpointStrings(a: EndpointInfo, b: EndpointInfo): number {
+  const x = a.ip;
+  const y = b.ip;
+  if (x !== y && !x.startsWith(y) && !y.startsWith(x)) return x < y ? -1 : 1;
+  const s = endpointString(a);
+  const t = endpointString(b);
+  return s < t ? -1 : s > t ? 1 : 0;
 }
 
 /** Incremental syncs of at most this many service ports splice the shared chains instead of rebuilding them. */
@@ -850,12 +856,13 @@ export class IptablesProxier implements Proxier {
     const hasEndpoints = cat.hasAny;
     const large = this.largeCluster;
 
-    // The record keeps only the hash: the names a service port does not use are garbage at once.
+    // The record keeps only the hash, and only the names this service port can use are made.
     const hash = old?.hash ?? N.portProtoHash(spn, proto);
     rec.hash = hash;
     const clusterPolicyChain = N.chainName(N.SVC_PREFIX, hash);
+    const externallyUsable = externallyAccessible(svc);
     const usesClusterPolicyChain = cat.cluster.length > 0 && usesClusterEndpoints(svc);
-    const localPolicyChain = N.chainName(N.SVL_PREFIX, hash);
+    const localPolicyChain = svc.internalPolicyLocal || svc.externalPolicyLocal ? N.chainName(N.SVL_PREFIX, hash) : "";
     const usesLocalPolicyChain = cat.local.length > 0 && usesLocalEndpoints(svc);
 
     let internalPolicyChain = clusterPolicyChain;
@@ -866,16 +873,16 @@ export class IptablesProxier implements Proxier {
     }
     const internalTrafficChain = internalPolicyChain;
 
-    const externalPolicyLocal = svc.externalPolicyLocal && externallyAccessible(svc);
+    const externalPolicyLocal = svc.externalPolicyLocal && externallyUsable;
     let externalPolicyChain = clusterPolicyChain;
     let hasExternalEndpoints = hasEndpoints;
     if (externalPolicyLocal) {
       externalPolicyChain = localPolicyChain;
       if (cat.local.length === 0) hasExternalEndpoints = false;
     }
-    const externalTrafficChain = N.chainName(N.EXT_PREFIX, hash);
+    const externalTrafficChain = externallyUsable ? N.chainName(N.EXT_PREFIX, hash) : "";
     // The local-traffic short-circuit rules are needed even without externally usable endpoints.
-    const usesExternalTrafficChain = hasEndpoints && externallyAccessible(svc);
+    const usesExternalTrafficChain = hasEndpoints && externallyUsable;
 
     // The change tracker already validated the addresses; this proxier takes the IPv4 ones.
     const lbVIPs = svc.loadBalancerVIPs.length ? svc.loadBalancerVIPs.filter(isV4) : svc.loadBalancerVIPs;
@@ -885,8 +892,8 @@ export class IptablesProxier implements Proxier {
       const c = parseCidr(s);
       if (c) sourceRanges.push(c);
     }
-    const fwChain = N.chainName(N.FW_PREFIX, hash);
     const usesFWChain = hasEndpoints && lbVIPs.length > 0 && sourceRanges.length > 0;
+    const fwChain = usesFWChain ? N.chainName(N.FW_PREFIX, hash) : "";
     const loadBalancerTrafficChain = usesFWChain ? fwChain : externalTrafficChain;
 
     let internalFilterTarget: Target | undefined;
