@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { base32, fnv32a, safeEncodeString, sha256 } from "./hash.js";
+import { base32, fnv32a, safeEncodeString, sha256, sha256Base32KeyName, sha256Base32Name } from "./hash.js";
 
 describe("sha256", () => {
   it("matches node:crypto for lengths across block boundaries", () => {
@@ -63,5 +63,27 @@ describe("sha256Base32Name", () => {
       expect(sha256Base32Name("KUBE-SEP-", 16, ...p)).toBe("KUBE-SEP-" + base32(sha256(whole)).slice(0, 16));
       expect(sha256Base32Name("", 8, p[0], p[1], p[2])).toBe(base32(sha256(p[0] + p[1] + p[2])).slice(0, 8));
     }
+  });
+});
+
+describe("sha256Base32KeyName", () => {
+  it("is sha256Base32Name of the key without an endpoint", () => {
+    for (const [a, b] of [["ns1/svc1:p80", "tcp"], ["y".repeat(70), "tcp"], ["é/ns:p", "udp"], ["", ""]]) {
+      expect(sha256Base32KeyName("", 16, a, b)).toBe(sha256Base32Name("", 16, a, b));
+      expect(sha256Base32KeyName("KUBE-SVC-", 16, a, b)).toBe(sha256Base32Name("KUBE-SVC-", 16, a, b));
+    }
+    expect(sha256Base32KeyName("", 16, "ns1/svc1:p80", "tcp")).toBe("XPGD46QRK7WJZT7O");
+  });
+  it("is sha256Base32Name of the endpoint string, across heads, lengths and block boundaries", () => {
+    const heads = [["ns1/svc1:p80", "tcp"], ["default/kubernetes:https", "tcp"], ["x".repeat(40), "sctp"], ["y".repeat(70), "tcp"], ["", ""], ["é/ns:p", "udp"]];
+    const ips = ["10.0.0.1", "172.18.0.2", "1.2.3.4", "fd00::1", "255.255.255.255".repeat(4), "z".repeat(70), "é"];
+    for (const [a, b] of heads) {
+      for (const ip of ips) {
+        for (const port of [0, 7, 80, 6443, 65535]) {
+          expect(sha256Base32KeyName("KUBE-SEP-", 16, a, b, ip, port)).toBe(sha256Base32Name("KUBE-SEP-", 16, a, b, ip, ":", String(port)));
+        }
+      }
+    }
+    expect(sha256Base32KeyName("KUBE-SEP-", 16, "default/kubernetes:https", "tcp", "172.18.0.2", 6443)).toBe("KUBE-SEP-V2PECCYPB6X2GSCW");
   });
 });

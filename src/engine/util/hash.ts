@@ -197,11 +197,75 @@ export function sha256Base32Name(prefix: string, n: number, a: string, b: string
     M[total >> 2] = rest === 0 ? 0 : packWord << (8 * (4 - rest));
     compress(pad(total));
   }
+  return nameFromHash(prefix, n);
+}
+
+/** `prefix` followed by the first `n` characters of base32(H), as one flat string. */
+function nameFromHash(prefix: string, n: number): string {
   const size = prefix.length + n;
   const codes = (nameCodes[size] ??= new Array<number>(size).fill(0));
   for (let i = 0; i < prefix.length; i++) codes[i] = prefix.charCodeAt(i);
   base32Into(codes, prefix.length);
   return String.fromCharCode.apply(null, codes);
+}
+
+/** Message bytes of sha256Base32EndpointName; the first `headLen` are those of `headA + headB`. */
+const bytes = new Uint8Array(256);
+let headA = "";
+let headB = "";
+let headLen = -1;
+
+/**
+ * `prefix` followed by the first `n` characters of base32(sha256(a + b)), or with an endpoint of
+ * base32(sha256(a + b + ip + ":" + port)): kube-proxy's per-service chain hashes (service port
+ * name + protocol) and KUBE-SEP names (the same + "IP:port"), ~110k of them in a cold
+ * 10k-service sync. Consecutive calls with the same `a` and `b` (one service port's endpoints)
+ * pack those once, and the port is written as digits without making its string. One function
+ * for both, so that the hashing code is compiled once.
+ */
+export function sha256Base32KeyName(prefix: string, n: number, a: string, b: string, ip?: string, port = 0): string {
+  if (a !== headA || b !== headB || headLen < 0) {
+    headLen = -1;
+    if (a.length + b.length > 64 || !putAscii(a, 0) || !putAscii(b, a.length)) return slowKeyName(prefix, n, a, b, ip, port);
+    headA = a;
+    headB = b;
+    headLen = a.length + b.length;
+  }
+  let len = headLen;
+  if (ip !== undefined) {
+    if (ip.length > 64 || !putAscii(ip, len)) return slowKeyName(prefix, n, a, b, ip, port);
+    len += ip.length;
+    bytes[len++] = 0x3a;
+    let div = 1;
+    while (div * 10 <= port) div *= 10;
+    for (; div >= 1; div = (div / 10) | 0) bytes[len++] = 0x30 + (((port / div) | 0) % 10);
+  }
+  // Padding: 0x80, zeros, the bit length in the last word (messages here are under 2^29 bytes).
+  const blocks = (len + 9 + 63) >> 6;
+  const words = blocks << 4;
+  bytes[len] = 0x80;
+  for (let i = len + 1; i < words << 2; i++) bytes[i] = 0;
+  for (let w = 0; w < words - 1; w++) {
+    const i = w << 2;
+    M[w] = (bytes[i] << 24) | (bytes[i + 1] << 16) | (bytes[i + 2] << 8) | bytes[i + 3];
+  }
+  M[words - 1] = len << 3;
+  compress(blocks);
+  return nameFromHash(prefix, n);
+}
+
+function slowKeyName(prefix: string, n: number, a: string, b: string, ip: string | undefined, port: number): string {
+  return ip === undefined ? sha256Base32Name(prefix, n, a, b) : sha256Base32Name(prefix, n, a, b, ip, ":", String(port));
+}
+
+/** Writes the character codes of ASCII `s` into `bytes` from `at`; false at the first non-ASCII one. */
+function putAscii(s: string, at: number): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) return false;
+    bytes[at + i] = c;
+  }
+  return true;
 }
 
 /** Reused character-code buffers of sha256Base32Name, by name length. */

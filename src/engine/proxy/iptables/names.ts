@@ -1,7 +1,7 @@
 // Chain names of the iptables proxier, as K/pkg/proxy/iptables/proxier.go names them.
 // Every chain kube-proxy (and the kubelet duplicate it maintains) touches is a constant here;
 // per-service chain names come from portProtoHash / servicePortEndpointChainName below.
-import { sha256Base32Name, sha256Base32Prefix } from "../../util/hash.js";
+import { sha256Base32KeyName, sha256Base32Name } from "../../util/hash.js";
 
 /** Built-in chains (utiliptables.Chain*). */
 export const CHAIN_PREROUTING = "PREROUTING";
@@ -38,26 +38,22 @@ export const SEP_PREFIX = "KUBE-SEP-";
 /** Above this many endpoints in total, per-endpoint comments are omitted ("large cluster mode"). */
 export const LARGE_CLUSTER_ENDPOINTS_THRESHOLD = 1000;
 
-// The first 16 characters of base32(sha256(input)), computed without encoding the rest.
-function hash16(input: string): string {
-  return sha256Base32Prefix(input, 16);
-}
-
 // Service-port hashes are memoized here (one per service port, shared by every node's proxier of
-// an isolate). Endpoint hashes are ~10x as many: the proxier keeps those in its own records and
-// reuses them on the next build of the same service, which costs no extra memory. The cache is
-// bounded; when full it is cleared (a refill costs one sync).
+// an isolate), by protocol and service port name. Endpoint hashes are ~10x as many: the proxier
+// keeps those in its own records and reuses them on the next build of the same service, which
+// costs no extra memory. Each cache is bounded; when full it is cleared (a refill costs one sync).
 const CACHE_LIMIT = 1 << 16;
-const cache = new Map<string, string>();
+const caches = new Map<string, Map<string, string>>();
 
 /** portProtoHash: base32(sha256(spn + proto))[:16], proto lower-case, no separator. */
 export function portProtoHash(servicePortName: string, protocol: string): string {
-  const key = servicePortName + protocol;
-  let h = cache.get(key);
+  let cache = caches.get(protocol);
+  if (cache === undefined) caches.set(protocol, (cache = new Map()));
+  let h = cache.get(servicePortName);
   if (h === undefined) {
-    h = hash16(key);
+    h = sha256Base32KeyName("", 16, servicePortName, protocol);
     if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(key, h);
+    cache.set(servicePortName, h);
   }
   return h;
 }
@@ -86,7 +82,7 @@ export function servicePortEndpointChainName(spn: string, protocol: string, endp
 
 /** servicePortEndpointChainName of an IPv4 endpoint, without building "IP:port" first. */
 export function servicePortEndpointChainNameV4(spn: string, protocol: string, ip: string, port: number): string {
-  return sha256Base32Name(SEP_PREFIX, 16, spn, protocol, ip, ":", String(port));
+  return sha256Base32KeyName(SEP_PREFIX, 16, spn, protocol, ip, port);
 }
 
 /** isServiceChainName: the per-service chains kube-proxy creates and garbage-collects. */
