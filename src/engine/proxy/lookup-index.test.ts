@@ -74,14 +74,20 @@ describe("lookup indexes", () => {
     const names = Array.from({ length: 3000 }, (_, i) => `KUBE-SEP-${"ABCDEFGHIJKLMNOP".slice(0, 10)}${String(i % 7).repeat(2)}${i}`);
     const chains = (n: number) => Array.from({ length: n }, () => ({ name: names[rng.uint32() % names.length] }) as Chain);
     const keys = ["a/b:http", "c/d:dns", "e/f:x"];
-    const recs = new Map<string, Chain[]>();
+    // A record's own chains, and its KUBE-SEP chains by name.
+    type Rec = { chains: Chain[]; endpoints: { names: string[] } | undefined };
+    const all = (r: Rec) => [...r.chains.map((c) => c.name), ...(r.endpoints?.names ?? [])];
+    const recs = new Map<string, Rec>();
     for (let step = 0; step < 3000; step++) {
       const key = keys[rng.uint32() % keys.length];
       const was = recs.get(key);
-      const now = rng.uint32() % 4 === 0 ? undefined : chains(1 + (rng.uint32() % 40));
+      const now: Rec | undefined =
+        rng.uint32() % 4 === 0
+          ? undefined
+          : { chains: chains(1 + (rng.uint32() % 4)), endpoints: rng.uint32() % 3 === 0 ? undefined : { names: chains(rng.uint32() % 40).map((c) => c.name) } };
       o.replace(key, was, now);
-      if (was) for (const c of was) if (ref.get(c.name) === key) ref.delete(c.name);
-      if (now) for (const c of now) ref.set(c.name, key);
+      if (was) for (const n of all(was)) if (ref.get(n) === key) ref.delete(n);
+      if (now) for (const n of all(now)) ref.set(n, key);
       if (now) recs.set(key, now);
       else recs.delete(key);
       for (let k = 0; k < 10; k++) {

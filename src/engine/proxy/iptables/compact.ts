@@ -1,9 +1,10 @@
 // Compact forms of the per-endpoint rules (shapes V2, V3, D1, D2 in model.ts). A 10k-service
 // cluster has ~100k endpoints and ~300k such rules, so these store one reference (and a count)
 // each and derive their matches and targets on access; to a reader they are ordinary `Rule`s and
-// the endpoint record is an ordinary `Chain` (the KUBE-SEP-* chain itself). The chains holding
-// them (KUBE-SEP-*, KUBE-SVC-*, KUBE-SVL-*) make their rule lists on first read: a full sync
-// builds them all, and most are read later or never (iptables-save, a packet to that service).
+// the endpoint record is an ordinary `Chain` (the KUBE-SEP-* chain itself). A full sync computes
+// every endpoint's chain name; the KUBE-SEP chain objects are made when a service port's chains
+// are first read, and the chains (KUBE-SEP-*, KUBE-SVC-*, KUBE-SVL-*) make their rule lists on
+// first read: most are read later or never (iptables-save, a packet to that service).
 import { endpointString, type EndpointInfo } from "../types.js";
 import type { Chain, L4, Match, Rule, Target } from "./model.js";
 import { KUBE_MARK_MASQ } from "./names.js";
@@ -151,6 +152,42 @@ export class EndpointJumpRule extends EndpointRule {
 }
 
 /**
+ * The reachable endpoints of one service port and their KUBE-SEP names, computed by the sync;
+ * the EndpointChain objects are made on first read (a cold 10k-service sync made 100k of them,
+ * most never read, and as young objects that all survive they were copied by every scavenge).
+ */
+export class ServiceEndpoints {
+  private made: EndpointChain[] | undefined = undefined;
+  constructor(
+    readonly svc: ServiceContext,
+    /** In the order the policy chains jump to them. */
+    readonly infos: readonly EndpointInfo[],
+    /** KUBE-SEP-<hash> of each of `infos`. */
+    readonly names: readonly string[],
+  ) {}
+
+  /** The KUBE-SEP chains, one per endpoint, the same objects on every read. */
+  get chains(): readonly EndpointChain[] {
+    if (this.made === undefined) {
+      const n = this.names.length;
+      const made = new Array<EndpointChain>(n);
+      for (let i = 0; i < n; i++) made[i] = new EndpointChain(this.svc, this.infos[i], this.names[i]);
+      this.made = made;
+    }
+    return this.made;
+  }
+
+  /** The chains of a subset of the endpoints (the Local ones; usually the Cluster list is all of them). */
+  chainsOf(eps: readonly EndpointInfo[]): readonly EndpointChain[] {
+    const chains = this.chains;
+    if (eps === this.infos) return chains;
+    const byInfo = new Map<EndpointInfo, EndpointChain>();
+    for (const c of chains) if (!byInfo.has(c.info)) byInfo.set(c.info, c);
+    return eps.map((info) => byInfo.get(info)!);
+  }
+}
+
+/**
  * A KUBE-SVC-* or KUBE-SVL-* chain: the rules written into it before its endpoints (the
  * masquerade rule V1), then per endpoint V2 (ClientIP affinity only) and V3, made on first read.
  */
@@ -159,13 +196,14 @@ export class PolicyChain implements Chain {
   constructor(
     readonly name: string,
     private readonly head: readonly Rule[],
-    /** The endpoints' chains, in the order the rules jump to them. */
-    private readonly endpoints: readonly EndpointChain[],
+    private readonly endpoints: ServiceEndpoints,
+    /** The endpoints this chain jumps to, in order: all of `endpoints` or some of them. */
+    private readonly jumpsTo: readonly EndpointInfo[],
     private readonly sticky: boolean,
   ) {}
   get rules(): Rule[] {
     if (this.own === undefined) {
-      const eps = this.endpoints;
+      const eps = this.endpoints.chainsOf(this.jumpsTo);
       const rules = this.head.slice();
       if (this.sticky) for (const c of eps) rules.push(new EndpointJumpRule(c, 0));
       for (let i = 0; i < eps.length; i++) rules.push(new EndpointJumpRule(eps[i], eps.length - i));

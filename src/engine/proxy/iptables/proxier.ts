@@ -26,7 +26,7 @@ import {
   type Target,
 } from "./model.js";
 import * as N from "./names.js";
-import { EndpointChain, PolicyChain, ServiceContext } from "./compact.js";
+import { PolicyChain, ServiceContext, ServiceEndpoints } from "./compact.js";
 import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "../topology.js";
 
 /** Facts about the node's iptables/kernel that KubeProxyConfiguration does not carry. */
@@ -106,9 +106,10 @@ interface ServiceRecord {
   filterExternal: Rule[] | undefined;
   filterNodePorts: Rule[] | undefined;
   filterFirewall: Rule[] | undefined;
+  /** Its own chains but the KUBE-SEP ones: EXT, FW, SVC, SVL (those it uses). */
   chains: Chain[];
-  /** The KUBE-SEP chains (also in `chains`), kept to reuse their hashed names on the next build. */
-  endpoints: EndpointChain[];
+  /** The KUBE-SEP chains' endpoints and names (the names are reused on the next build). */
+  endpoints: ServiceEndpoints | undefined;
   /** The inputs it was built from, and in which mode. */
   svc: ServicePortInfo;
   eps: readonly EndpointInfo[];
@@ -149,6 +150,17 @@ export class SharedServiceRecords {
   }
 }
 
+/** The chain names of a service port's record. */
+interface ChainNames {
+  readonly chains: readonly Chain[];
+  readonly endpoints: { readonly names: readonly string[] } | undefined;
+}
+
+/** How many chains a record has. */
+function chainCount(rec: ChainNames): number {
+  return rec.chains.length + (rec.endpoints?.names.length ?? 0);
+}
+
 /**
  * Which service port a per-service nat chain (KUBE-SVC/SVL/EXT/FW/SEP) belongs to, by name: the
  * nat table finds such a chain in the proxier's record of that port. A chain name is a hash of
@@ -176,15 +188,21 @@ export class ChainOwners {
   }
 
   /** The chains of service port `key` went from `was` to `now`. */
-  replace(key: string, was: readonly Chain[] | undefined, now: readonly Chain[] | undefined): void {
+  replace(key: string, was: ChainNames | undefined, now: ChainNames | undefined): void {
     if (was === now) return;
     if (was) {
-      for (const c of was) {
-        const i = this.slot(c.name, tagOf(c.name));
-        if (i >= 0 && this.keys[i] === key) this.removeAt(i);
-      }
+      for (const c of was.chains) this.remove(c.name, key);
+      if (was.endpoints) for (const name of was.endpoints.names) this.remove(name, key);
     }
-    if (now) for (const c of now) this.set(c.name, key);
+    if (now) {
+      for (const c of now.chains) this.set(c.name, key);
+      if (now.endpoints) for (const name of now.endpoints.names) this.set(name, key);
+    }
+  }
+
+  private remove(name: string, key: string): void {
+    const i = this.slot(name, tagOf(name));
+    if (i >= 0 && this.keys[i] === key) this.removeAt(i);
   }
 
   /** The slot holding `name`, or -1. */
@@ -283,21 +301,26 @@ function tagOf(name: string): number {
 }
 
 /** A record's chain by name: a scan of a few chains, or a map made once for a large record. */
-const chainMaps = new WeakMap<ServiceRecord, Map<string, Chain>>();
+const endpointIndexes = new WeakMap<ServiceEndpoints, Map<string, number>>();
 function recordChain(rec: ServiceRecord | undefined, name: string): Chain | undefined {
   if (rec === undefined) return undefined;
   const chains = rec.chains;
-  if (chains.length <= 16) {
-    for (let i = 0; i < chains.length; i++) if (chains[i].name === name) return chains[i];
+  for (let i = 0; i < chains.length; i++) if (chains[i].name === name) return chains[i];
+  const eps = rec.endpoints;
+  if (eps === undefined) return undefined;
+  const names = eps.names;
+  if (names.length <= 16) {
+    for (let i = 0; i < names.length; i++) if (names[i] === name) return eps.chains[i];
     return undefined;
   }
-  let m = chainMaps.get(rec);
+  let m = endpointIndexes.get(eps);
   if (m === undefined) {
     m = new Map();
-    for (const c of chains) if (!m.has(c.name)) m.set(c.name, c);
-    chainMaps.set(rec, m);
+    for (let i = 0; i < names.length; i++) if (!m.has(names[i])) m.set(names[i], i);
+    endpointIndexes.set(eps, m);
   }
-  return m.get(name);
+  const i = m.get(name);
+  return i === undefined ? undefined : eps.chains[i];
 }
 
 /**
@@ -343,14 +366,18 @@ class NatChains implements ChainMap {
 
   get size(): number {
     let n = this.own.size;
-    for (const rec of this.records().values()) n += rec.chains.length;
+    for (const rec of this.records().values()) n += chainCount(rec);
     return n;
   }
 
   *values(): MapIterator<Chain> {
     yield* this.own.values();
     const records = this.records();
-    for (const key of this.order()) yield* records.get(key)!.chains;
+    for (const key of this.order()) {
+      const rec = records.get(key)!;
+      yield* rec.chains;
+      if (rec.endpoints) yield* rec.endpoints.chains;
+    }
   }
 
   *keys(): MapIterator<string> {
@@ -573,15 +600,15 @@ export class IptablesProxier implements Proxier {
       if (this.proxied(svc)) {
         const rec = this.record(key, svc, this.endpointsFor(state, key, svc), old, false);
         this.records.set(key, rec);
-        this.owners.replace(key, old?.chains, rec.chains);
+        this.owners.replace(key, old, rec);
         if (!old) this.keys.splice(lowerBound(this.keys, key), 0, key);
-        if (!sameNames(old?.chains ?? [], rec.chains)) this.nat.chainSetVersion++;
+        if (!sameNames(old, rec)) this.nat.chainSetVersion++;
         synced++;
       } else if (old) {
         this.shared?.delete(key);
-        this.owners.replace(key, old.chains, undefined);
+        this.owners.replace(key, old, undefined);
         this.keys.splice(lowerBound(this.keys, key), 1);
-        if (old.chains.length > 0) this.nat.chainSetVersion++;
+        if (chainCount(old) > 0) this.nat.chainSetVersion++;
       }
     }
     if (splices) this.spliceShared(splices);
@@ -625,13 +652,13 @@ export class IptablesProxier implements Proxier {
       }
       const rec = this.record(key, svc, eps, prev, rebuild);
       this.records.set(key, rec);
-      this.owners.replace(key, prev?.chains, rec.chains);
-      if (!sameNames(prev?.chains ?? [], rec.chains)) setChanged = true;
+      this.owners.replace(key, prev, rec);
+      if (!sameNames(prev, rec)) setChanged = true;
     }
     for (const [key, rec] of previous) {
       if (this.records.has(key)) continue;
-      this.owners.replace(key, rec.chains, undefined);
-      if (rec.chains.length > 0) setChanged = true;
+      this.owners.replace(key, rec, undefined);
+      if (chainCount(rec) > 0) setChanged = true;
     }
     if (setChanged) this.nat.chainSetVersion++;
     this.assembleShared();
@@ -838,7 +865,7 @@ export class IptablesProxier implements Proxier {
       filterNodePorts: undefined,
       filterFirewall: undefined,
       chains: [],
-      endpoints: [],
+      endpoints: undefined,
       svc,
       eps: rawEndpoints,
       large: this.largeCluster,
@@ -1079,34 +1106,31 @@ export class IptablesProxier implements Proxier {
       chains.push(plainChain(fwChain, fw));
     }
 
-    // One EndpointChain per reachable endpoint: it is the KUBE-SEP chain and what the SVC/SVL
-    // rules point at. Names are reused from the previous build of this service when possible.
+    // One KUBE-SEP chain per reachable endpoint, what the SVC/SVL rules jump to. Names are reused
+    // from the previous build of this service when possible.
     const ctx = new ServiceContext(spn, proto, svc.stickyMaxAgeSeconds, large);
     const reachable = cat.allReachable;
-    const oldNames = old?.endpoints.length ? new PreviousEndpointNames(old.endpoints) : undefined;
-    const epChains: EndpointChain[] = new Array(reachable.length);
+    const oldNames = old?.endpoints?.names.length ? new PreviousEndpointNames(old.endpoints) : undefined;
+    const sepNames = new Array<string>(reachable.length);
     for (let i = 0; i < reachable.length; i++) {
       const info = reachable[i];
-      const name = oldNames?.get(i, info);
-      epChains[i] = new EndpointChain(
-        ctx,
-        info,
-        name ?? (isV4(info.ip) ? N.servicePortEndpointChainNameV4(spn, proto, info.ip, info.port) : N.servicePortEndpointChainName(spn, proto, endpointString(info))),
-      );
+      sepNames[i] =
+        oldNames?.get(i, info) ??
+        (isV4(info.ip) ? N.servicePortEndpointChainNameV4(spn, proto, info.ip, info.port) : N.servicePortEndpointChainName(spn, proto, endpointString(info)));
     }
+    const sepChains = reachable.length > 0 ? new ServiceEndpoints(ctx, reachable, sepNames) : undefined;
     // The policy chains' own rules (after the masquerade rule above) are made on first read.
     const sticky = ctx.sticky !== STICKY_NONE;
     if (usesClusterPolicyChain) {
       const head = clusterPolicyChain === internalTrafficChain ? internalHead : NO_RULES;
-      chains.push(new PolicyChain(clusterPolicyChain, head, chainsOf(cat.cluster, reachable, epChains), sticky));
+      chains.push(new PolicyChain(clusterPolicyChain, head, sepChains!, cat.cluster, sticky));
     }
     if (usesLocalPolicyChain) {
       const head = localPolicyChain === internalTrafficChain ? internalHead : NO_RULES;
-      chains.push(new PolicyChain(localPolicyChain, head, chainsOf(cat.local, reachable, epChains), sticky));
+      chains.push(new PolicyChain(localPolicyChain, head, sepChains!, cat.local, sticky));
     }
 
-    for (const c of epChains) chains.push(c);
-    rec.endpoints = epChains;
+    rec.endpoints = sepChains;
     rec.chains = chains;
     return rec;
   }
@@ -1121,16 +1145,17 @@ export class IptablesProxier implements Proxier {
  */
 class PreviousEndpointNames {
   private byEndpoint: Map<string, string> | undefined;
-  constructor(private readonly old: readonly EndpointChain[]) {}
+  constructor(private readonly old: ServiceEndpoints) {}
 
   get(i: number, info: EndpointInfo): string | undefined {
-    const same = this.old[i];
-    if (same !== undefined && same.info.ip === info.ip && same.info.port === info.port) return same.name;
+    const { infos, names } = this.old;
+    const same = infos[i];
+    if (same !== undefined && same.ip === info.ip && same.port === info.port) return names[i];
     if (this.byEndpoint === undefined) {
       this.byEndpoint = new Map();
-      for (const o of this.old) {
-        const k = `${o.info.ip}\u0000${o.info.port}`;
-        if (!this.byEndpoint.has(k)) this.byEndpoint.set(k, o.name);
+      for (let j = 0; j < infos.length; j++) {
+        const k = `${infos[j].ip}\u0000${infos[j].port}`;
+        if (!this.byEndpoint.has(k)) this.byEndpoint.set(k, names[j]);
       }
     }
     return this.byEndpoint.get(`${info.ip}\u0000${info.port}`);
@@ -1142,17 +1167,6 @@ const NO_RULES: readonly Rule[] = Object.freeze([]);
 /** A chain written in the restore input with the rules given. */
 function plainChain(name: string, rules: Rule[]): Chain {
   return { name, origin: "restore", policy: undefined, rules };
-}
-
-/**
- * The chains of a subset of a service port's reachable endpoints (the Local ones, or Cluster ones
- * when Local ones are added to them); the Cluster list usually is the reachable list itself.
- */
-function chainsOf(eps: readonly EndpointInfo[], reachable: readonly EndpointInfo[], chains: readonly EndpointChain[]): readonly EndpointChain[] {
-  if (eps === reachable) return chains;
-  const byInfo = new Map<EndpointInfo, EndpointChain>();
-  for (const c of chains) if (!byInfo.has(c.info)) byInfo.set(c.info, c);
-  return eps.map((info) => byInfo.get(info)!);
 }
 
 function isV4(ip: string): boolean {
@@ -1171,12 +1185,21 @@ function lowerBound(a: readonly string[], x: string): number {
 }
 
 /** The same set of chain names (names reused from the previous build are usually in the same order). */
-function sameNames(was: readonly Chain[], chains: readonly Chain[]): boolean {
-  if (was === chains) return true;
-  if (was.length !== chains.length) return false;
+function sameNames(was: ChainNames | undefined, now: ChainNames): boolean {
+  if (was === now) return true;
+  if (was === undefined) return chainCount(now) === 0;
+  if (chainCount(was) !== chainCount(now)) return false;
+  const wasNames = chainNames(was);
+  const nowNames = chainNames(now);
   let i = 0;
-  while (i < was.length && was[i].name === chains[i].name) i++;
-  if (i === was.length) return true;
-  const set = new Set(was.map((c) => c.name));
-  return chains.every((c) => set.has(c.name));
+  while (i < wasNames.length && wasNames[i] === nowNames[i]) i++;
+  if (i === wasNames.length) return true;
+  const set = new Set(wasNames);
+  return nowNames.every((n) => set.has(n));
+}
+
+function chainNames(rec: ChainNames): string[] {
+  const out = rec.chains.map((c) => c.name);
+  if (rec.endpoints) for (const n of rec.endpoints.names) out.push(n);
+  return out;
 }
