@@ -23,13 +23,20 @@ export function statisticMatch(n: number): Match {
   return s;
 }
 
-/** What the endpoint rules of one service port share. */
+/** -m tcp|udp|sctp without a port: the same object for every service port. */
+const PROTO_MATCHES: Readonly<Record<L4, Match>> = {
+  tcp: Object.freeze({ m: "tcp", dport: undefined }),
+  udp: Object.freeze({ m: "udp", dport: undefined }),
+  sctp: Object.freeze({ m: "sctp", dport: undefined }),
+};
+
+/**
+ * What the endpoint rules of one service port share. Their match lists are made with the first
+ * rule that reads them (a sync makes one context per service port, most never read).
+ */
 export class ServiceContext {
-  /** `-m comment --comment <spn>` of the SEP rules; absent in large cluster mode. */
-  readonly hairpinMatches: readonly Match[];
-  /** SEP DNAT matches without affinity: [comment], -m <proto>. */
-  readonly dnatMatches: readonly Match[];
-  readonly protoMatch: Match;
+  private hairpin: readonly Match[] | undefined = undefined;
+  private dnat: readonly Match[] | undefined = undefined;
   constructor(
     readonly spn: string,
     readonly proto: L4,
@@ -37,11 +44,20 @@ export class ServiceContext {
     readonly sticky: number,
     /** Large cluster mode: no per-endpoint comments. */
     readonly large: boolean,
-  ) {
-    this.protoMatch = Object.freeze({ m: proto, dport: undefined });
-    const c: Match | undefined = large ? undefined : Object.freeze({ m: "comment", text: spn });
-    this.hairpinMatches = c ? Object.freeze([c]) : NO_MATCHES;
-    this.dnatMatches = Object.freeze(c ? [c, this.protoMatch] : [this.protoMatch]);
+  ) {}
+
+  get protoMatch(): Match {
+    return PROTO_MATCHES[this.proto];
+  }
+
+  /** `-m comment --comment <spn>` of the SEP rules; absent in large cluster mode. */
+  get hairpinMatches(): readonly Match[] {
+    return (this.hairpin ??= this.large ? NO_MATCHES : Object.freeze([Object.freeze({ m: "comment", text: this.spn })]));
+  }
+
+  /** SEP DNAT matches without affinity: [comment], -m <proto>. */
+  get dnatMatches(): readonly Match[] {
+    return (this.dnat ??= Object.freeze(this.large ? [this.protoMatch] : [this.hairpinMatches[0], this.protoMatch]));
   }
 }
 

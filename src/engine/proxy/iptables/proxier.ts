@@ -942,13 +942,14 @@ export class IptablesProxier implements Proxier {
     }
 
     const portMatch: Match = { m: proto, dport: svc.port };
-    const clusterIPComment = comment(`${spn} cluster IP`);
+    // The clusterIP rule in KUBE-SERVICES and the masquerade rule share one (immutable) match list.
+    const clusterIPMatches: readonly Match[] = [comment(`${spn} cluster IP`), portMatch];
 
     // Capture the clusterIP.
     if (hasInternalEndpoints) {
       rec.natServices = push(
         rec.natServices,
-        rule({ matches: [clusterIPComment, portMatch], proto, dst: svc.clusterIP, target: jump(internalTrafficChain) }),
+        rule({ matches: clusterIPMatches, proto, dst: svc.clusterIP, target: jump(internalTrafficChain) }),
       );
     } else {
       rec.filterServices = push(
@@ -1039,11 +1040,11 @@ export class IptablesProxier implements Proxier {
     if (hasInternalEndpoints) {
       // Masquerade off-cluster traffic to the service VIP (it may be routed here from outside).
       if (this.masqueradeAll) {
-        internalHead = [rule({ matches: [clusterIPComment, portMatch], proto, dst: svc.clusterIP, target: T_MARK_MASQ })];
+        internalHead = [rule({ matches: clusterIPMatches, proto, dst: svc.clusterIP, target: T_MARK_MASQ })];
       } else if (this.localCidr) {
         internalHead = [
           rule({
-            matches: [clusterIPComment, portMatch],
+            matches: clusterIPMatches,
             proto,
             dst: svc.clusterIP,
             src: this.localCidr,
