@@ -87,3 +87,16 @@ describe("sha256Base32KeyName", () => {
     expect(sha256Base32KeyName("KUBE-SEP-", 16, "default/kubernetes:https", "tcp", "172.18.0.2", 6443)).toBe("KUBE-SEP-V2PECCYPB6X2GSCW");
   });
 });
+
+describe("chain-name prefixes", () => {
+  it("are base32(sha256(...)) truncated, for every prefix and length the proxiers use", () => {
+    for (let i = 0; i < 300; i++) {
+      const s = `ns${i}/svc${i * 7}:p${i % 13}tcp10.${i}.0.${i % 256}:${i * 31}`;
+      const h = base32(sha256(s));
+      for (const prefix of ["", "KUBE-SEP-", "KUBE-FW-", "KUBE-SVC-"]) {
+        for (const n of [8, 16]) expect(sha256Base32Name(prefix, n, s, "")).toBe(prefix + h.slice(0, n));
+      }
+      expect(sha256Base32KeyName("KUBE-SEP-", 16, `ns${i}/svc${i * 7}:p${i % 13}`, "tcp", `10.${i}.0.${i % 256}`, i * 31)).toBe(`KUBE-SEP-${h.slice(0, 16)}`);
+    }
+  });
+});
