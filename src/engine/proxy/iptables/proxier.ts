@@ -436,7 +436,12 @@ function byEndpointString(eps: readonly EndpointInfo[]): readonly EndpointInfo[]
 function compareEndpointStrings(a: EndpointInfo, b: EndpointInfo): number {
   const x = a.ip;
   const y = b.ip;
-  if (x !== y && !x.startsWith(y) && !y.startsWith(x)) return x < y ? -1 : 1;
+  // Only the shorter of two IPs can be a prefix of the other.
+  if (x < y) {
+    if (!y.startsWith(x)) return -1;
+  } else if (x > y && !x.startsWith(y)) {
+    return 1;
+  }
   const s = endpointString(a);
   const t = endpointString(b);
   return s < t ? -1 : s > t ? 1 : 0;
