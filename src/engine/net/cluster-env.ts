@@ -9,7 +9,7 @@ import type { Pod, Service } from "../api/types.js";
 import type { Cluster } from "../cluster.js";
 import { MetalLBController } from "../controllers/metallb.js";
 import { listenerApp } from "../kubelet/apps.js";
-import type { IpvsProxier } from "../proxy/ipvs/proxier.js";
+import type { IpvsProxier, RealServer } from "../proxy/ipvs/proxier.js";
 import { Dataplane, type IpvsHandle, type NetEnv, type NodeRules, type PodHost } from "./dataplane.js";
 import type { L4 } from "./packet.js";
 
@@ -92,28 +92,32 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
   // once per clock value instead of once per packet.
   let expiredAt = Number.NaN;
   // No closure per packet: under tsx every inner arrow also costs a __name (defineProperty) call.
+  // The answer to a schedule call is one object per handle, rewritten by the next call.
+  const found = { found: true as const, service: "", real: undefined as RealServer | undefined, conn: undefined as unknown };
   return {
     isBound: (ip) => p.bound.hasAddr(ip),
     ipset: (name) => p.ipsets.get(name),
-    schedule(proto, ip, port, client, now, steps) {
+    schedule(proto, ip, port, clientIP, clientPort, now, steps) {
       if (proto === "icmp") return NOT_FOUND;
       const vs = p.virtualServer(proto === "tcp" ? "TCP" : proto === "udp" ? "UDP" : "SCTP", ip, port);
       if (!vs) return NOT_FOUND;
       if (now !== expiredAt) (p.expire(now), (expiredAt = now));
-      const dest = p.open(vs, client.ip, client.port, now);
+      const dest = p.open(vs, clientIP, clientPort, now);
       // The ipvsadm line of the virtual server, for the trace only.
       let service = "";
       if (steps) {
         service = `${vs.protocol}  ${vs.ip}:${vs.port} ${vs.scheduler}${vs.persistent ? ` persistent ${vs.persistent}` : ""}`;
-        const t = vs.persistent ? vs.templates.get(client.ip) : undefined;
+        const t = vs.persistent ? vs.templates.get(clientIP) : undefined;
         steps(
           dest
-            ? `scheduler ${vs.scheduler}${t ? ` (persistence template for ${client.ip})` : ""}: -> ${dest.ip}:${dest.port} (weight ${dest.weight}, active ${dest.activeConns}, inactive ${dest.inactiveConns})`
+            ? `scheduler ${vs.scheduler}${t ? ` (persistence template for ${clientIP})` : ""}: -> ${dest.ip}:${dest.port} (weight ${dest.weight}, active ${dest.activeConns}, inactive ${dest.inactiveConns})`
             : `scheduler ${vs.scheduler}: no real server with weight > 0`,
         );
       }
-      if (!dest) return { found: true, service, real: undefined };
-      return { found: true, service, real: dest, conn: p.lastConnection };
+      found.service = service;
+      found.real = dest;
+      found.conn = dest ? p.lastConnection : undefined;
+      return found;
     },
     close: (conn, now) => p.close(conn as number, now),
   };

@@ -41,21 +41,28 @@ export interface IpvsHandle {
   /** ipset lookups for `-m set --match-set` (type and entries as `ipset list` prints them). */
   ipset(name: string): { type: string; entries: ReadonlyMap<string, unknown> } | undefined;
   /**
-   * The virtual server at (proto, ip, port), if any, schedules a new connection from `client`.
-   * `conn`, handed to `close`, ends the connection (curl closed it: active -> inactive,
-   * TIME_WAIT). `service` describes the virtual server for the trace (only when `steps` is given).
+   * The virtual server at (proto, ip, port), if any, schedules a new connection from
+   * clientIP:clientPort. `conn`, handed to `close`, ends the connection (curl closed it: active
+   * -> inactive, TIME_WAIT). `service` describes the virtual server for the trace (only when
+   * `steps` is given). The answer may be an object the handle reuses: read it before the next call.
    */
   schedule(
     proto: L4,
     ip: string,
     port: number,
-    client: { ip: string; port: number },
+    clientIP: string,
+    clientPort: number,
     now: number,
     steps: ((text: string) => void) | undefined,
-  ): { found: false } | { found: true; service: string; real: { readonly ip: string; readonly port: number } | undefined; conn?: unknown };
+  ): IpvsScheduled;
   /** Closes a connection `schedule` returned (at `now`). */
   close(conn: unknown, now: number): void;
 }
+
+/** What IpvsHandle.schedule found at a destination. */
+export type IpvsScheduled =
+  | { readonly found: false }
+  | { readonly found: true; readonly service: string; readonly real: { readonly ip: string; readonly port: number } | undefined; readonly conn?: unknown };
 
 export type NodeRules =
   | { mode: "iptables"; ruleset: Ruleset }
@@ -104,29 +111,11 @@ export const NODE_GATEWAY = "10.1.8.2";
 
 const MAX_HOPS = 8;
 
-/** One connection's walk through the nodes. */
-interface Walk {
-  res: ConnectResult;
-  pkt: Pkt;
-  opts: ConnectOptions;
-  now: number;
-  visited: { node: string; orig: Tuple }[];
-  /** The current node's evaluation context and rules. */
-  ctx: EvalContext;
-  rules: NodeRules | undefined;
-  /** IPVS connection to close when the walk ends (curl closes its connection), and its handle. */
-  close: unknown;
-  closeVia: IpvsHandle | undefined;
-}
+/** connect's options when none are given. */
+const NO_OPTS: ConnectOptions = Object.freeze({});
 
-const STOPPED = "\u0000stopped";
-const POD = "\u0000pod";
-
-function resetPerNode(pkt: Pkt): void {
-  pkt.mark = 0;
-  pkt.dnat = false;
-  pkt.masquerade = false;
-}
+/** The path of a result while its walk runs (the walk writes the real one when it ends). */
+const NO_PATH: string[] = Object.freeze([]) as unknown as string[];
 
 interface NodeInfo {
   net: NodeNet;
@@ -135,39 +124,124 @@ interface NodeInfo {
   cidrMask: number;
   cni0: string;
   flannel: string;
+  /** The node's conntrack table, kernel state and trace-less context, once used. */
+  conntrack: ConntrackTable | undefined;
+  kernel: NodeKernelState | undefined;
+  quiet: EvalContext | undefined;
+}
+
+/**
+ * One connection's walk through the nodes. The data plane keeps one and reuses it for the next
+ * connection (a connection is a few microseconds of work: the walk's objects and its per-node
+ * tuples were a good part of what each one allocated).
+ */
+class Walk {
+  res: ConnectResult = undefined as unknown as ConnectResult;
+  /** The connection's first packet, rewritten as it goes. */
+  readonly pkt: Pkt = { proto: "tcp", src: "", sport: 0, dst: "", dport: 0, mark: 0, ctNew: true, dnat: false, masquerade: false };
+  opts: ConnectOptions = NO_OPTS;
+  now = 0;
+  /** The nodes crossed, with the packet's tuple as it entered each one (columns by hop). */
+  hops = 0;
+  readonly hopNode: NodeInfo[] = [];
+  readonly hopSrc: string[] = [];
+  readonly hopSport: number[] = [];
+  readonly hopDst: string[] = [];
+  readonly hopDport: number[] = [];
+  /** The current node's evaluation context and rules. */
+  ctx: EvalContext = undefined as unknown as EvalContext;
+  rules: NodeRules | undefined = undefined;
+  /** IPVS connection to close when the walk ends (curl closes its connection), and its handle. */
+  close: unknown = undefined;
+  closeVia: IpvsHandle | undefined = undefined;
+
+  /** Enters `node` with the packet as it is now. */
+  enter(node: NodeInfo): void {
+    const h = this.hops++;
+    const pkt = this.pkt;
+    this.hopNode[h] = node;
+    this.hopSrc[h] = pkt.src;
+    this.hopSport[h] = pkt.sport;
+    this.hopDst[h] = pkt.dst;
+    this.hopDport[h] = pkt.dport;
+  }
+
+  /** The names of the nodes crossed, in order. */
+  path(): string[] {
+    const n = this.hops;
+    const nodes = this.hopNode;
+    if (n === 1) return [nodes[0].net.name];
+    if (n === 2) return [nodes[0].net.name, nodes[1].net.name];
+    const path: string[] = [];
+    for (let i = 0; i < n; i++) path.push(nodes[i].net.name);
+    return path;
+  }
+
+  /** Drops what the walk holds of the connection it walked. */
+  reset(): void {
+    this.res = undefined as unknown as ConnectResult;
+    this.opts = NO_OPTS;
+    this.ctx = undefined as unknown as EvalContext;
+    this.rules = undefined;
+    this.close = this.closeVia = undefined;
+    for (let i = 0; i < this.hops; i++) this.hopSrc[i] = this.hopDst[i] = "";
+    this.hops = 0;
+  }
+}
+
+/** Where routing sends a packet that leaves a node: a node, a pod of this node, or nowhere. */
+const STOPPED = 0;
+const POD = 1;
+type Next = NodeInfo | typeof STOPPED | typeof POD;
+
+/** What IPVS did at LOCAL_IN: no virtual server there, ended the walk, or DNATed the packet. */
+const VS_NONE = 0;
+const VS_ENDED = 1;
+const VS_DNAT = 2;
+
+function resetPerNode(pkt: Pkt): void {
+  pkt.mark = 0;
+  pkt.dnat = false;
+  pkt.masquerade = false;
 }
 
 export class Dataplane {
   private readonly nodes = new Map<string, NodeInfo>();
+  /** The same nodes, in env.nodes order. */
+  private readonly nodeList: NodeInfo[] = [];
   private readonly kernels = new Map<string, NodeKernelState>();
   private readonly conntracks = new Map<string, ConntrackTable>();
   private readonly ports = new Map<string, number>();
-  private readonly quietCtxs = new Map<string, EvalContext>();
   private readonly observers = new Set<(res: ConnectResult) => void>();
+  /** The walk the next connection uses (undefined while one runs: a nested connect makes its own). */
+  private spare: Walk | undefined = new Walk();
 
   constructor(readonly env: NetEnv) {
     for (const n of env.nodes) {
       const [base, len] = n.podCIDR.split("/");
       const mask = Number(len) === 0 ? 0 : (0xffffffff << (32 - Number(len))) >>> 0;
       const b = (ipNum(base) & mask) >>> 0;
-      this.nodes.set(n.name, {
+      const info: NodeInfo = {
         net: n,
         ipNum: ipNum(n.ip),
         cidrBase: b,
         cidrMask: mask,
         cni0: fmt(b + 1),
         flannel: fmt(b),
-      });
+        conntrack: undefined,
+        kernel: undefined,
+        quiet: undefined,
+      };
+      this.nodes.set(n.name, info);
+      this.nodeList.push(info);
     }
   }
 
-  /** The node's trace-less evaluation context, reset for a new packet (no allocation per hop). */
-  private quietContext(node: string, now: number): EvalContext {
-    let c = this.quietCtxs.get(node);
-    if (!c) {
-      const n = node;
-      this.quietCtxs.set(node, (c = new EvalContext(node, (ip) => this.isLocal(n, ip), now, this.env.rng, this.kernel(node), undefined)));
-    }
+  /** The node's evaluation context for a packet: a new one when tracing, else its trace-less one, reset. */
+  private context(info: NodeInfo, now: number, trace: TraceStep[] | undefined): EvalContext {
+    if (trace) return new EvalContext(info.net.name, (ip) => this.isLocalTo(info, ip), now, this.env.rng, this.kernelOf(info), trace);
+    let c = info.quiet;
+    if (c === undefined) info.quiet = c = new EvalContext(info.net.name, (ip) => this.isLocalTo(info, ip), now, this.env.rng, this.kernelOf(info), undefined);
     c.now = now;
     c.rng = this.env.rng;
     c.rules = 0;
@@ -181,10 +255,18 @@ export class Dataplane {
     return t;
   }
 
+  private conntrackOf(info: NodeInfo): ConntrackTable {
+    return (info.conntrack ??= this.conntrack(info.net.name));
+  }
+
   kernel(node: string): NodeKernelState {
     let k = this.kernels.get(node);
     if (!k) this.kernels.set(node, (k = new NodeKernelState()));
     return k;
+  }
+
+  private kernelOf(info: NodeInfo): NodeKernelState {
+    return (info.kernel ??= this.kernel(info.net.name));
   }
 
   nodeNet(name: string): NodeNet | undefined {
@@ -193,23 +275,35 @@ export class Dataplane {
 
   /** The node whose InternalIP is `ip`. */
   nodeByIP(ip: string): NodeNet | undefined {
-    for (const n of this.nodes.values()) if (n.net.ip === ip) return n.net;
+    return this.infoByIP(ip)?.net;
+  }
+
+  private infoByIP(ip: string): NodeInfo | undefined {
+    const list = this.nodeList;
+    for (let i = 0; i < list.length; i++) if (list[i].net.ip === ip) return list[i];
     return undefined;
   }
 
   /** The node whose pod CIDR holds `ip`. */
   nodeOfPodIP(ip: string): NodeNet | undefined {
-    const v = ipNum(ip);
-    for (const n of this.nodes.values()) if (((v & n.cidrMask) >>> 0) === n.cidrBase) return n.net;
+    return this.infoOfPodIP(ipNum(ip))?.net;
+  }
+
+  private infoOfPodIP(v: number): NodeInfo | undefined {
+    const list = this.nodeList;
+    for (let i = 0; i < list.length; i++) if (((v & list[i].cidrMask) >>> 0) === list[i].cidrBase) return list[i];
     return undefined;
   }
 
   /** Is `ip` an address of `node` (eth0, lo, cni0, flannel.1, kube-ipvs0 in IPVS mode)? */
   isLocal(node: string, ip: string): boolean {
     const n = this.nodes.get(node);
-    if (!n) return false;
+    return n !== undefined && this.isLocalTo(n, ip);
+  }
+
+  private isLocalTo(n: NodeInfo, ip: string): boolean {
     if (ip === n.net.ip || ip === n.cni0 || ip === n.flannel || ip.startsWith("127.")) return true;
-    const r = this.env.rules(node);
+    const r = this.env.rules(n.net.name);
     return r?.mode === "ipvs" && r.ipvs.isBound(ip);
   }
 
@@ -229,13 +323,21 @@ export class Dataplane {
   }
 
   /** Opens a connection (its first packet), following it through every node it crosses. */
-  connect(source: Source, dst: string, dport: number, opts: ConnectOptions = {}): ConnectResult {
-    const res = this.open(source, dst, dport, opts);
-    for (const fn of this.observers) fn(res);
+  connect(source: Source, dst: string, dport: number, opts: ConnectOptions = NO_OPTS): ConnectResult {
+    const w = this.spare ?? new Walk();
+    this.spare = undefined;
+    let res: ConnectResult;
+    try {
+      res = this.open(w, source, dst, dport, opts);
+    } finally {
+      w.reset();
+      this.spare = w;
+    }
+    if (this.observers.size !== 0) for (const fn of this.observers) fn(res);
     return res;
   }
 
-  private open(source: Source, dst: string, dport: number, opts: ConnectOptions): ConnectResult {
+  private open(w: Walk, source: Source, dst: string, dport: number, opts: ConnectOptions): ConnectResult {
     const proto = opts.proto ?? "tcp";
     const trace: TraceStep[] | undefined = opts.trace ? [] : undefined;
     const now = this.env.now();
@@ -255,12 +357,12 @@ export class Dataplane {
       from = "in";
       node = opts.entryNode ?? this.nodeByIP(dst)?.name ?? this.env.l2Announcer?.(dst) ?? this.env.nodes[0]!.name;
     }
-    if (!this.nodes.has(node)) throw new Error(`data plane: unknown node ${node}`);
+    let info = this.nodes.get(node);
+    if (info === undefined) throw new Error(`data plane: unknown node ${node}`);
     const sport = proto === "icmp" ? (opts.sport ?? 0) : (opts.sport ?? this.ephemeralPort(srcIP));
     const tuple: Tuple = { proto, src: srcIP, sport, dst, dport };
-    const res: ConnectResult = { verdict: "timeout", tuple, masqueraded: false, path: [], rules: 0, reason: "" };
+    const res: ConnectResult = { verdict: "timeout", tuple, masqueraded: false, path: NO_PATH, rules: 0, reason: "" };
     if (trace) res.trace = trace;
-    const pkt: Pkt = { proto, src: srcIP, sport, dst, dport, mark: 0, ctNew: true, dnat: false, masquerade: false };
 
     if (trace) {
       const what = `${proto} ${srcIP}:${sport} -> ${dst}:${dport}`;
@@ -275,83 +377,83 @@ export class Dataplane {
 
     // An established flow keeps the destination its first packet got (conntrack), no nat rules.
     if (proto !== "icmp") {
-      const table = this.conntracks.get(node);
+      const table = info.conntrack ?? this.conntracks.get(node);
       const ct = table === undefined ? -1 : table.lookupFlow(proto, srcIP, sport, dst, dport, now);
       if (ct >= 0) return this.established(table!, ct, node, res, now);
     }
 
-    const w: Walk = { res, pkt, opts, now, visited: [], ctx: undefined as unknown as EvalContext, rules: undefined, close: undefined, closeVia: undefined };
+    const pkt = w.pkt;
+    pkt.proto = proto;
+    pkt.src = srcIP;
+    pkt.sport = sport;
+    pkt.dst = dst;
+    pkt.dport = dport;
+    pkt.mark = 0;
+    pkt.ctNew = true;
+    pkt.dnat = false;
+    pkt.masquerade = false;
+    w.res = res;
+    w.opts = opts;
+    w.now = now;
+    try {
+      this.walk(w, info, from);
+    } finally {
+      res.path = w.path();
+    }
+    return res;
+  }
+
+  /** Routes the packet from node to node until it is delivered, answered or lost. */
+  private walk(w: Walk, info: NodeInfo, from: "local" | "in"): void {
+    const { res, pkt, now } = w;
+    const trace = res.trace;
     for (let hop = 0; hop < MAX_HOPS; hop++) {
-      res.path.push(node);
-      const info = this.nodes.get(node)!;
-      w.rules = this.env.rules(node);
-      w.ctx = trace ? new EvalContext(node, (ip) => this.isLocal(node, ip), now, this.env.rng, this.kernel(node), trace) : this.quietContext(node, now);
-      if (w.rules?.mode === "ipvs") w.ctx.ipvs = w.rules.ipvs;
-      w.visited.push({ node, orig: { proto, src: pkt.src, sport: pkt.sport, dst: pkt.dst, dport: pkt.dport } });
+      w.enter(info);
+      const rules = (w.rules = this.env.rules(info.net.name));
+      const ctx = (w.ctx = this.context(info, now, trace));
+      if (rules?.mode === "ipvs") ctx.ipvs = rules.ipvs;
 
-      if (this.run(w, from === "local" ? "output" : "prerouting")) return res;
+      if (this.run(w, from === "local" ? "output" : "prerouting")) return;
 
-      if (this.isLocal(node, pkt.dst)) {
-        if (from === "in" && this.run(w, "input")) return res;
-        const rules = w.rules;
+      let next: Next;
+      if (this.isLocalTo(info, pkt.dst)) {
+        if (from === "in" && this.run(w, "input")) return;
         // IPVS: virtual servers (ClusterIPs on kube-ipvs0, NodePorts on node IPs) take the packet at LOCAL_IN.
-        if (rules?.mode === "ipvs" && pkt.proto !== "icmp") {
-          const vs = rules.ipvs.schedule(
-            pkt.proto,
-            pkt.dst,
-            pkt.dport,
-            { ip: pkt.src, port: pkt.sport },
-            now,
-            trace ? (t) => trace.push({ node, kind: "scheduler", text: t }) : undefined,
-          );
-          w.ctx.rules++;
-          if (trace) trace.push({ node, kind: "lookup", table: "ipvs", text: `IPVS virtual server ${pkt.proto.toUpperCase()} ${pkt.dst}:${pkt.dport}: ${vs.found ? vs.service : "none"}` });
-          if (vs.found) {
-            if (!vs.real) return this.end(w, "refused", `IPVS virtual server ${pkt.dst}:${pkt.dport} has no real servers`);
-            if (trace) trace.push({ node, kind: "nat", table: "ipvs", text: `IPVS Masq ${pkt.dst}:${pkt.dport} -> ${vs.real.ip}:${vs.real.port}` });
-            if (vs.conn !== undefined && !opts.keepOpen) (w.close = vs.conn), (w.closeVia = rules.ipvs);
-            pkt.dst = vs.real.ip;
-            pkt.dport = vs.real.port;
-            pkt.dnat = true;
-            // IPVS sends the packet on through the output path: POSTROUTING (masquerade) follows.
-            const next = this.routeAndLeave(w, info, "local");
-            if (next === STOPPED) return res;
-            if (next === POD) return this.deliver(w, node);
-            res.rules += w.ctx.rules;
-            node = next;
-            from = "in";
-            resetPerNode(pkt);
-            continue;
-          }
+        const vs = rules?.mode === "ipvs" && pkt.proto !== "icmp" ? this.ipvsLocalIn(w, info, rules.ipvs) : VS_NONE;
+        if (vs === VS_ENDED) return;
+        if (vs === VS_NONE) {
+          this.hostAnswer(w, info.net.name);
+          return;
         }
-        return this.hostAnswer(w, node);
+        // IPVS sends the packet on through the output path: POSTROUTING (masquerade) follows.
+        next = this.routeAndLeave(w, info, "local");
+      } else next = this.routeAndLeave(w, info, from);
+      if (next === STOPPED) return;
+      if (next === POD) {
+        this.deliver(w, info.net.name);
+        return;
       }
-      const next = this.routeAndLeave(w, info, from);
-      if (next === STOPPED) return res;
-      if (next === POD) return this.deliver(w, node);
-      res.rules += w.ctx.rules;
-      node = next;
+      res.rules += ctx.rules;
+      info = next;
       from = "in";
       resetPerNode(pkt);
     }
     res.verdict = "timeout";
     res.reason = "routing loop";
-    return res;
   }
 
   /** Ends the walk: counts the node's rules, writes the verdict. */
-  private end(w: Walk, v: Verdict, reason: string): ConnectResult {
+  private end(w: Walk, v: Verdict, reason: string): void {
     const res = w.res;
     res.rules += w.ctx.rules;
     w.ctx.rules = 0;
     res.verdict = v;
     res.reason = reason;
-    w.ctx.step({ kind: "verdict", text: `${v}: ${reason}` });
+    if (w.ctx.trace) w.ctx.step({ kind: "verdict", text: `${v}: ${reason}` });
     if (w.closeVia !== undefined) {
       w.closeVia.close(w.close, w.now);
       w.close = w.closeVia = undefined;
     }
-    return res;
   }
 
   /** Runs one hook on the current node; true when the packet was dropped or rejected there. */
@@ -370,28 +472,53 @@ export class Dataplane {
     return true;
   }
 
+  /** The virtual server at the packet's destination on this node, if any, schedules it. */
+  private ipvsLocalIn(w: Walk, info: NodeInfo, ipvs: IpvsHandle): typeof VS_NONE | typeof VS_ENDED | typeof VS_DNAT {
+    const { pkt, ctx } = w;
+    const trace = ctx.trace;
+    const node = info.net.name;
+    const vs = ipvs.schedule(pkt.proto, pkt.dst, pkt.dport, pkt.src, pkt.sport, w.now, trace ? (t) => trace.push({ node, kind: "scheduler", text: t }) : undefined);
+    ctx.rules++;
+    if (trace) trace.push({ node, kind: "lookup", table: "ipvs", text: `IPVS virtual server ${pkt.proto.toUpperCase()} ${pkt.dst}:${pkt.dport}: ${vs.found ? vs.service : "none"}` });
+    if (!vs.found) return VS_NONE;
+    if (!vs.real) {
+      this.end(w, "refused", `IPVS virtual server ${pkt.dst}:${pkt.dport} has no real servers`);
+      return VS_ENDED;
+    }
+    if (trace) trace.push({ node, kind: "nat", table: "ipvs", text: `IPVS Masq ${pkt.dst}:${pkt.dport} -> ${vs.real.ip}:${vs.real.port}` });
+    if (vs.conn !== undefined && !w.opts.keepOpen) (w.close = vs.conn), (w.closeVia = ipvs);
+    pkt.dst = vs.real.ip;
+    pkt.dport = vs.real.port;
+    pkt.dnat = true;
+    return VS_DNAT;
+  }
+
   /**
    * Routing for a packet that is not for this node: FORWARD (if it arrived), POSTROUTING, and
-   * where it goes next: POD (a pod on this node), a node name, or STOPPED (the walk ended).
+   * where it goes next: POD (a pod on this node), a node, or STOPPED (the walk ended).
    */
-  private routeAndLeave(w: Walk, info: NodeInfo, from: "local" | "in"): string {
+  private routeAndLeave(w: Walk, info: NodeInfo, from: "local" | "in"): Next {
     const pkt = w.pkt;
     const node = info.net.name;
     const trace = w.ctx.trace;
     const d = ipNum(pkt.dst);
     let via: "cni0" | "flannel.1" | "eth0";
-    let nextNode: string | undefined;
+    let nextNode: NodeInfo | undefined;
     if (((d & info.cidrMask) >>> 0) === info.cidrBase) {
       via = "cni0";
     } else {
-      const podNode = this.nodeOfPodIP(pkt.dst);
+      const podNode = this.infoOfPodIP(d);
       if (podNode) {
         via = "flannel.1";
-        nextNode = podNode.name;
+        nextNode = podNode;
       } else {
         via = "eth0";
-        nextNode = this.nodeByIP(pkt.dst)?.name ?? this.env.l2Announcer?.(pkt.dst);
-        if (nextNode === node) nextNode = undefined;
+        nextNode = this.infoByIP(pkt.dst);
+        if (nextNode === undefined) {
+          const announcer = this.env.l2Announcer?.(pkt.dst);
+          if (announcer !== undefined) nextNode = this.nodes.get(announcer);
+        }
+        if (nextNode === info) nextNode = undefined;
       }
     }
     if (trace) {
@@ -402,7 +529,7 @@ export class Dataplane {
           via === "cni0"
             ? `route ${pkt.dst} dev cni0 (local pod network ${info.net.podCIDR})`
             : nextNode
-              ? `route ${pkt.dst} via ${via === "flannel.1" ? `${this.nodes.get(nextNode)!.flannel} dev flannel.1 (${nextNode}'s pod network)` : `dev eth0 to ${nextNode}`}`
+              ? `route ${pkt.dst} via ${via === "flannel.1" ? `${nextNode.flannel} dev flannel.1 (${nextNode.net.name}'s pod network)` : `dev eth0 to ${nextNode.net.name}`}`
               : `route ${pkt.dst} via ${NODE_GATEWAY} dev eth0 (default route)`,
       });
     }
@@ -419,14 +546,14 @@ export class Dataplane {
     }
     if (via === "cni0") return POD;
     if (nextNode) {
-      if (trace) trace.push({ node, kind: "hop", text: `-> ${nextNode} via ${via}` });
+      if (trace) trace.push({ node, kind: "hop", text: `-> ${nextNode.net.name} via ${via}` });
       return nextNode;
     }
     this.end(w, "timeout", `${pkt.dst} is outside the cluster: the gateway ${NODE_GATEWAY} routes nowhere (no internet)`);
     return STOPPED;
   }
 
-  private deliver(w: Walk, node: string): ConnectResult {
+  private deliver(w: Walk, node: string): void {
     const { pkt, res } = w;
     res.dst = { ip: pkt.dst, port: pkt.dport };
     res.seenSrc = { ip: pkt.src, port: pkt.sport };
@@ -446,7 +573,7 @@ export class Dataplane {
     return this.end(w, "established", `pod ${pod.key} accepted on ${pkt.dst}:${pkt.dport}`);
   }
 
-  private hostAnswer(w: Walk, node: string): ConnectResult {
+  private hostAnswer(w: Walk, node: string): void {
     const { pkt, res } = w;
     res.dst = { ip: pkt.dst, port: pkt.dport };
     res.seenSrc = { ip: pkt.src, port: pkt.sport };
@@ -467,7 +594,7 @@ export class Dataplane {
     const rsrc = table.replySrc(ct);
     const rsport = table.replySport(ct);
     res.established = true;
-    res.path.push(node);
+    res.path = [node];
     res.dst = { ip: rsrc, port: rsport };
     res.seenSrc = { ip: table.replyDst(ct), port: table.replyDport(ct) };
     res.masqueraded = table.snatOf(ct);
@@ -483,40 +610,40 @@ export class Dataplane {
 
   /** Writes the connection into the conntrack table of every node it crossed. */
   private record(w: Walk, outcome: "established" | "refused"): void {
-    const { visited, pkt: last, now, opts } = w;
+    const { pkt: last, now, opts } = w;
     const proto = last.proto;
-    for (let i = 0; i < visited.length; i++) {
-      const v = visited[i];
+    let state: TcpState | undefined;
+    let timeout: number;
+    if (proto === "tcp") {
+      if (outcome === "refused") (state = "CLOSE"), (timeout = CT_TIMEOUTS.tcpClose);
+      else if (opts.keepOpen) (state = "ESTABLISHED"), (timeout = CT_TIMEOUTS.tcpEstablished);
+      else (state = "TIME_WAIT"), (timeout = CT_TIMEOUTS.tcpTimeWait);
+    } else if (proto === "icmp") timeout = CT_TIMEOUTS.icmp;
+    else timeout = CT_TIMEOUTS.udp;
+    const f = flow;
+    f.proto = proto;
+    f.rsrc = last.dst;
+    f.rsport = last.dport;
+    f.state = state;
+    f.expires = now + timeout * 1000;
+    f.assured = proto === "tcp" && outcome === "established";
+    f.unreplied = proto !== "tcp" && proto !== "icmp" && outcome !== "established";
+    f.mark = 0;
+    const n = w.hops;
+    for (let i = 0; i < n; i++) {
       // What this node rewrote: its exit tuple is the next node's entry (or the final packet).
-      const exit = i + 1 < visited.length ? visited[i + 1].orig : last;
-      let state: TcpState | undefined;
-      let timeout: number;
-      if (proto === "tcp") {
-        if (outcome === "refused") (state = "CLOSE"), (timeout = CT_TIMEOUTS.tcpClose);
-        else if (opts.keepOpen) (state = "ESTABLISHED"), (timeout = CT_TIMEOUTS.tcpEstablished);
-        else (state = "TIME_WAIT"), (timeout = CT_TIMEOUTS.tcpTimeWait);
-      } else if (proto === "icmp") timeout = CT_TIMEOUTS.icmp;
-      else timeout = CT_TIMEOUTS.udp;
-      const o = v.orig;
+      const last_ = i + 1 === n;
+      const exitSrc = last_ ? last.src : w.hopSrc[i + 1];
+      f.src = w.hopSrc[i];
+      f.sport = w.hopSport[i];
+      f.dst = w.hopDst[i];
+      f.dport = w.hopDport[i];
       // The reply direction: from the final destination back to this node's exit source.
-      const f = flow;
-      f.proto = proto;
-      f.src = o.src;
-      f.sport = o.sport;
-      f.dst = o.dst;
-      f.dport = o.dport;
-      f.rsrc = last.dst;
-      f.rsport = last.dport;
-      f.rdst = exit.src;
-      f.rdport = exit.sport;
-      f.state = state;
-      f.expires = now + timeout * 1000;
-      f.assured = proto === "tcp" && outcome === "established";
-      f.unreplied = proto !== "tcp" && proto !== "icmp" && outcome !== "established";
-      f.mark = 0;
-      f.dnat = o.dst !== last.dst || o.dport !== last.dport;
-      f.snat = exit.src !== o.src;
-      this.conntrack(v.node).addFlow(f, now);
+      f.rdst = exitSrc;
+      f.rdport = last_ ? last.sport : w.hopSport[i + 1];
+      f.dnat = f.dst !== last.dst || f.dport !== last.dport;
+      f.snat = exitSrc !== f.src;
+      this.conntrackOf(w.hopNode[i]).addFlow(f, now);
     }
     flow.src = flow.dst = flow.rsrc = flow.rdst = "";
   }
