@@ -73,12 +73,12 @@ export const TAG_ADDR = 1;
 
 /**
  * An open-addressing hash table (linear probing, at most half full, backward-shift deletion)
- * from (uint32 address, tag >= 1) to a value.
+ * from (uint32 address, tag >= 1) to a value. A slot's tag and address sit side by side, so a
+ * probe of a large index reads one cache line for both.
  */
 export class AddrIndex<T> {
-  private addrs = new Int32Array(16);
-  /** 0: empty slot. */
-  private tags = new Int32Array(16);
+  /** Slot s: tag at 2s (0: empty), address at 2s+1. */
+  private slots = new Int32Array(32);
   private vals: (T | undefined)[] = new Array<T | undefined>(16).fill(undefined);
   private mask = 15;
   private n = 0;
@@ -89,66 +89,65 @@ export class AddrIndex<T> {
 
   get(addr: number, tag: number): T | undefined {
     const a = addr | 0;
-    const addrs = this.addrs;
-    const tags = this.tags;
+    const slots = this.slots;
     const mask = this.mask;
     for (let s = slotOf(a, tag, mask); ; s = (s + 1) & mask) {
-      const t = tags[s];
+      const t = slots[2 * s];
       if (t === 0) return undefined;
-      if (t === tag && addrs[s] === a) return this.vals[s];
+      if (t === tag && slots[2 * s + 1] === a) return this.vals[s];
     }
   }
 
   set(addr: number, tag: number, v: T): void {
     const a = addr | 0;
+    const slots = this.slots;
     const mask = this.mask;
     let s = slotOf(a, tag, mask);
     for (; ; s = (s + 1) & mask) {
-      const t = this.tags[s];
+      const t = slots[2 * s];
       if (t === 0) break;
-      if (t === tag && this.addrs[s] === a) {
+      if (t === tag && slots[2 * s + 1] === a) {
         this.vals[s] = v;
         return;
       }
     }
-    if ((this.n + 1) * 2 > this.tags.length) {
+    if ((this.n + 1) * 2 > mask + 1) {
       this.grow();
       this.set(addr, tag, v);
       return;
     }
-    this.addrs[s] = a;
-    this.tags[s] = tag;
+    slots[2 * s] = tag;
+    slots[2 * s + 1] = a;
     this.vals[s] = v;
     this.n++;
   }
 
   delete(addr: number, tag: number): boolean {
     const a = addr | 0;
-    const tags = this.tags;
-    const addrs = this.addrs;
+    const slots = this.slots;
     const vals = this.vals;
     const mask = this.mask;
     let s = slotOf(a, tag, mask);
     for (; ; s = (s + 1) & mask) {
-      const t = tags[s];
+      const t = slots[2 * s];
       if (t === 0) return false;
-      if (t === tag && addrs[s] === a) break;
+      if (t === tag && slots[2 * s + 1] === a) break;
     }
     // Backward shift: move each later entry of the run whose home is not in (s, j] into the hole.
     for (let j = s; ; ) {
-      tags[s] = 0;
+      slots[2 * s] = 0;
       vals[s] = undefined;
       for (;;) {
         j = (j + 1) & mask;
-        const t = tags[j];
+        const t = slots[2 * j];
         if (t === 0) {
           this.n--;
           return true;
         }
-        const home = slotOf(addrs[j], t, mask);
+        const home = slotOf(slots[2 * j + 1], t, mask);
         if (s <= j ? home <= s || home > j : home <= s && home > j) {
-          tags[s] = t;
-          addrs[s] = addrs[j];
+          slots[2 * s] = t;
+          slots[2 * s + 1] = slots[2 * j + 1];
           vals[s] = vals[j];
           s = j;
           break;
@@ -158,22 +157,20 @@ export class AddrIndex<T> {
   }
 
   clear(): void {
-    this.addrs = new Int32Array(16);
-    this.tags = new Int32Array(16);
+    this.slots = new Int32Array(32);
     this.vals = new Array<T | undefined>(16).fill(undefined);
     this.mask = 15;
     this.n = 0;
   }
 
   private grow(): void {
-    const { addrs, tags, vals } = this;
-    const size = tags.length * 2;
-    this.addrs = new Int32Array(size);
-    this.tags = new Int32Array(size);
+    const { slots, vals } = this;
+    const size = (this.mask + 1) * 2;
+    this.slots = new Int32Array(2 * size);
     this.vals = new Array<T | undefined>(size).fill(undefined);
     this.mask = size - 1;
     this.n = 0;
-    for (let s = 0; s < tags.length; s++) if (tags[s] !== 0) this.set(addrs[s], tags[s], vals[s] as T);
+    for (let s = 0; s < vals.length; s++) if (slots[2 * s] !== 0) this.set(slots[2 * s + 1], slots[2 * s], vals[s] as T);
   }
 }
 

@@ -13,9 +13,29 @@ type Outcome = { t: "continue" } | { t: "accept" } | { t: "drop"; reason: string
 const CONTINUE: Outcome = { t: "continue" };
 const ACCEPT: Outcome = { t: "accept" };
 
-/** The table's base chains by hook, in priority order. */
-type HookIndex = Map<HookName, Chain[]> & { version?: number };
+/** The table's base chains by hook (hookNum), each hook's in priority order. */
+interface HookIndex {
+  readonly byHook: readonly (Chain[] | undefined)[];
+  /** The table's chains when they are a ChainMap, and its version when the index was last valid. */
+  readonly chainMap: ChainMap | undefined;
+  version: number;
+}
 const indexCache = new WeakMap<NftTable, HookIndex>();
+
+function hookNum(hook: HookName): number {
+  switch (hook) {
+    case "prerouting":
+      return 0;
+    case "input":
+      return 1;
+    case "forward":
+      return 2;
+    case "output":
+      return 3;
+    case "postrouting":
+      return 4;
+  }
+}
 
 /**
  * The base chains of `hook`, re-validated on each use: each must still be the table's chain of
@@ -24,18 +44,20 @@ const indexCache = new WeakMap<NftTable, HookIndex>();
  * chains is looked for again (kube-proxy's table has some on every hook).
  */
 function hookChains(table: NftTable, hook: HookName): Chain[] | undefined {
+  const h = hookNum(hook);
   let idx = indexCache.get(table);
-  const chains = idx?.get(hook);
-  const cm = table.chains;
-  if (chains !== undefined && (cm instanceof ChainMap ? idx!.version === cm.version : false)) return chains;
-  if (chains !== undefined && stillValid(table, chains)) {
-    if (cm instanceof ChainMap) idx!.version = cm.version;
-    return chains;
+  const chains = idx?.byHook[h];
+  if (chains !== undefined) {
+    const cm = idx!.chainMap;
+    if (cm !== undefined && cm === table.chains && idx!.version === cm.version) return chains;
+    if (stillValid(table, chains)) {
+      if (cm !== undefined) idx!.version = cm.version;
+      return chains;
+    }
   }
   idx = buildIndex(table);
-  if (cm instanceof ChainMap) idx.version = cm.version;
   indexCache.set(table, idx);
-  return idx.get(hook);
+  return idx.byHook[h];
 }
 
 function stillValid(table: NftTable, chains: readonly Chain[]): boolean {
@@ -47,14 +69,10 @@ function buildIndex(table: NftTable): HookIndex {
   const base: Chain[] = [];
   for (const c of table.chains.values()) if (c.base) base.push(c);
   base.sort((a, b) => a.base!.priority - b.base!.priority);
-  const idx: HookIndex = new Map();
-  for (const c of base) {
-    const h = c.base!.hook as HookName;
-    let list = idx.get(h);
-    if (!list) idx.set(h, (list = []));
-    list.push(c);
-  }
-  return idx;
+  const byHook: (Chain[] | undefined)[] = [undefined, undefined, undefined, undefined, undefined];
+  for (const c of base) (byHook[hookNum(c.base!.hook as HookName)] ??= []).push(c);
+  const cm = table.chains instanceof ChainMap ? table.chains : undefined;
+  return { byHook, chainMap: cm, version: cm === undefined ? 0 : cm.version };
 }
 
 export function nftablesHook(table: NftTable, hook: HookName, pkt: Pkt, ctx: EvalContext): HookOutcome {

@@ -55,6 +55,20 @@ export interface SimOptions {
   factory?: RulesFactory;
 }
 
+class SimPodHost implements PodHost {
+  constructor(
+    readonly key: string,
+    readonly node: string,
+    readonly running: boolean,
+    private readonly tcp: ReadonlySet<number>,
+    private readonly udp: ReadonlySet<number>,
+  ) {}
+
+  listens(proto: L4, port: number): boolean {
+    return proto === "tcp" ? this.tcp.has(port) : proto === "udp" ? this.udp.has(port) : false;
+  }
+}
+
 export class SimNet {
   readonly dp: Dataplane;
   readonly env: NetEnv;
@@ -67,16 +81,15 @@ export class SimNet {
   constructor(readonly opts: SimOptions) {
     const nodes = opts.nodes ?? SIM_NODES;
     this.rng = new Rng(opts.seed ?? 1);
-    for (const p of opts.pods) {
-      const tcp = new Set(p.tcp ?? [80]);
-      const udp = new Set(p.udp ?? []);
-      this.pods.set(p.ip, {
-        key: p.key,
-        node: p.node,
-        running: p.running ?? true,
-        listens: (proto: L4, port: number) => (proto === "tcp" ? tcp.has(port) : proto === "udp" ? udp.has(port) : false),
-      });
-    }
+    // Pods with the same listeners share their port sets (most listen on 80 alone).
+    const portSets = new Map<string, ReadonlySet<number>>();
+    const ports = (list: readonly number[]) => {
+      const k = list.join(",");
+      let set = portSets.get(k);
+      if (set === undefined) portSets.set(k, (set = new Set(list)));
+      return set;
+    };
+    for (const p of opts.pods) this.pods.set(p.ip, new SimPodHost(p.key, p.node, p.running ?? true, ports(p.tcp ?? [80]), ports(p.udp ?? [])));
     const config = simConfig(opts.mode, opts.config);
     for (const n of nodes) {
       const pn = { name: n.name, ips: [n.ip], podCIDR: n.podCIDR, zone: "" };
