@@ -36,13 +36,21 @@ export function canonicalIPv4Num(s: string): number {
   return (n * 256 + part) >>> 0;
 }
 
-/** The last address parsed: a packet's address is looked up several times per node. */
+/**
+ * The last two addresses parsed: a packet's addresses are looked up several times per node, and
+ * ipset lookups alternate between its destination and its source.
+ */
 let lastText = "";
 let lastNum = -1;
-/** canonicalIPv4Num with a one-entry cache. */
+let prevText = "";
+let prevNum = -1;
+/** canonicalIPv4Num with a two-entry cache. */
 export function addrNum(s: string): number {
   if (s === lastText) return lastNum;
+  if (s === prevText) return prevNum;
   const n = canonicalIPv4Num(s);
+  prevText = lastText;
+  prevNum = lastNum;
   lastText = s;
   lastNum = n;
   return n;

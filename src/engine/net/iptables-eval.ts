@@ -46,7 +46,10 @@ const ACCEPT: Outcome = { t: "accept" };
 
 /** Runs every table's built-in chain on `hook`. nat chains only see a connection's first packet. */
 export function iptablesHook(rs: Ruleset, hook: HookName, pkt: Pkt, ctx: EvalContext): HookOutcome {
-  for (const [tname, cname] of HOOK_TABLES[hook]) {
+  const tables = HOOK_TABLES[hook];
+  for (let i = 0; i < tables.length; i++) {
+    const tname = tables[i][0];
+    const cname = tables[i][1];
     if (tname === "nat" && !pkt.ctNew) continue;
     const table = findTable(rs, tname);
     const chain = table?.chains.get(cname);
@@ -59,8 +62,11 @@ export function iptablesHook(rs: Ruleset, hook: HookName, pkt: Pkt, ctx: EvalCon
       return { t: "drop", reason: `policy DROP in ${tname} ${cname}` };
     }
   }
-  return { t: "accept" };
+  return HOOK_ACCEPT;
 }
+
+/** Shared: callers only read a hook outcome. */
+const HOOK_ACCEPT: HookOutcome = Object.freeze({ t: "accept" });
 
 function findTable(rs: Ruleset, name: string): Table | undefined {
   const ts = rs.tables;
