@@ -132,8 +132,11 @@ export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
   }
 
   find(protocol: string, ip: string, port: number): V | undefined {
-    const k = VirtualServerMap.numKey(protocol, ip, port);
-    if (k !== undefined) return this.index.get(k.a, k.tag);
+    // numKey without its object: this runs for every packet to a local address.
+    const a = addrNum(ip);
+    const p = VS_PROTO[protocol] ?? 0;
+    const n = portNum(port);
+    if (a >= 0 && p !== 0 && n >= 0) return this.index.get(a, protoPortTag(p, n));
     const list = this.odd.get(ip);
     if (list === undefined) return undefined;
     for (let i = 0; i < list.length; i++) {
