@@ -128,6 +128,8 @@ interface NodeInfo {
   conntrack: ConntrackTable | undefined;
   kernel: NodeKernelState | undefined;
   quiet: EvalContext | undefined;
+  /** The node's rules while a walk is on it (read by its contexts' isLocal). */
+  hopRules: NodeRules | undefined;
 }
 
 /**
@@ -184,7 +186,10 @@ class Walk {
     this.ctx = undefined as unknown as EvalContext;
     this.rules = undefined;
     this.close = this.closeVia = undefined;
-    for (let i = 0; i < this.hops; i++) this.hopSrc[i] = this.hopDst[i] = "";
+    for (let i = 0; i < this.hops; i++) {
+      this.hopSrc[i] = this.hopDst[i] = "";
+      this.hopNode[i].hopRules = undefined;
+    }
     this.hops = 0;
   }
 }
@@ -231,6 +236,7 @@ export class Dataplane {
         conntrack: undefined,
         kernel: undefined,
         quiet: undefined,
+        hopRules: undefined,
       };
       this.nodes.set(n.name, info);
       this.nodeList.push(info);
@@ -239,9 +245,10 @@ export class Dataplane {
 
   /** The node's evaluation context for a packet: a new one when tracing, else its trace-less one, reset. */
   private context(info: NodeInfo, now: number, trace: TraceStep[] | undefined): EvalContext {
-    if (trace) return new EvalContext(info.net.name, (ip) => this.isLocalTo(info, ip), now, this.env.rng, this.kernelOf(info), trace);
+    // A context is used only while the walk is on its node, where info.hopRules are the node's rules.
+    if (trace) return new EvalContext(info.net.name, (ip) => this.isLocalTo(info, info.hopRules, ip), now, this.env.rng, this.kernelOf(info), trace);
     let c = info.quiet;
-    if (c === undefined) info.quiet = c = new EvalContext(info.net.name, (ip) => this.isLocalTo(info, ip), now, this.env.rng, this.kernelOf(info), undefined);
+    if (c === undefined) info.quiet = c = new EvalContext(info.net.name, (ip) => this.isLocalTo(info, info.hopRules, ip), now, this.env.rng, this.kernelOf(info), undefined);
     c.now = now;
     c.rng = this.env.rng;
     c.rules = 0;
@@ -298,13 +305,13 @@ export class Dataplane {
   /** Is `ip` an address of `node` (eth0, lo, cni0, flannel.1, kube-ipvs0 in IPVS mode)? */
   isLocal(node: string, ip: string): boolean {
     const n = this.nodes.get(node);
-    return n !== undefined && this.isLocalTo(n, ip);
+    return n !== undefined && this.isLocalTo(n, this.env.rules(node), ip);
   }
 
-  private isLocalTo(n: NodeInfo, ip: string): boolean {
+  /** isLocal, for a node whose rules are `rules`. */
+  private isLocalTo(n: NodeInfo, rules: NodeRules | undefined, ip: string): boolean {
     if (ip === n.net.ip || ip === n.cni0 || ip === n.flannel || ip.startsWith("127.")) return true;
-    const r = this.env.rules(n.net.name);
-    return r?.mode === "ipvs" && r.ipvs.isBound(ip);
+    return rules?.mode === "ipvs" && rules.ipvs.isBound(ip);
   }
 
   /** The next ephemeral port of `ip` (net.ipv4.ip_local_port_range 32768-60999). */
@@ -409,14 +416,14 @@ export class Dataplane {
     const trace = res.trace;
     for (let hop = 0; hop < MAX_HOPS; hop++) {
       w.enter(info);
-      const rules = (w.rules = this.env.rules(info.net.name));
+      const rules = (w.rules = info.hopRules = this.env.rules(info.net.name));
       const ctx = (w.ctx = this.context(info, now, trace));
       if (rules?.mode === "ipvs") ctx.ipvs = rules.ipvs;
 
       if (this.run(w, from === "local" ? "output" : "prerouting")) return;
 
       let next: Next;
-      if (this.isLocalTo(info, pkt.dst)) {
+      if (this.isLocalTo(info, rules, pkt.dst)) {
         if (from === "in" && this.run(w, "input")) return;
         // IPVS: virtual servers (ClusterIPs on kube-ipvs0, NodePorts on node IPs) take the packet at LOCAL_IN.
         const vs = rules?.mode === "ipvs" && pkt.proto !== "icmp" ? this.ipvsLocalIn(w, info, rules.ipvs) : VS_NONE;
