@@ -211,6 +211,8 @@ export class NftablesProxier implements Proxier {
   private readonly serviceCIDRs: readonly string[];
   private readonly masqMark: number;
   private readonly localCIDR: string | undefined;
+  /** `ip saddr != <cluster CIDR>`, one object for every service's masquerade rule. */
+  private readonly fromOutsideCluster: Expr | undefined;
   private readonly nodeIP: number | undefined;
   /** undefined: nodePortAddresses match all local addresses (no nodeport-ips set). */
   private readonly nodePortIPs: readonly string[] | undefined;
@@ -226,6 +228,7 @@ export class NftablesProxier implements Proxier {
     this.serviceCIDRs = (options.serviceCIDRs ?? ["10.96.0.0/12"]).map((c) => canonicalCIDR(c) ?? c.trim());
     this.masqMark = 2 ** config.masqueradeBit;
     this.localCIDR = config.clusterCIDR ? canonicalCIDR(config.clusterCIDR) : undefined;
+    this.fromOutsideCluster = this.localCIDR ? { t: "ip", field: "saddr", neg: true, value: this.localCIDR } : undefined;
     this.nodeIP = node.ips.map(parseIPv4).find((v) => v !== undefined);
     this.nodePortIPs = resolveNodePortAddresses(node, config.nodePortAddresses);
   }
@@ -435,8 +438,8 @@ export class NftablesProxier implements Proxier {
     const masqRule = (): Rule | undefined => {
       const cip = canonicalIP(svc.clusterIP);
       if (this.config.masqueradeAll) return rule([{ t: "ip", field: "daddr", neg: false, value: cip }, MARK_MASQ_JUMP]);
-      if (this.localCIDR) {
-        return rule([{ t: "ip", field: "daddr", neg: false, value: cip }, { t: "ip", field: "saddr", neg: true, value: this.localCIDR }, MARK_MASQ_JUMP]);
+      if (this.fromOutsideCluster) {
+        return rule([{ t: "ip", field: "daddr", neg: false, value: cip }, this.fromOutsideCluster, MARK_MASQ_JUMP]);
       }
       return undefined;
     };
