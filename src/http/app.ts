@@ -114,7 +114,13 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const tenant = await deps.platform.tenantByKey(key);
     if (tenantsByKey.size > 50_000) tenantsByKey.clear();
     tenantsByKey.set(key, { tenant, at: now() });
+    // The tenant's clusters are then reached with their tokens, which look the tenant up by id.
+    if (tenant) rememberTenant(tenant);
     return tenant;
+  };
+  const rememberTenant = (tenant: Tenant): void => {
+    if (tenantsById.size > 50_000) tenantsById.clear();
+    tenantsById.set(tenant.id, { tenant, at: now() });
   };
   const tenantById = async (id: string): Promise<Tenant | undefined> => {
     const hit = tenantsById.get(id);
