@@ -345,6 +345,9 @@ export interface KubeProxiesState {
   nodes: { node: string; instance: string; config: ProxyConfig }[];
 }
 
+/** The key that only merges the tracker's pending slices (no node is named ""). */
+const FLUSH_KEY = "";
+
 export class KubeProxies implements Controller {
   readonly name = "kube-proxy";
   readonly tracker = new ProxyTracker();
@@ -410,7 +413,10 @@ export class KubeProxies implements Controller {
 
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === SERVICES_RESOURCE || ev.resource === ENDPOINTSLICES_RESOURCE) {
-      if (this.tracker.onEvent(ev).length === 0) return;
+      if (!this.tracker.observe(ev)) return;
+      // The tracker merges slices once per pass (reconcile flushes it), however many were
+      // written; the flush key does it even while no kube-proxy runs.
+      if (this.tracker.pending) enqueue(FLUSH_KEY);
       for (const [node, st] of this.states) if (st.running) enqueue(node);
     } else if (ev.resource === PODS) {
       const node = this.indexPod(ev.object as Pod, ev.type === "DELETED");
@@ -451,6 +457,8 @@ export class KubeProxies implements Controller {
   }
 
   reconcile(nodeName: string): void {
+    this.tracker.flush();
+    if (nodeName === FLUSH_KEY) return;
     const st = this.state(nodeName);
     const running = this.runningContainer(nodeName);
     if (!running) {
@@ -514,6 +522,7 @@ export class KubeProxies implements Controller {
     st.config = config;
     st.instance = id;
     st.running = true;
+    this.tracker.flush();
     st.view.takeChanged();
     proxier.sync(st.view.state);
     this.starts++;

@@ -322,6 +322,8 @@ export class ProxyTracker {
   private readonly views = new Map<string, NodeView>();
   /** Per shared endpoint list, the indices of each node's endpoints (made on first use). */
   private readonly byNode = new WeakMap<readonly EndpointInfo[], Map<string, number[]>>();
+  /** Services ("ns/name") whose slices changed since the last flush, in the order first seen. */
+  private readonly dirty = new Set<string>();
 
   /** The view of node `name` (created on first use; changes accumulate from then on). */
   view(name: string): NodeView {
@@ -360,6 +362,40 @@ export class ProxyTracker {
 
   /** Feed one store event; returns the service-port keys it changed. */
   onEvent(ev: StoreEvent): string[] {
+    const changed = this.apply(ev);
+    if (this.dirty.size) changed.push(...this.flush());
+    return changed;
+  }
+
+  /**
+   * Feed one store event, deferring the merge of a service's slices to the next `flush()`:
+   * kube-proxy syncs at most once per minSyncPeriod, so the slices the EndpointSlice controller
+   * writes in one pass (ten for a 1000-endpoint service) are merged once, not once per slice.
+   * Returns whether anything may have changed (a slice write that is its previous version's
+   * object changes nothing).
+   */
+  observe(ev: StoreEvent): boolean {
+    const dirty = this.dirty.size;
+    return this.apply(ev).length > 0 || this.dirty.size > dirty;
+  }
+
+  /** Whether slices observed since the last flush wait to be merged. */
+  get pending(): boolean {
+    return this.dirty.size > 0;
+  }
+
+  /** Merges the slices of every service observed since the last flush; returns the keys changed. */
+  flush(): string[] {
+    if (this.dirty.size === 0) return [];
+    const owners = [...this.dirty];
+    this.dirty.clear();
+    const changed: string[] = [];
+    for (const owner of owners) changed.push(...this.recomputeEndpoints(owner));
+    return changed;
+  }
+
+  /** Applies an event: services at once (their changed keys), slices noted in `dirty`. */
+  private apply(ev: StoreEvent): string[] {
     if (ev.resource === SERVICES_RESOURCE) {
       const svc = ev.object as Service;
       const id = `${svc.metadata.namespace}/${svc.metadata.name}`;
@@ -368,14 +404,13 @@ export class ProxyTracker {
     if (ev.resource === ENDPOINTSLICES_RESOURCE) {
       const slice = ev.object as EndpointSlice;
       const sliceId = `${slice.metadata.namespace}/${slice.metadata.name}`;
-      const changed: string[] = [];
       const prevOwner = this.sliceOwner.get(sliceId);
       const label = slice.metadata.labels?.[SERVICE_NAME_LABEL];
       const owner = ev.type === "DELETED" || !label ? undefined : `${slice.metadata.namespace}/${label}`;
       if (prevOwner !== undefined && prevOwner !== owner) {
         this.slices.get(prevOwner)?.delete(slice.metadata.name!);
         this.sliceOwner.delete(sliceId);
-        changed.push(...this.recomputeEndpoints(prevOwner));
+        this.dirty.add(prevOwner);
       }
       if (owner !== undefined) {
         let m = this.slices.get(owner);
@@ -384,12 +419,11 @@ export class ProxyTracker {
           this.slices.set(owner, m);
         }
         const prev = m.get(slice.metadata.name!);
-        if (prev?.slice === slice) return changed;
+        if (prev?.slice === slice) return [];
         m.set(slice.metadata.name!, parseSlice(slice, prev));
         this.sliceOwner.set(sliceId, owner);
-        changed.push(...this.recomputeEndpoints(owner));
+        this.dirty.add(owner);
       }
-      return changed;
     }
     return [];
   }
