@@ -83,12 +83,15 @@ export class GarbageCollector implements Controller {
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
     if (ev.resource === EVENTS) return;
     if (ev.type === "MODIFIED" && ev.old) {
-      // Most modifications keep the owner references: nothing to re-index.
+      // Most modifications keep the owner references (and the uid, and so the key): nothing to
+      // re-index, and only a terminating object has more to look at.
       if (ev.old.metadata.ownerReferences === ev.object.metadata.ownerReferences || sameOwners(ev.old, ev.object)) {
         if (!ev.object.metadata.deletionTimestamp) return;
-      } else this.track(ev.resource, ev.old, true);
-    }
-    this.track(ev.resource, ev.object, ev.type === "DELETED");
+      } else {
+        this.track(ev.resource, ev.old, true);
+        this.track(ev.resource, ev.object, false);
+      }
+    } else this.track(ev.resource, ev.object, ev.type === "DELETED");
     const meta = ev.object.metadata;
     const uid = meta.uid!;
     if (ev.type === "DELETED") {
