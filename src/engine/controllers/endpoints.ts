@@ -92,27 +92,35 @@ function sameIPs(a: Pod, b: Pod): boolean {
   return x.length === y.length && x.every((ip, i) => ip === y[i]);
 }
 
+const POD_CHANGED = 1;
+const LABELS_CHANGED = 2;
+
 /**
- * podEndpointsChanged: [pod changed in a way that moves its endpoint, labels (or
- * hostname/subdomain) changed so its Service memberships may have].
+ * podEndpointsChanged, as flags: POD_CHANGED when the pod changed in a way that moves its
+ * endpoint, LABELS_CHANGED when its labels (or hostname/subdomain) changed so its Service
+ * memberships may have (flags, not a pair: this runs for most pod writes).
  */
-function podEndpointsChanged(old: Pod, cur: Pod): [boolean, boolean] {
+function podEndpointsChanged(old: Pod, cur: Pod): number {
   const labelsChanged =
-    !deepEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {}) ||
+    (old.metadata.labels !== cur.metadata.labels && !deepEqual(old.metadata.labels ?? {}, cur.metadata.labels ?? {})) ||
     old.spec.hostname !== cur.spec.hostname ||
-    old.spec.subdomain !== cur.spec.subdomain;
-  if ((old.metadata.deletionTimestamp ?? null) !== (cur.metadata.deletionTimestamp ?? null)) return [true, labelsChanged];
-  if (old.status?.conditions !== cur.status?.conditions && isPodReady(old) !== isPodReady(cur)) return [true, labelsChanged];
-  if (!sameIPs(old, cur)) return [true, labelsChanged];
+    old.spec.subdomain !== cur.spec.subdomain
+      ? LABELS_CHANGED
+      : 0;
+  if ((old.metadata.deletionTimestamp ?? null) !== (cur.metadata.deletionTimestamp ?? null)) return POD_CHANGED | labelsChanged;
+  if (old.status?.conditions !== cur.status?.conditions && isPodReady(old) !== isPodReady(cur)) return POD_CHANGED | labelsChanged;
+  if (!sameIPs(old, cur)) return POD_CHANGED | labelsChanged;
   // Not upstream: a pod turning Succeeded/Failed leaves the endpoints at once here (upstream
   // catches it through the Ready flip the kubelet writes in the same status update).
   if ((old.status?.phase === "Succeeded" || old.status?.phase === "Failed") !== (cur.status?.phase === "Succeeded" || cur.status?.phase === "Failed")) {
-    return [true, labelsChanged];
+    return POD_CHANGED | labelsChanged;
   }
-  return [false, labelsChanged];
+  return labelsChanged;
 }
 
 interface IndexedService {
+  /** "ns/name": the key the controllers sync (one string for the Service's lifetime). */
+  readonly key: string;
   svc: Service;
   selector?: Selector;
   selectorSet?: Record<string, string>;
@@ -178,7 +186,7 @@ export class ServiceMembership {
       prev.svc = svc;
       return;
     }
-    const entry: IndexedService = { svc, selectorSet: set, members: new Set() };
+    const entry: IndexedService = { key: prev?.key ?? `${ns}/${svc.metadata.name}`, svc, selectorSet: set, members: new Set() };
     if (set) {
       entry.selector = selectorFromSet(set);
       for (const p of this.nsPods(ns).values()) if (entry.selector.matches(p.metadata.labels)) entry.members.add(p.metadata.name!);
@@ -200,13 +208,13 @@ export class ServiceMembership {
     return out;
   }
 
-  /** Service keys (ns/name) in a namespace whose selector matches `labels`. */
-  private matching(ns: string, labels: Record<string, string> | null | undefined): Set<string> {
-    const out = new Set<string>();
+  /** The Services of a namespace whose selector matches `labels` (each once, in index order). */
+  private matching(ns: string, labels: Record<string, string> | null | undefined): readonly IndexedService[] {
     const m = this.services.get(ns);
-    if (!m) return out;
-    for (const [name, e] of m) if (e.selector?.matches(labels)) out.add(`${ns}/${name}`);
-    return out;
+    if (!m) return NO_SERVICES;
+    let out: IndexedService[] | undefined;
+    for (const e of m.values()) if (e.selector?.matches(labels)) (out ??= []).push(e);
+    return out ?? NO_SERVICES;
   }
 
   /**
@@ -227,9 +235,10 @@ export class ServiceMembership {
     if (ev.resource === SERVICES) {
       const svc = ev.object as Service;
       const ns = svc.metadata.namespace!;
+      const prev = this.services.get(ns)?.get(svc.metadata.name!);
       if (ev.type === "DELETED") this.services.get(ns)?.delete(svc.metadata.name!);
       else this.putService(svc);
-      out.push(`${ns}/${svc.metadata.name}`);
+      out.push(prev?.key ?? `${ns}/${svc.metadata.name}`);
       return;
     }
     if (ev.resource !== PODS) return;
@@ -249,60 +258,39 @@ export class ServiceMembership {
       old.spec.hostname === pod.spec.hostname &&
       old.spec.subdomain === pod.spec.subdomain
     ) {
-      if (!podEndpointsChanged(old, pod)[0]) return;
+      if (!(podEndpointsChanged(old, pod) & POD_CHANGED)) return;
       // The same labels: the same Services select it before and after (what the general path
       // below computes twice and finds equal), and each of them syncs.
-      const same = this.matching(ns, pod.metadata.labels);
-      for (const k of same) {
-        const e = this.entry(ns, k);
-        if (e && !e.members.has(name)) {
-          e.members.add(name);
-          e.sorted = undefined;
-        }
-        out.push(k);
+      for (const e of this.matching(ns, pod.metadata.labels)) {
+        join(e, name);
+        out.push(e.key);
       }
       return;
     }
     const cur = this.matching(ns, pod.metadata.labels);
-    const prev = old ? this.matching(ns, old.metadata.labels) : new Set<string>();
+    const prev = old ? this.matching(ns, old.metadata.labels) : NO_SERVICES;
     // Keep membership sets in step with the labels.
     if (ev.type === "DELETED") {
-      for (const k of cur) this.drop(ns, k, name);
-      for (const k of cur) out.push(k);
+      for (const e of cur) leave(e, name);
+      for (const e of cur) out.push(e.key);
       return;
     }
-    for (const k of prev) if (!cur.has(k)) this.drop(ns, k, name);
-    for (const k of cur) {
-      const e = this.entry(ns, k);
-      if (e && !e.members.has(name)) {
-        e.members.add(name);
-        e.sorted = undefined;
-      }
-    }
+    for (const e of prev) if (!cur.includes(e)) leave(e, name);
+    for (const e of cur) join(e, name);
     if (ev.type === "ADDED" || !old) {
-      for (const k of cur) out.push(k);
+      for (const e of cur) out.push(e.key);
       return;
     }
-    const [podChanged, labelsChanged] = podEndpointsChanged(old, pod);
-    if (!podChanged && !labelsChanged) return;
-    if (!labelsChanged) {
-      for (const k of cur) out.push(k);
+    const changed = podEndpointsChanged(old, pod);
+    const podChanged = (changed & POD_CHANGED) !== 0;
+    if (!changed) return;
+    if (!(changed & LABELS_CHANGED)) {
+      for (const e of cur) out.push(e.key);
       return;
     }
     // determineNeededServiceUpdates: the union if the pod changed too, else the symmetric difference.
-    for (const k of cur) if (podChanged || !prev.has(k)) out.push(k);
-    for (const k of prev) if (podChanged || !cur.has(k)) out.push(k);
-  }
-
-  // Methods, not closures in observe: under tsx each named inner function is re-wrapped by
-  // keepNames' __name every time observe runs.
-  private entry(ns: string, k: string): IndexedService | undefined {
-    return this.services.get(ns)?.get(splitKey(k)[1]);
-  }
-
-  private drop(ns: string, k: string, name: string): void {
-    const e = this.entry(ns, k);
-    if (e?.members.delete(name)) e.sorted = undefined;
+    for (const e of cur) if (podChanged || !prev.includes(e)) out.push(e.key);
+    for (const e of prev) if (podChanged || !cur.includes(e)) out.push(e.key);
   }
 
   /** Every Service key, for a first pass. */
@@ -312,6 +300,18 @@ export class ServiceMembership {
 }
 
 const shared = new WeakMap<Store, ServiceMembership>();
+const NO_SERVICES: readonly IndexedService[] = Object.freeze([]) as readonly IndexedService[];
+
+function join(e: IndexedService, pod: string): void {
+  if (!e.members.has(pod)) {
+    e.members.add(pod);
+    e.sorted = undefined;
+  }
+}
+
+function leave(e: IndexedService, pod: string): void {
+  if (e.members.delete(pod)) e.sorted = undefined;
+}
 
 /**
  * TriggerTimeTracker (k8s.io/endpointslice/util/trigger_time_tracker.go): the time to export as
