@@ -201,7 +201,10 @@ export class ApiServer {
 
   create(info: ResourceInfo, namespace: string | undefined, body: unknown, opts: WriteOptions = {}): KObject {
     this.checkServed(info);
-    const { object: obj, warnings } = decodeBody(this, info, body, opts.fieldValidation ?? "Strict");
+    // A controller's next pod from a template whose defaulted spec is known: that spec is stored
+    // as is (see sharedPodSpec), so the body's spec is neither copied nor defaulted again.
+    const knownSpec = info === R.pods && this.trusted && isObjectWithMeta(body) ? this.knownPodSpec(body) : undefined;
+    const { object: obj, warnings } = knownSpec ? { object: copyWithSpec(body as KObject, knownSpec), warnings: [] } : decodeBody(this, info, body, opts.fieldValidation ?? "Strict");
     opts.warnings?.push(...warnings);
     checkTypeMeta(info, obj);
     const meta = obj.metadata;
@@ -219,9 +222,9 @@ export class ApiServer {
     const name = meta.name ?? "";
     if (info.namespaced) this.admitNamespace(info, meta.namespace!, name);
 
-    applyDefaults(info.kind, obj);
+    if (!knownSpec) applyDefaults(info.kind, obj);
     if (info === R.pods && this.trusted) {
-      obj.spec = this.sharedPodSpec(body, obj.spec);
+      if (!knownSpec) obj.spec = this.sharedPodSpec(body, obj.spec);
       this.sharePodMetadata(body, obj.metadata);
     }
     this.prepareForCreate(info, obj);
@@ -245,6 +248,23 @@ export class ApiServer {
    * of it every time: the pods share that one (stored objects are never changed; binding copies
    * the spec's top level to set nodeName). The result is always what defaulting produced.
    */
+  /**
+   * The defaulted spec made before from the body's spec object, if any. Pod defaulting reads
+   * nothing but the spec, and a trusted body's spec is a stored object (never changed), so the
+   * result is the same. Paranoid mode (tests) still defaults a copy and checks that it is.
+   */
+  private knownPodSpec(body: unknown): object | undefined {
+    const from = (body as { spec?: unknown }).spec;
+    if (!from || typeof from !== "object") return undefined;
+    const known = this.podSpecs.get(from);
+    if (known !== undefined && this.paranoid) {
+      const pod = { spec: cloneJSON(from) };
+      applyDefaults("Pod", pod);
+      if (!deepEqual(pod.spec, known)) throw new Error("a template's pod spec defaulted differently than before (was it changed after it was stored?)");
+    }
+    return known;
+  }
+
   private sharedPodSpec(body: unknown, spec: unknown): unknown {
     const from = (body as { spec?: unknown }).spec;
     if (!from || typeof from !== "object") return spec;
@@ -256,14 +276,16 @@ export class ApiServer {
 
   /**
    * The same for a controller's pods' labels (the template's, by the stored labels object they
-   * are copied from) and owner references (the controller's, by its uid): equal to the decoded
-   * ones, checked with deepEqual before sharing. ~200 bytes per pod.
+   * are copied from) and owner references (the controller's, by its uid, checked with deepEqual
+   * before sharing). ~200 bytes per pod.
    */
   private sharePodMetadata(body: unknown, meta: KObject["metadata"]): void {
     const from = (body as { metadata?: { labels?: unknown } }).metadata?.labels;
     if (from && typeof from === "object" && meta.labels) {
+      // The body's labels are a stored object (the template's), copied as they are: equal to the
+      // known copy unless someone changed a stored object, which paranoid mode (tests) checks.
       const known = this.podLabels.get(from);
-      if (known !== undefined && deepEqual(known, meta.labels)) meta.labels = known;
+      if (known !== undefined && (!this.paranoid || deepEqual(known, meta.labels))) meta.labels = known;
       else this.podLabels.set(from, meta.labels);
     }
     const refs = meta.ownerReferences;
@@ -784,6 +806,16 @@ function NOOP(): void {}
 
 function isObjectWithMeta(body: unknown): body is KObject {
   return !!body && typeof body === "object" && !!(body as KObject).metadata;
+}
+
+/** A copy of `body` with `spec` in place of its own (which is not copied). */
+function copyWithSpec(body: KObject, spec: object): KObject {
+  const out: Record<string, unknown> = {};
+  for (const k in body) {
+    const v = (body as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = k === "spec" ? spec : cloneJSON(v);
+  }
+  return out as KObject;
 }
 
 function decodeBody(api: ApiServer, info: ResourceInfo, body: unknown, validation: FieldValidation): { object: KObject; warnings: string[] } {
