@@ -852,13 +852,15 @@ function checkTypeMeta(info: ResourceInfo, obj: KObject): void {
 
 /** The object as served: apiVersion and kind first, as the apiserver's JSON has them. */
 export function withTypeMeta(info: ResourceInfo, obj: KObject): KObject {
+  // Stored objects carry neither (one spread, not a rest copy and a spread, on every call).
+  if (!("apiVersion" in obj) && !("kind" in obj)) return { apiVersion: apiVersionOf(info), kind: info.kind, ...obj } as KObject;
   const { apiVersion: _a, kind: _k, ...rest } = obj;
   return { apiVersion: apiVersionOf(info), kind: info.kind, ...rest } as KObject;
 }
 
 /** Stored objects carry no apiVersion/kind (the resource says what they are). */
 function stripTypeMeta(obj: KObject): KObject {
-  if (obj.apiVersion === undefined && obj.kind === undefined) return obj;
+  if (!("apiVersion" in obj) && !("kind" in obj)) return obj;
   const { apiVersion: _a, kind: _k, ...rest } = obj;
   return rest as KObject;
 }
