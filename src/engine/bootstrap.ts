@@ -28,19 +28,31 @@ export const ETCD_IMAGE = "registry.k8s.io/etcd:3.5.21-0";
 const decodedBodies = new Map<string, KObject>();
 
 /**
- * `body` decoded once per process. The cache key is the body's JSON, or `key` when the caller
- * names what the body is built from (the large manifests: serializing them for the key cost more
- * than the rest of their creation); `body` is then built only on a miss.
+ * The body `build` makes, decoded once per process. `key` names everything the body is made of
+ * beyond the cluster's configuration and clock, which `bodiesOf(c)` stands for (a body's JSON as
+ * its key cost more than the rest of its creation); `build` runs only on a miss.
  */
-function decodedOnce(info: ResourceInfo, body: unknown, key?: string): KObject {
-  const k = `${info.resource}.${info.group}|${key === undefined ? JSON.stringify(body) : `#${key}`}`;
+function decodedOnce(c: Cluster, info: ResourceInfo, key: string, build: () => unknown): KObject {
+  const k = `${info.resource}.${info.group}|${bodiesOf(c)}|${key}`;
   let d = decodedBodies.get(k);
   if (!d) {
-    d = decode(info, typeof body === "function" ? (body as () => unknown)() : body).object;
+    d = decode(info, build()).object;
     if (decodedBodies.size >= 256) decodedBodies.clear();
     decodedBodies.set(k, d);
   }
   return d;
+}
+
+/** What bootstrap's bodies are made of: the configuration (all but the seed) and the clock. */
+const configKeys = new WeakMap<Cluster, string>();
+function bodiesOf(c: Cluster): string {
+  let k = configKeys.get(c);
+  if (k === undefined) {
+    const { seed: _seed, freeze: _freeze, ...made } = c.config;
+    k = JSON.stringify(made);
+    configKeys.set(c, k);
+  }
+  return `${k}@${c.clock.now()}`;
 }
 
 function trusted<T>(c: Cluster, write: () => T): T {
@@ -53,18 +65,16 @@ function trusted<T>(c: Cluster, write: () => T): T {
   }
 }
 
-/** The apiserver's create for a body decoded once per process (the apiserver copies it). */
+/**
+ * The apiserver's create for a body decoded once per process (the apiserver copies it), built by
+ * `build` from the cluster's configuration and clock and what `key` says.
+ */
 function trustedCreator(c: Cluster): {
-  create(info: ResourceInfo, ns: string | undefined, body: unknown): KObject;
-  /** The same for a body built by `build` from exactly what `key` says. */
-  createKeyed(info: ResourceInfo, ns: string | undefined, key: string, build: () => unknown): KObject;
+  create(info: ResourceInfo, ns: string | undefined, key: string, build: () => unknown): KObject;
 } {
   return {
-    create(info, ns, body) {
-      return trusted(c, () => c.api.create(info, ns, decodedOnce(info, body)));
-    },
-    createKeyed(info, ns, key, build) {
-      return trusted(c, () => c.api.create(info, ns, decodedOnce(info, build, key)));
+    create(info, ns, key, build) {
+      return trusted(c, () => c.api.create(info, ns, decodedOnce(c, info, key, build)));
     },
   };
 }
@@ -72,15 +82,15 @@ function trustedCreator(c: Cluster): {
 export function bootstrap(c: Cluster): void {
   const api = trustedCreator(c);
   for (const ns of ["default", "kube-node-lease", "kube-public", "kube-system"]) {
-    api.create(R.namespaces, undefined, {
+    api.create(R.namespaces, undefined, ns, () => ({
       metadata: { name: ns, labels: { "kubernetes.io/metadata.name": ns } },
-    });
+    }));
   }
   for (const n of c.config.nodes) registerNode(c, n);
   const master = c.config.nodes.find((n) => n.controlPlane) ?? c.config.nodes[0];
 
   // The kubernetes Service and the endpoint the apiserver keeps for itself.
-  api.create(R.services, "default", {
+  api.create(R.services, "default", "kubernetes", () => ({
     metadata: { name: "kubernetes", labels: { component: "apiserver", provider: "kubernetes" } },
     spec: {
       clusterIP: firstServiceIP(c.config.serviceCIDR),
@@ -88,39 +98,39 @@ export function bootstrap(c: Cluster): void {
       sessionAffinity: "None",
       type: "ClusterIP",
     },
-  });
-  api.create(R.endpoints, "default", {
+  }));
+  api.create(R.endpoints, "default", "kubernetes", () => ({
     metadata: { name: "kubernetes", labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } },
     subsets: [{ addresses: [{ ip: master.ip }], ports: [{ name: "https", port: 6443, protocol: "TCP" }] }],
-  });
-  api.create(R.endpointslices, "default", {
+  }));
+  api.create(R.endpointslices, "default", "kubernetes", () => ({
     metadata: { name: "kubernetes", labels: { "kubernetes.io/service-name": "kubernetes" } },
     addressType: "IPv4",
     endpoints: [{ addresses: [master.ip], conditions: { ready: true } }],
     ports: [{ name: "https", port: 6443, protocol: "TCP" }],
-  });
+  }));
 
   for (const comp of ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
     createStaticPod(c, master, comp);
   }
 
-  for (const sa of ["coredns", "kube-proxy"]) api.create(R.serviceaccounts, "kube-system", { metadata: { name: sa } });
+  for (const sa of ["coredns", "kube-proxy"]) api.create(R.serviceaccounts, "kube-system", sa, () => ({ metadata: { name: sa } }));
 
   // kube-proxy (kubeadm's addon/proxy manifests).
-  api.create(R.configmaps, "kube-system", {
+  api.create(R.configmaps, "kube-system", "kube-proxy", () => ({
     metadata: { name: "kube-proxy", labels: { app: "kube-proxy" } },
     data: { "config.conf": kubeProxyConfig(c.config.clusterCIDR), "kubeconfig.conf": kubeProxyKubeconfig(master.ip) },
-  });
+  }));
   const version = c.config.kubernetesVersion;
-  api.createKeyed(R.daemonsets, "kube-system", `kube-proxy ${version}`, () => kubeProxyDaemonSet(version));
+  api.create(R.daemonsets, "kube-system", "kube-proxy", () => kubeProxyDaemonSet(version));
 
   // CoreDNS (kubeadm's addon/dns manifests).
-  api.create(R.configmaps, "kube-system", {
+  api.create(R.configmaps, "kube-system", "coredns", () => ({
     metadata: { name: "coredns" },
     data: { Corefile: corefile(c.config.dnsDomain) },
-  });
-  api.createKeyed(R.deployments, "kube-system", "coredns", coreDNSDeployment);
-  api.create(R.services, "kube-system", {
+  }));
+  api.create(R.deployments, "kube-system", "coredns", coreDNSDeployment);
+  api.create(R.services, "kube-system", "kube-dns", () => ({
     metadata: {
       name: "kube-dns",
       labels: { "k8s-app": "kube-dns", "kubernetes.io/cluster-service": "true", "kubernetes.io/name": "CoreDNS" },
@@ -135,14 +145,14 @@ export function bootstrap(c: Cluster): void {
       ],
       selector: { "k8s-app": "kube-dns" },
     },
-  });
+  }));
 
-  api.create(R.configmaps, "kube-public", {
+  api.create(R.configmaps, "kube-public", "cluster-info", () => ({
     metadata: { name: "cluster-info" },
     data: { kubeconfig: clusterInfoKubeconfig(master.ip) },
-  });
+  }));
   for (const ns of ["default", "kube-node-lease", "kube-public", "kube-system"]) {
-    api.create(R.configmaps, ns, { metadata: { name: "kube-root-ca.crt" }, data: { "ca.crt": FAKE_CA } });
+    api.create(R.configmaps, ns, "kube-root-ca.crt", () => ({ metadata: { name: "kube-root-ca.crt" }, data: { "ca.crt": FAKE_CA } }));
   }
   createLeases(c, master);
 }
@@ -159,8 +169,8 @@ function createLeases(c: Cluster, master: NodeConfig): void {
   // Decoded once per configuration with the random strings (the node's uid, the holders' uuids)
   // empty, as nodes and static pods are; this cluster's strings go into a copy. Decoding them per
   // creation also filled the decode cache with bodies never seen again, evicting the others.
-  const create = (ns: string, body: KObject, fill: (copy: KObject) => void) => {
-    const copy = cloneJSON(decodedOnce(R.leases, body));
+  const create = (ns: string, key: string, body: () => KObject, fill: (copy: KObject) => void) => {
+    const copy = cloneJSON(decodedOnce(c, R.leases, key, body));
     fill(copy);
     trusted(c, () => c.api.create(R.leases, ns, copy));
   };
@@ -169,27 +179,30 @@ function createLeases(c: Cluster, master: NodeConfig): void {
     const node = c.api.peek(R.nodes, undefined, n.name)!;
     create(
       "kube-node-lease",
-      {
+      `node ${n.name}`,
+      () => ({
         metadata: { name: n.name, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: n.name, uid: "" }] },
         spec: { holderIdentity: n.name, leaseDurationSeconds: 40, renewTime: now },
-      },
+      }),
       (l) => void (l.metadata.ownerReferences![0].uid = node.metadata.uid!),
     );
   }
   for (const name of ["kube-controller-manager", "kube-scheduler"]) {
     create(
       "kube-system",
-      { metadata: { name }, spec: { acquireTime: now, holderIdentity: "", leaseDurationSeconds: 15, leaseTransitions: 0, renewTime: now } },
+      name,
+      () => ({ metadata: { name }, spec: { acquireTime: now, holderIdentity: "", leaseDurationSeconds: 15, leaseTransitions: 0, renewTime: now } }),
       (l) => void ((l.spec as LeaseSpec).holderIdentity = `${master.name}_${rng.uuid()}`),
     );
   }
   const id = apiserverIdentity(master.name);
   create(
     "kube-system",
-    {
+    "apiserver identity",
+    () => ({
       metadata: { name: id, labels: { "apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": master.name } },
       spec: { holderIdentity: "", leaseDurationSeconds: 3600, renewTime: now },
-    },
+    }),
     (l) => void ((l.spec as LeaseSpec).holderIdentity = `${id}_${rng.uuid()}`),
   );
 }
@@ -227,7 +240,7 @@ export function nodeLabels(n: NodeConfig): Record<string, string> {
 
 function registerNode(c: Cluster, n: NodeConfig): void {
   const api = c.api;
-  trustedCreator(c).create(R.nodes, undefined, {
+  trustedCreator(c).create(R.nodes, undefined, n.name, () => ({
     metadata: {
       name: n.name,
       labels: nodeLabels(n),
@@ -242,7 +255,7 @@ function registerNode(c: Cluster, n: NodeConfig): void {
       podCIDRs: [n.podCIDR],
       ...(n.controlPlane ? { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } : {}),
     },
-  });
+  }));
   const now = rfc3339(c.clock.now());
   const cond = (type: string, status: string, reason: string, message: string) => ({
     type,
@@ -253,7 +266,7 @@ function registerNode(c: Cluster, n: NodeConfig): void {
     message,
   });
   // Decoded once per configuration with the node's IDs empty; this cluster's IDs go into a copy.
-  const decoded = decodedOnce(R.nodes, {
+  const decoded = decodedOnce(c, R.nodes, `${n.name} status`, () => ({
     metadata: { name: n.name },
     status: {
       capacity: { cpu: "2", "ephemeral-storage": "51175Mi", "hugepages-1Gi": "0", "hugepages-2Mi": "0", memory: "3969876Ki", pods: "110" },
@@ -282,7 +295,7 @@ function registerNode(c: Cluster, n: NodeConfig): void {
         architecture: "amd64",
       },
     },
-  });
+  }));
   const status = cloneJSON(decoded.status) as { nodeInfo: { machineID: string; systemUUID: string; bootID: string } };
   const rng = c.rng.get("bootstrap");
   status.nodeInfo.machineID = rng.uuid().replace(/-/g, "");
@@ -304,7 +317,7 @@ function createStaticPod(c: Cluster, node: NodeConfig, component: string): void 
   const image = component === "etcd" ? ETCD_IMAGE : `registry.k8s.io/${component}:${version}`;
   const nodeObj = c.api.peek(R.nodes, undefined, node.name)!;
   // Decoded once per configuration with the hashes and the node's uid empty (see decodedOnce).
-  const decoded = decodedOnce(R.pods, {
+  const decoded = decodedOnce(c, R.pods, `${component} ${node.name}`, () => ({
     metadata: {
       name: `${component}-${node.name}`,
       namespace: "kube-system",
@@ -325,7 +338,7 @@ function createStaticPod(c: Cluster, node: NodeConfig, component: string): void 
       priority: 2000001000,
       tolerations: [{ operator: "Exists", effect: "NoExecute" }],
     },
-  });
+  }));
   const pod = cloneJSON(decoded);
   const annotations = pod.metadata.annotations!;
   annotations["kubernetes.io/config.hash"] = c.rng.get("bootstrap").string(32, "0123456789abcdef");
