@@ -31,6 +31,7 @@ import {
   podFitsNodeAffinity,
   scaledValue,
   sortedMap,
+  knownGoJSON,
   splitKey,
 } from "./util.js";
 
@@ -601,7 +602,12 @@ export class DaemonSetController implements Controller {
       revision,
     };
     const existing = this.ctx.store.get(REVISIONS, ns, name) as ControllerRevision | undefined;
-    if (!existing) return this.ctx.api.create(R.controllerrevisions, ns, body) as ControllerRevision;
+    if (!existing) {
+      const created = this.ctx.api.create(R.controllerrevisions, ns, body) as ControllerRevision;
+      const stored = this.ctx.store.get(REVISIONS, ns, name) as ControllerRevision | undefined;
+      if (stored?.data && typeof stored.data === "object") knownGoJSON(stored.data, daemonSetPatchJSON(ds));
+      return created;
+    }
     if (goJSONStored(existing.data) === daemonSetPatchJSON(ds)) return existing;
     // A hash collision with a different template: bump collisionCount and try again next sync.
     const status = { ...(ds.status ?? {}), collisionCount: (ds.status?.collisionCount ?? 0) + 1 };

@@ -94,6 +94,15 @@ export function scaledValue(v: number | string | undefined, total: number, round
  * Revision data and templates are hashed and compared on every sync.
  */
 const storedJSON = new WeakMap<object, string>();
+
+/**
+ * Records that stored object `v` has goJSON `json`, known by construction (revision data is the
+ * JSON.parse of a goJSON, and goJSON of that gives the same bytes), so it is not serialized again.
+ */
+export function knownGoJSON(v: object, json: string): void {
+  storedJSON.set(v, json);
+}
+
 export function goJSONStored(v: unknown): string {
   if (v === null || typeof v !== "object") return goJSON(v);
   let s = storedJSON.get(v);
