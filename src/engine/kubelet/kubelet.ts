@@ -1195,15 +1195,36 @@ function sameCondition(prev: unknown, type: string, status: string, lastTransiti
 const CONDITION_KEYS = ["type", "status", "lastProbeTime", "lastTransitionTime"];
 const CONDITION_KEYS_REASON = ["type", "status", "lastProbeTime", "lastTransitionTime", "reason", "message"];
 
-function podCondition(type: string, status: string, lastTransitionTime: string, reason?: string, message?: string) {
-  return shared(`${type}|${status}|${lastTransitionTime}|${reason ?? ""}|${message ?? ""}`, () => ({
-    type,
-    status,
-    lastProbeTime: null,
-    lastTransitionTime,
-    ...(reason ? { reason, message } : {}),
-  }));
+function podCondition(type: string, status: string, lastTransitionTime: string, reason?: string, message?: string): PodConditionMade {
+  // The last condition made or found of this type first: pods that the kubelet handles one after
+  // another in one instant mostly have the same ones, and the shared table's key is a joined
+  // string (and the table a closure) per lookup.
+  const last = lastMade.get(type);
+  if (last && last.status === status && last.lastTransitionTime === lastTransitionTime && last.reason === reason && last.message === (reason ? message : undefined)) {
+    return last;
+  }
+  const key = `${type}|${status}|${lastTransitionTime}|${reason ?? ""}|${message ?? ""}`;
+  let v = sharedParts.get(key) as PodConditionMade | undefined;
+  if (v === undefined) {
+    v = reason ? { type, status, lastProbeTime: null, lastTransitionTime, reason, message } : { type, status, lastProbeTime: null, lastTransitionTime };
+    if (sharedParts.size >= 4096) sharedParts.clear();
+    sharedParts.set(key, v);
+  }
+  lastMade.set(type, v);
+  return v;
 }
+
+interface PodConditionMade {
+  type: string;
+  status: string;
+  lastProbeTime: null;
+  lastTransitionTime: string;
+  reason?: string;
+  message?: string;
+}
+
+/** The last condition podCondition returned, by type. */
+const lastMade = new Map<string, PodConditionMade>();
 
 const HEX_CODES = Array.from("0123456789abcdef", (ch) => ch.charCodeAt(0));
 /** A container id's character codes (reused: filled and read within one call). */
