@@ -161,9 +161,9 @@ export class Scheduler implements Controller {
     const pod = this.ctx.store.get(PODS, ns, name) as Pod | undefined;
     if (!pod || pod.spec.nodeName || pod.metadata.deletionTimestamp) return;
     if ((pod.spec.schedulerName ?? "default-scheduler") !== "default-scheduler") return;
-    const nodes = this.ctx.store.list(NODES) as Node[];
+    const nodes = this.ctx.store.listView(NODES) as readonly Node[];
     const fits: Node[] = [];
-    const failures = new Map<string, number>();
+    let failures: Map<string, number> | undefined;
     for (const n of nodes) {
       // NodeResourcesFit: a node holds at most status.allocatable.pods pods.
       const maxPods = Number(n.status?.allocatable?.pods ?? 110);
@@ -171,11 +171,12 @@ export class Scheduler implements Controller {
       if (!f) fits.push(n);
       else {
         const msg = failureMessage(f);
+        failures ??= new Map();
         failures.set(msg, (failures.get(msg) ?? 0) + 1);
       }
     }
     if (fits.length === 0) {
-      this.unschedulable(pod, nodes.length, failures);
+      this.unschedulable(pod, nodes.length, failures ?? new Map());
       return;
     }
     const node = this.pick(pod, fits);
@@ -195,14 +196,17 @@ export class Scheduler implements Controller {
     const owner = getControllerOf(pod)?.uid;
     const owned = owner ? this.placements.get(owner) : undefined;
     let best: Node[] = [];
-    let bestScore = [Infinity, Infinity];
+    let bestOwned = Infinity;
+    let bestAll = Infinity;
     for (const n of fits) {
       const name = n.metadata.name!;
-      const score = [owned?.get(name)?.pods ?? 0, this.perNode.get(name) ?? 0];
-      const cmp = score[0] - bestScore[0] || score[1] - bestScore[1];
+      const ownedHere = owned?.get(name)?.pods ?? 0;
+      const all = this.perNode.get(name) ?? 0;
+      const cmp = ownedHere - bestOwned || all - bestAll;
       if (cmp < 0) {
         best = [n];
-        bestScore = score;
+        bestOwned = ownedHere;
+        bestAll = all;
       } else if (cmp === 0) best.push(n);
     }
     return best.length === 1 ? best[0] : best[this.ctx.rng.get("schedule").int(best.length)];

@@ -139,6 +139,19 @@ export class Store {
     return out;
   }
 
+  /**
+   * `list` without the copy, for readers that only look: the array is the store's own and is
+   * replaced (never changed in place) by the next write to the resource.
+   */
+  listView(resource: string, namespace?: string): readonly KObject[] {
+    const b = this.buckets.get(resource);
+    if (!b) return [];
+    if (namespace) return b.listNs(namespace);
+    const nss = b.namespaces();
+    if (nss.length === 1) return b.listNs(nss[0]);
+    return this.list(resource);
+  }
+
   /** Unsorted iteration, for controllers that index by themselves. */
   *iterate(resource: string): IterableIterator<KObject> {
     const b = this.buckets.get(resource);
