@@ -33,6 +33,12 @@ export interface Controller {
   initialKeys?(): Iterable<string>;
 }
 
+interface Watcher {
+  c: Controller;
+  watch: Controller["watch"];
+  enqueue: (key: string) => void;
+}
+
 interface Timer {
   at: number;
   seq: number;
@@ -46,10 +52,14 @@ const MAX_RECONCILES = 1_000_000;
 export class ControllerManager {
   private readonly controllers: Controller[] = [];
   private readonly queues = new Map<Controller, Set<string>>();
-  /** Each controller with its queue's add, made once: a store event allocates no closures. */
-  private readonly watchers: { c: Controller; enqueue: (key: string) => void }[] = [];
+  /**
+   * Each controller with its queue's add, made once: a store event allocates no closures. The
+   * watch method is kept on the record (one shape for all), so the per-event call site does not
+   * load it from thirteen controller classes.
+   */
+  private readonly watchers: Watcher[] = [];
   /** The watchers of each resource, in the order controllers were added (made on first use). */
-  private readonly routes = new Map<string, { c: Controller; enqueue: (key: string) => void }[]>();
+  private readonly routes = new Map<string, Watcher[]>();
   private readonly timers: Timer[] = [];
   /** (controller, key, at) of pending timers: the same requeue is armed once. */
   private readonly armed = new Set<string>();
@@ -74,7 +84,7 @@ export class ControllerManager {
     this.controllers.push(c);
     const q = new Set<string>();
     this.queues.set(c, q);
-    this.watchers.push({ c, enqueue: (k) => void q.add(k) });
+    this.watchers.push({ c, watch: c.watch, enqueue: (k) => void q.add(k) });
     this.routes.clear();
   }
 
@@ -93,7 +103,7 @@ export class ControllerManager {
       route = this.watchers.filter((w) => !w.c.watches || w.c.watches(ev.resource));
       this.routes.set(ev.resource, route);
     }
-    for (const w of route) w.c.watch(ev, w.enqueue);
+    for (const w of route) w.watch.call(w.c, ev, w.enqueue);
   }
 
   requeueAt(controller: Controller, key: string, atMs: number): void {
