@@ -639,15 +639,19 @@ export class ApiServer {
     }
     this.eventSeq++;
     const suffix = eventNameSuffix(now, this.eventSeq);
-    // Built field by field in the order the apiserver serves them (no object spreads: this runs
-    // for every event, several per pod).
-    const involvedObject: Record<string, unknown> = { kind: ev.involvedInfo.kind };
-    if (o.metadata.namespace) involvedObject.namespace = o.metadata.namespace;
-    involvedObject.name = o.metadata.name;
-    involvedObject.uid = o.metadata.uid;
-    involvedObject.apiVersion = apiVersionOf(ev.involvedInfo);
-    involvedObject.resourceVersion = o.metadata.resourceVersion;
-    if (ev.fieldPath) involvedObject.fieldPath = ev.fieldPath;
+    // In the order the apiserver serves the fields, each shape one literal (no object spreads,
+    // and no fields added one by one, which outgrew the literal's room into a second store):
+    // this runs for every event, several per pod.
+    const kind = ev.involvedInfo.kind;
+    const apiVersion = apiVersionOf(ev.involvedInfo);
+    const { namespace: ins, name: iname, uid: iuid, resourceVersion } = o.metadata;
+    const involvedObject = ins
+      ? ev.fieldPath
+        ? { kind, namespace: ins, name: iname, uid: iuid, apiVersion, resourceVersion, fieldPath: ev.fieldPath }
+        : { kind, namespace: ins, name: iname, uid: iuid, apiVersion, resourceVersion }
+      : ev.fieldPath
+        ? { kind, name: iname, uid: iuid, apiVersion, resourceVersion, fieldPath: ev.fieldPath }
+        : { kind, name: iname, uid: iuid, apiVersion, resourceVersion };
     const source = this.eventSource(ev.component, ev.host);
     const name = `${o.metadata.name}.${suffix}`;
     const event: KObject = {
