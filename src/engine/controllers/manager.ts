@@ -61,8 +61,11 @@ export class ControllerManager {
   /** The watchers of each resource, in the order controllers were added (made on first use). */
   private readonly routes = new Map<string, Watcher[]>();
   private readonly timers: Timer[] = [];
-  /** (controller, key, at) of pending timers: the same requeue is armed once. */
-  private readonly armed = new Set<string>();
+  /**
+   * (controller, key, at) of pending timers: the same requeue is armed once. By controller, then
+   * key, then times: no joined string to build and hash per requeue (thousands per scale step).
+   */
+  private readonly armed = new Map<Controller, Map<string, number[]>>();
   private seq = 0;
   private settling = false;
   /** Reconciles run so far, for tests and benchmarks. */
@@ -111,9 +114,7 @@ export class ControllerManager {
       this.enqueue(controller, key);
       return;
     }
-    const id = `${controller.name}|${atMs}|${key}`;
-    if (this.armed.has(id)) return;
-    this.armed.add(id);
+    if (!this.arm(controller, key, atMs)) return;
     const t: Timer = { at: atMs, seq: this.seq++, controller, key };
     // Binary insertion keeps timers ordered by (at, seq): deterministic firing order.
     let lo = 0;
@@ -125,6 +126,29 @@ export class ControllerManager {
       else hi = mid;
     }
     this.timers.splice(lo, 0, t);
+  }
+
+  /** Marks (c, key, at) armed; false if it already was. */
+  private arm(c: Controller, key: string, at: number): boolean {
+    let byKey = this.armed.get(c);
+    if (!byKey) this.armed.set(c, (byKey = new Map()));
+    const times = byKey.get(key);
+    if (!times) {
+      byKey.set(key, [at]);
+      return true;
+    }
+    if (times.includes(at)) return false;
+    times.push(at);
+    return true;
+  }
+
+  private disarm(c: Controller, key: string, at: number): void {
+    const byKey = this.armed.get(c);
+    const times = byKey?.get(key);
+    if (!byKey || !times) return;
+    const i = times.indexOf(at);
+    if (i >= 0) times.splice(i, 1);
+    if (times.length === 0) byKey.delete(key);
   }
 
   /** Pending timers as data, in firing order: [at, controller name, key]. */
@@ -140,9 +164,7 @@ export class ControllerManager {
     const byName = new Map(this.controllers.map((c) => [c.name, c]));
     for (const [at, name, key] of saved) {
       const c = byName.get(name);
-      const id = `${name}|${at}|${key}`;
-      if (c && !this.armed.has(id)) {
-        this.armed.add(id);
+      if (c && this.arm(c, key, at)) {
         this.timers.push({ at, seq: this.seq++, controller: c, key });
       }
     }
@@ -204,7 +226,7 @@ export class ControllerManager {
       this.clock.set(at);
       while (this.timers.length && this.timers[0].at === at) {
         const t = this.timers.shift()!;
-        this.armed.delete(`${t.controller.name}|${t.at}|${t.key}`);
+        this.disarm(t.controller, t.key, t.at);
         this.enqueue(t.controller, t.key);
       }
       this.settle();
