@@ -580,6 +580,16 @@ function sameExcept(u: object | null | undefined, v: object | null | undefined, 
   return n === 0;
 }
 
+/**
+ * One address's subset before repacking (a module function: under tsx an inner named closure is
+ * re-named per call, here once per pod of every sync).
+ */
+function podSubset(epa: EndpointAddress, ready: boolean, epp: EndpointPort | undefined): EndpointSubset {
+  const s: EndpointSubset = ready ? { addresses: [epa] } : { notReadyAddresses: [epa] };
+  if (epp) s.ports = [epp];
+  return s;
+}
+
 /** The address family the Service's Endpoints carry (its first ipFamily). */
 function serviceFamily(svc: Service, pod: Pod): "IPv4" | "IPv6" {
   const fam = svc.spec?.ipFamilies?.[0];
@@ -697,13 +707,8 @@ export class EndpointsController implements Controller {
       epa.nodeName = pod.spec.nodeName ?? "";
       epa.targetRef = { kind: "Pod", namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid };
       const ready = publish || isPodReady(pod);
-      const add = (epp: EndpointPort | undefined) => {
-        const s: EndpointSubset = ready ? { addresses: [epa] } : { notReadyAddresses: [epa] };
-        if (epp) s.ports = [epp];
-        subsets.push(s);
-      };
       if (!ports.length) {
-        if (svc.spec?.clusterIP === "None") add(undefined);
+        if (svc.spec?.clusterIP === "None") subsets.push(podSubset(epa, ready, undefined));
         continue;
       }
       for (const sp of ports) {
@@ -712,7 +717,7 @@ export class EndpointsController implements Controller {
         // core/v1 EndpointPort: name is omitempty.
         const epp: EndpointPort = sp.name ? { name: sp.name, port: num, protocol: sp.protocol ?? "TCP" } : { port: num, protocol: sp.protocol ?? "TCP" };
         if (sp.appProtocol !== undefined) epp.appProtocol = sp.appProtocol;
-        add(epp);
+        subsets.push(podSubset(epa, ready, epp));
       }
     }
     return subsets;

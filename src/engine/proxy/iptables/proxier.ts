@@ -450,6 +450,11 @@ function compareEndpointStrings(a: EndpointInfo, b: EndpointInfo): number {
 /** Incremental syncs of at most this many service ports splice the shared chains instead of rebuilding them. */
 const SPLICE_MAX = 64;
 
+/** Appends `src` (if any) to `dst` (a module function: under tsx an inner one is re-named per call). */
+function appendRules(dst: Rule[], src: Rule[] | undefined): void {
+  if (src) for (let i = 0; i < src.length; i++) dst.push(src[i]);
+}
+
 /** The record fields that go into the chains all services write into, in assembleShared's terms. */
 const SHARED_FIELDS: ReadonlyArray<{
   field: "natServices" | "natNodePorts" | "filterServices" | "filterExternal" | "filterNodePorts" | "filterFirewall";
@@ -793,17 +798,14 @@ export class IptablesProxier implements Proxier {
     const fExternal: Rule[] = [];
     const fNodePorts: Rule[] = [];
     const fFirewall: Rule[] = [];
-    const append = (dst: Rule[], src: Rule[] | undefined) => {
-      if (src) for (let i = 0; i < src.length; i++) dst.push(src[i]);
-    };
     for (const key of this.keys) {
       const r = this.records.get(key)!;
-      append(natServices, r.natServices);
-      append(natNodePorts, r.natNodePorts);
-      append(fServices, r.filterServices);
-      append(fExternal, r.filterExternal);
-      append(fNodePorts, r.filterNodePorts);
-      append(fFirewall, r.filterFirewall);
+      appendRules(natServices, r.natServices);
+      appendRules(natNodePorts, r.natNodePorts);
+      appendRules(fServices, r.filterServices);
+      appendRules(fExternal, r.filterExternal);
+      appendRules(fNodePorts, r.filterNodePorts);
+      appendRules(fFirewall, r.filterFirewall);
     }
     // Finally, tail-call to the nodePorts chain. This must come after all other service rules.
     const tail = comment(NODEPORTS_TAIL_COMMENT);
