@@ -244,11 +244,6 @@ export class ApiServer {
   }
 
   /**
-   * A controller's pods are made from one stored template spec, and defaulting makes the same spec
-   * of it every time: the pods share that one (stored objects are never changed; binding copies
-   * the spec's top level to set nodeName). The result is always what defaulting produced.
-   */
-  /**
    * The defaulted spec made before from the body's spec object, if any. Pod defaulting reads
    * nothing but the spec, and a trusted body's spec is a stored object (never changed), so the
    * result is the same. Paranoid mode (tests) still defaults a copy and checks that it is.
@@ -265,6 +260,11 @@ export class ApiServer {
     return known;
   }
 
+  /**
+   * A controller's pods are made from one stored template spec, and defaulting makes the same spec
+   * of it every time: the pods share that one (stored objects are never changed; binding copies
+   * the spec's top level to set nodeName). The result is always what defaulting produced.
+   */
   private sharedPodSpec(body: unknown, spec: unknown): unknown {
     const from = (body as { spec?: unknown }).spec;
     if (!from || typeof from !== "object") return spec;
