@@ -136,7 +136,7 @@ describe("ClusterCore persistence", () => {
     expect(logRows()).toEqual([]);
   });
 
-  it("a #kubelet row that still holds the logs (rows written before log rows) restores, and moves them", async () => {
+  it("a #kubelet row that still holds the logs (rows written before log rows) restores, and moves them; stray log rows go", async () => {
     const { core, rows, run } = await setup("clusterip-web");
     const pod = (await run("kubectl get pods -l app=web -o name")).stdout.split("\n")[0].replace("pod/", "");
     await run(`curl -s http://$(kubectl get pod ${pod} -o jsonpath='{.status.podIP}')/ >/dev/null`);
@@ -144,11 +144,14 @@ describe("ClusterCore persistence", () => {
     // The old layout: logs inside #kubelet, no log rows.
     const old = new Map([...rows.objects].filter(([k]) => !k.startsWith("#log|")));
     old.set("#kubelet", JSON.stringify(core.cluster.kubelet.save()));
+    // And a log row no container has (its pod's deletion not written): the next write deletes it.
+    old.set("#log|default/gone|web|0", JSON.stringify([{ t: 0, line: "left behind" }]));
     const again = ClusterCore.restore("c1", { meta: rows.meta, objects: [...old] }, sessionShell);
     expect((await again.exec(`kubectl logs ${pod}`, Date.now(), DEFAULT_LIMITS)).stdout).toBe(logs);
     const d = again.takeDeltaIfChanged()!;
     expect(d.upserts.some(([k]) => k.startsWith(`#log|default/${pod}|`))).toBe(true);
     expect(d.upserts.find(([k]) => k === "#kubelet")![1]).not.toContain('"line"');
+    expect(d.deletes).toContain("#log|default/gone|web|0");
   });
 
   it("a restored cluster's meta row holds only the meta, not copies of the side rows", async () => {

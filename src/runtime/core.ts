@@ -420,7 +420,7 @@ export class ClusterCore {
     const upserts: Array<[string, string]> = [];
     const deletes: string[] = [];
     if (this.full) {
-      for (const [k, b] of this.state().objects) if (!k.startsWith("#")) upserts.push([k, b]);
+      upserts.push(...this.objectRows());
     } else {
       for (const k of this.dirty) {
         const i = k.indexOf(SEP);
@@ -481,11 +481,15 @@ export class ClusterCore {
 
   /** The whole cluster in its persisted form (forks, snapshots in history). */
   state(): ClusterState {
-    const objects: Array<[string, string]> = [];
+    return { meta: this.metaJSON(), objects: [...this.objectRows(), ...this.sideRows(), ...this.allLogRows()] };
+  }
+
+  /** A row for every object in the store. */
+  private objectRows(): Array<[string, string]> {
+    const rows: Array<[string, string]> = [];
     const store = this.cluster.store;
-    for (const r of store.resources()) for (const o of store.iterate(r)) objects.push([rowKey(r, o), JSON.stringify(o)]);
-    objects.push(...this.sideRows(), ...this.allLogRows());
-    return { meta: this.metaJSON(), objects };
+    for (const r of store.resources()) for (const o of store.iterate(r)) rows.push([rowKey(r, o), JSON.stringify(o)]);
+    return rows;
   }
 
   /** A read-only summary for share links and the cluster route. */
@@ -566,6 +570,9 @@ function decodeState(state: ClusterState): { snapshot: ClusterSnapshot; shell: u
       logRows.set(stream, { count: c.logs.length, chunks: chunks.length });
     }
   }
+  // Rows of a log no container has (its pod went while a delete was not written): tracked, so the
+  // next write deletes them.
+  for (const [stream, chunks] of logChunks) if (!logRows.has(stream)) logRows.set(stream, { count: 0, chunks: chunks.length });
   const { shell, lab: _l, tenantId: _t, createdAt: _c, lastActive: _a, ...rest } = meta;
   return { snapshot: { ...rest, objects }, shell, meta, logRows };
 }
