@@ -122,20 +122,18 @@ const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - perfo
       }
       if (c.sock) c.sock.destroy();
     }));
-    const cpu = process.cpuUsage(cpu0);
-    process.stdout.write(JSON.stringify({ lat, codes, elapsed: performance.now() - t0, clientCpuMs: (cpu.user + cpu.system) / 1000 }));
-    return;
+  } else {
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      const c = new Conn();
+      for (;;) {
+        if (durationMs ? performance.now() >= until : next >= jobs.length) break;
+        const [ms, code] = await c.send(requests[next++ % jobs.length]);
+        lat.push(ms);
+        codes[code] = (codes[code] || 0) + 1;
+      }
+      if (c.sock) c.sock.destroy();
+    }));
   }
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    const c = new Conn();
-    for (;;) {
-      if (durationMs ? performance.now() >= until : next >= jobs.length) break;
-      const [ms, code] = await c.send(requests[next++ % jobs.length]);
-      lat.push(ms);
-      codes[code] = (codes[code] || 0) + 1;
-    }
-    if (c.sock) c.sock.destroy();
-  }));
   const elapsed = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   process.stdout.write(JSON.stringify({ lat, codes, elapsed, clientCpuMs: (cpu.user + cpu.system) / 1000 }));

@@ -136,6 +136,10 @@ type SnapshotMeta = ReturnType<Cluster["snapshotMeta"]>;
 const LOG_PREFIX = "#log|";
 const LOG_CHUNK = 256;
 const logRowKey = (stream: string, n: number) => `${LOG_PREFIX}${stream}|${n}`;
+/** The rows of `lines`, a log's lines from row `first` on (first * LOG_CHUNK) to its end. */
+function pushLogRows(rows: Array<[string, string]>, stream: string, first: number, lines: readonly LogLine[]): void {
+  for (let n = first, i = 0; i < lines.length; n++, i += LOG_CHUNK) rows.push([logRowKey(stream, n), JSON.stringify(lines.slice(i, i + LOG_CHUNK))]);
+}
 /** A log as its rows hold it: the kubelet's epoch it was written at, lines and rows. */
 interface PersistedLog {
   epoch: number;
@@ -357,8 +361,7 @@ export class ClusterCore {
       const same = !all && was !== undefined && was.epoch === epoch;
       if (same && was.count === count) continue;
       const first = same ? Math.floor(was.count / LOG_CHUNK) : 0;
-      const lines = kubelet.logLinesFrom(key, first * LOG_CHUNK);
-      for (let n = first, i = 0; i < lines.length; n++, i += LOG_CHUNK) upserts.push([logRowKey(key, n), JSON.stringify(lines.slice(i, i + LOG_CHUNK))]);
+      pushLogRows(upserts, key, first, kubelet.logLinesFrom(key, first * LOG_CHUNK));
       const chunks = Math.ceil(count / LOG_CHUNK);
       if (was && !all) for (let n = chunks; n < was.chunks; n++) deletes.push(logRowKey(key, n));
       this.logs.set(key, { epoch, count, chunks });
@@ -374,10 +377,7 @@ export class ClusterCore {
   private allLogRows(): Array<[string, string]> {
     const kubelet = this.cluster.kubelet;
     const rows: Array<[string, string]> = [];
-    for (const { key } of kubelet.logStreams()) {
-      const lines = kubelet.logLinesFrom(key, 0);
-      for (let n = 0, i = 0; i < lines.length; n++, i += LOG_CHUNK) rows.push([logRowKey(key, n), JSON.stringify(lines.slice(i, i + LOG_CHUNK))]);
-    }
+    for (const { key } of kubelet.logStreams()) pushLogRows(rows, key, 0, kubelet.logLinesFrom(key, 0));
     return rows;
   }
 
