@@ -115,19 +115,18 @@ export function createApp(deps: AppDeps): Hono<Env> {
     if (tenantsByKey.size > 50_000) tenantsByKey.clear();
     tenantsByKey.set(key, { tenant, at: now() });
     // The tenant's clusters are then reached with their tokens, which look the tenant up by id.
-    if (tenant) rememberTenant(tenant);
+    if (tenant) rememberTenant(tenant.id, tenant);
     return tenant;
   };
-  const rememberTenant = (tenant: Tenant): void => {
+  const rememberTenant = (id: string, tenant: Tenant | undefined): void => {
     if (tenantsById.size > 50_000) tenantsById.clear();
-    tenantsById.set(tenant.id, { tenant, at: now() });
+    tenantsById.set(id, { tenant, at: now() });
   };
   const tenantById = async (id: string): Promise<Tenant | undefined> => {
     const hit = tenantsById.get(id);
     if (hit && now() - hit.at < CACHE_MS) return hit.tenant;
     const tenant = await deps.platform.tenant(id);
-    if (tenantsById.size > 50_000) tenantsById.clear();
-    tenantsById.set(id, { tenant, at: now() });
+    rememberTenant(id, tenant);
     return tenant;
   };
 
