@@ -163,5 +163,7 @@ describe("ClusterCore persistence", () => {
     const meta = JSON.parse(d.meta) as Record<string, unknown>;
     for (const side of ["config", "kubelet", "shell"]) expect(meta, side).not.toHaveProperty(side);
     expect(d.meta.length).toBeLessThan(rows.objects.get("#kubelet")!.length);
+    // Exactly the engine's meta and the host's fields.
+    expect(meta).toEqual({ ...again.cluster.snapshotMeta(), lab: "empty", tenantId: null, createdAt: again.createdAt, lastActive: again.lastActive });
   });
 });

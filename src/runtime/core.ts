@@ -317,10 +317,12 @@ export class ClusterCore {
   }
 
   /** The meta row as JSON (small: written on every acknowledged write). */
-  metaJSON(snap: SnapshotMeta = this.cluster.snapshotMeta()): string {
-    // Everything the engine's snapshot holds but objects, config and kubelet (their own rows).
-    const meta: Omit<Meta, "config" | "kubelet" | "shell"> = { ...snap, ...this.meta };
-    return JSON.stringify(meta);
+  metaJSON(snap: SnapshotMeta = this.cluster.snapshotMeta(), key = ClusterCore.metaKey(snap)): string {
+    // Everything the engine's snapshot holds but objects, config and kubelet (their own rows):
+    // its clock, the rest as serialized once for the change check (metaKey), and the host's
+    // fields. Parsed back, it is { ...snap, ...this.meta }.
+    const host: Pick<Meta, "lab" | "tenantId" | "createdAt" | "lastActive"> = this.meta;
+    return `{"clock":${JSON.stringify(snap.clock)},${key.slice(1, -1)},${JSON.stringify(host).slice(1)}`;
   }
 
   /**
@@ -441,7 +443,7 @@ export class ClusterCore {
       this.logsRev = kubeletRev;
       this.logDelta(this.full, upserts, deletes);
     }
-    const d: Delta = { meta: this.metaJSON(snap), upserts, deletes, full: this.full };
+    const d: Delta = { meta: this.metaJSON(snap, key), upserts, deletes, full: this.full };
     this.full = false;
     this.dirty.clear();
     return d;
