@@ -19,7 +19,7 @@ export interface Job {
 
 const CODE = `
 const net = require("node:net");
-const { port, jobs, concurrency, durationMs, periodMs } = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+const { port, jobs, concurrency, durationMs, periodMs, bursts } = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
 const requests = jobs.map((j) => {
   let head = j.method + " " + j.path + " HTTP/1.1\\r\\nHost: 127.0.0.1:" + port + "\\r\\n";
   if (j.token) head += "Authorization: Bearer " + j.token + "\\r\\n";
@@ -106,7 +106,25 @@ const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - perfo
   const until = durationMs ? performance.now() + durationMs : Infinity;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  if (periodMs) {
+  const byRound = [];
+  if (bursts) {
+    // Bursts on open connections: connection i sends job r * concurrency + i in burst r, and
+    // burst r + 1 starts when every response of burst r is in. Connections are opened by the
+    // first burst and kept (keep-alive), as a browser or kubectl keeps its connection.
+    const conns = Array.from({ length: concurrency }, () => new Conn());
+    for (let r = 0; r * concurrency < jobs.length; r++) {
+      const round = [];
+      await Promise.all(conns.map(async (c, i) => {
+        const job = r * concurrency + i;
+        if (job >= jobs.length) return;
+        const [ms, code] = await c.send(requests[job]);
+        round.push(ms);
+        codes[code] = (codes[code] || 0) + 1;
+      }));
+      byRound.push(round);
+    }
+    for (const c of conns) if (c.sock) c.sock.destroy();
+  } else if (periodMs) {
     // Paced: client i sends jobs i, i + concurrency, ... one every periodMs, the clients' phases
     // spread evenly over the period. Latency counts from when a request was due (a late send
     // counts its wait), so a slow server cannot hide behind its own backlog.
@@ -136,12 +154,14 @@ const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - perfo
   }
   const elapsed = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  process.stdout.write(JSON.stringify({ lat, codes, elapsed, clientCpuMs: (cpu.user + cpu.system) / 1000 }));
+  process.stdout.write(JSON.stringify({ lat: bursts ? byRound.flat() : lat, byRound, codes, elapsed, clientCpuMs: (cpu.user + cpu.system) / 1000 }));
 })().catch((e) => { console.error(e); process.exit(1); });
 `;
 
 export interface LoadResult {
   lat: number[];
+  /** With `bursts`: each burst's latencies (the first one's include opening the connections). */
+  byRound: number[][];
   codes: Record<string, number>;
   elapsed: number;
   /** CPU time of this (the server's) process during the run, ms. */
@@ -155,9 +175,10 @@ export interface LoadResult {
  * one is answered, for `durationMs` (cycling through the jobs) or until every job has run. With
  * `periodMs`, paced instead: connection i sends jobs i, i + concurrency, ... one per period, the
  * connections' phases spread evenly over it (an open-loop load: latencies count from when a
- * request was due).
+ * request was due). With `bursts`, in bursts on kept connections: connection i sends job
+ * r * concurrency + i in burst r, and each burst starts when the last one is answered.
  */
-export function load(port: number, jobs: Job[], concurrency: number, durationMs = 0, periodMs = 0): Promise<LoadResult> {
+export function load(port: number, jobs: Job[], concurrency: number, durationMs = 0, periodMs = 0, bursts = false): Promise<LoadResult> {
   return new Promise((res, rej) => {
     const child = spawn(process.execPath, ["-e", CODE], { stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
@@ -171,6 +192,6 @@ export function load(port: number, jobs: Job[], concurrency: number, durationMs 
       if (code !== 0) return rej(new Error(`load generator exited with ${code}`));
       res({ ...(JSON.parse(out) as Omit<LoadResult, "serverCpuMs">), serverCpuMs: (cpu.user + cpu.system) / 1000 });
     });
-    child.stdin.end(JSON.stringify({ port, jobs, concurrency, durationMs, periodMs }));
+    child.stdin.end(JSON.stringify({ port, jobs, concurrency, durationMs, periodMs, bursts }));
   });
 }

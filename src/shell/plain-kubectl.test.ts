@@ -64,6 +64,15 @@ describe("plain kubectl lines", () => {
     expect(direct.saved).toBe(bash.saved);
   });
 
+  it("see the kubeconfig removed, moved and restored between lines", async () => {
+    const lines = ["kubectl get svc -o name", "mv ~/.kube/config /tmp/kc", "kubectl get svc -o name", "export KUBECONFIG=/tmp/kc", "kubectl get svc -o name", "unset KUBECONFIG", "kubectl get svc -o name", "cp /tmp/kc ~/.kube/config", "kubectl get svc -o name", "rm ~/.kube/config", "kubectl get svc -o name"];
+    const direct = await transcript(true, lines);
+    const bash = await transcript(false, lines);
+    expect(direct.out).toEqual(bash.out);
+    const errs = direct.out.map((o) => (o as { stderr: string }).stderr.includes("localhost:8080 was refused"));
+    expect(errs).toEqual([false, false, true, false, false, false, true, false, false, false, true]);
+  });
+
   it("hit bash's output limit the same way", async () => {
     const lines = ["kubectl get pods -A -o yaml", "kubectl get svc -o name"];
     const direct = await transcript(true, lines, { outputCap: 200 });

@@ -134,6 +134,7 @@ export class Session {
   private readonly opts: SessionOptions;
   private stdin = "";
   private fsWrites = 0;
+  private kubeconfigSeen?: { key: string; found: boolean };
 
   constructor(cluster: Cluster, opts: SessionOptions = {}) {
     this.cluster = cluster;
@@ -457,11 +458,19 @@ export class Session {
     return kubectl(args, this.kubectlContext(cwd, stdin));
   }
 
-  /** Whether kubectl finds a kubeconfig on this node: $KUBECONFIG's files, else ~/.kube/config. */
+  /**
+   * Whether kubectl finds a kubeconfig on this node: $KUBECONFIG's files, else ~/.kube/config.
+   * The answer is kept until a file system write (fsWrites) or another node, directory or
+   * $KUBECONFIG: looking the files up cost more than the rest of a plain kubectl line's shell.
+   */
   private async hasKubeconfig(env: string | undefined, cwd: string): Promise<boolean> {
+    const key = `${this.fsWrites}|${this.node}|${cwd}|${env ?? ""}`;
+    if (this.kubeconfigSeen?.key === key) return this.kubeconfigSeen.found;
     const paths = env ? env.split(":").filter(Boolean) : [`${HOME}/.kube/config`];
-    for (const p of paths) if (await this.fs.exists(this.fs.resolvePath(cwd, p))) return true;
-    return false;
+    let found = false;
+    for (const p of paths) if ((found = await this.fs.exists(this.fs.resolvePath(cwd, p)))) break;
+    this.kubeconfigSeen = { key, found };
+    return found;
   }
 
   private kubectlContext(cwd: string, stdin: string): KubectlContext {
