@@ -122,6 +122,8 @@ export type StreamName = "uid" | "event" | "name" | "alloc" | "schedule" | "runt
  */
 export class RandomStreams {
   private readonly streams = new Map<string, Rng>();
+  /** The streams in name order (state() runs on every acknowledged write; streams are few and rarely new). */
+  private sorted?: Array<[string, Rng]>;
 
   constructor(
     private readonly seed: number | string,
@@ -135,13 +137,15 @@ export class RandomStreams {
     if (!r) {
       r = new Rng(`${String(this.seed)}/${name}`);
       this.streams.set(name, r);
+      this.sorted = undefined;
     }
     return r;
   }
 
   state(): Record<string, RngState> {
     const out: Record<string, RngState> = {};
-    for (const name of [...this.streams.keys()].sort()) out[name] = this.streams.get(name)!.state();
+    this.sorted ??= [...this.streams].sort(([a], [b]) => (a < b ? -1 : 1));
+    for (const [name, rng] of this.sorted) out[name] = rng.state();
     return out;
   }
 }

@@ -46,6 +46,19 @@ describe("ClusterCore persistence", () => {
     }
   });
 
+  it("preparing a restored cluster persists nothing, and its first write only what changed", async () => {
+    const { rows, restored } = await setup("clusterip-web");
+    const again = restored();
+    const before = JSON.stringify(again.cluster.snapshot());
+    again.prepare();
+    expect(JSON.stringify(again.cluster.snapshot())).toBe(before);
+    await again.exec("kubectl create configmap one --from-literal=a=b", Date.now(), DEFAULT_LIMITS);
+    const d = again.takeDeltaIfChanged()!;
+    expect(d.upserts.map(([k]) => k)).toEqual(["configmaps|default/one"]);
+    rows.apply(d);
+    expect(rows.objects.get("#kubelet")).toBe(JSON.stringify(again.cluster.kubelet.save({ logs: false })));
+  });
+
   it("the terminal's files and working directory are persisted", async () => {
     const { run, restored } = await setup("empty");
     expect((await run("mkdir -p /root/lab && echo hello > /root/lab/f")).delta).not.toBeNull();

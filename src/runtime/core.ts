@@ -278,14 +278,29 @@ export class ClusterCore {
     this.meta.lastActive = now;
   }
 
+  /** Counts the requests each pod answers (traffic runs); builds the cluster's data plane. */
+  private observeTraffic(): void {
+    if (this.observingTraffic) return;
+    dataplaneOf(this.cluster).observe((c) => this.countTraffic(c));
+    this.observingTraffic = true;
+  }
+
+  /**
+   * Builds now what the first command would otherwise build (for a host warming engines in the
+   * background): the data plane, and the side rows' serialized forms, which restoring made
+   * stale (it reconciles every pod, moving the kubelet's revision) and the first write would
+   * serialize again to compare. Changes nothing that is persisted.
+   */
+  prepare(): void {
+    this.observeTraffic();
+    this.sideRows();
+  }
+
   /** Runs one command line; throws LimitError when the result breaks a limit (the host then discards this core). */
   async exec(command: string, now: number, limits: Limits): Promise<ExecResult> {
     this.tick(now);
     this.touch(now);
-    if (!this.observingTraffic) {
-      dataplaneOf(this.cluster).observe((c) => this.countTraffic(c));
-      this.observingTraffic = true;
-    }
+    this.observeTraffic();
     const tally = (this.tally = new Map());
     let r;
     try {
