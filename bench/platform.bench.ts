@@ -1,5 +1,6 @@
 // Platform benchmarks on the Node server (in process, over real HTTP on loopback):
-// create-cluster latency, exec throughput on one cluster, 200 tenants at once, batched history
+// create-cluster latency, exec throughput on one cluster, 200 tenants at once (on kept connections
+// and on new ones, with a bare node:http server's floor for both), batched history
 // writes, memory per idle cluster, and what per-object persistence saves over whole snapshots.
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
