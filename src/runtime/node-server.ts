@@ -49,6 +49,9 @@ export interface NodeServer {
   close(): Promise<void>;
 }
 
+/** How long an idle client connection is kept open (node:http's default is 5 s). */
+const KEEP_ALIVE_MS = 120_000;
+
 function databaseUrl(dataDir: string): string {
   return `file:${join(dataDir, "servicelab.db")}`;
 }
@@ -120,6 +123,13 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
       res(s);
     });
   });
+  // A client's connection stays open between a student's commands: Node's default closes it
+  // after 5 s idle, so nearly every command paid a new TCP connection and HTTP parser (on two
+  // cores, a class's simultaneous commands cost several times as much on new connections; see
+  // the platform benchmark). 120 s outlasts the clients' own idle timeouts (kubectl's Go
+  // transport: 90 s), so it is the client that closes an idle connection, never the server
+  // while a request is on its way.
+  (server as import("node:http").Server).keepAliveTimeout = KEEP_ALIVE_MS;
   // kubectl exec/attach/port-forward fall back to SPDY after a refused WebSocket; an upgrade the
   // WebSocket server does not take would hang forever, so it is refused with a Status.
   server.on("upgrade", (req, socket) => {

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { clusterRoutes } from "./contract.js";
@@ -34,6 +35,26 @@ describe("public contract", () => {
     const after = await h.req("POST", `/v1/clusters/${c.body.id}/exec`, { token: c.body.token, body: { command: "echo" } });
     expect(after.status).toBe(404);
   });
+
+  it("keeps an idle client connection open between commands (past node:http's 5 s)", async () => {
+    const sock = connect(h.s.port, "127.0.0.1");
+    let buf = "";
+    let closed = false;
+    sock.setEncoding("latin1");
+    sock.on("data", (d: string) => (buf += d));
+    sock.on("close", () => (closed = true));
+    const ask = async () => {
+      buf = "";
+      sock.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+      for (let i = 0; i < 200 && !/\r\n\r\n\{"ok":true\}$/.test(buf); i++) await new Promise((r) => setTimeout(r, 10));
+      return buf;
+    };
+    expect(await ask()).toMatch(/^HTTP\/1\.1 200 [^]*\r\nKeep-Alive: timeout=120\r\n/i);
+    await new Promise((r) => setTimeout(r, 6000));
+    expect(closed).toBe(false);
+    expect(await ask()).toMatch(/^HTTP\/1\.1 200 /);
+    sock.destroy();
+  }, 15_000);
 
   it("the shell's state persists between calls", async () => {
     const c = await h.cluster();
