@@ -16,8 +16,9 @@ class Rows {
     for (const k of d.deletes) this.objects.delete(k);
     this.meta = d.meta;
   }
+  /** The rows in key order, as a primary-key scan returns them (not in the order written). */
   state(): ClusterState {
-    return { meta: this.meta, objects: [...this.objects] };
+    return { meta: this.meta, objects: [...this.objects].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) };
   }
 }
 
@@ -56,7 +57,33 @@ describe("ClusterCore persistence", () => {
     const d = again.takeDeltaIfChanged()!;
     expect(d.upserts.map(([k]) => k)).toEqual(["configmaps|default/one"]);
     rows.apply(d);
-    expect(rows.objects.get("#kubelet")).toBe(JSON.stringify(again.cluster.kubelet.save({ logs: false })));
+    expect(rows.objects.get("#kubelet")).toBe(JSON.stringify(again.cluster.kubelet.saveShared()));
+    // Each pod's runtime in a row of its own, in the kubelet's order.
+    const podRows = [...rows.objects].filter(([k]) => k.startsWith("#kpod|"));
+    const saved = again.cluster.kubelet.save({ logs: false }).pods;
+    expect(podRows.map(([k, b]) => [k.slice("#kpod|".length), JSON.parse(b)]).sort((a, b) => a[1].seq - b[1].seq)).toEqual(saved.map(([k, p]) => [k, { seq: expect.any(Number), pod: p }]));
+  });
+
+  it("the kubelet's runtime lives in a row per pod: a pod's change writes its row, and the order survives", async () => {
+    const { core, rows, run, restored } = await setup("clusterip-web");
+    const same = () => expect(JSON.stringify(restored().cluster.kubelet.save())).toBe(JSON.stringify(core.cluster.kubelet.save()));
+    await run("kubectl scale deployment web --replicas=5");
+    await run("sleep 5");
+    same();
+    // A pod replaced (same name pattern, new pod) goes after the others, deleted ones' rows go.
+    const pods = (await run("kubectl get pods -l app=web -o name")).stdout.trim().split("\n").map((p) => p.replace("pod/", ""));
+    await run(`kubectl delete pod ${pods[1]} --grace-period=0 --force`);
+    await run("kubectl scale deployment web --replicas=3");
+    await run("sleep 5");
+    same();
+    const podRows = [...rows.objects.keys()].filter((k) => k.startsWith("#kpod|")).map((k) => k.slice(6)).sort();
+    expect(podRows).toEqual(core.cluster.kubelet.podStates().map((p) => p.key).sort());
+    expect(podRows).not.toContain(`default/${pods[1]}`);
+    // A file written in one pod's container writes that pod's row only.
+    const one = (await run("kubectl get pods -l app=web -o name")).stdout.split("\n")[0].replace("pod/", "");
+    const w = await run(`kubectl exec ${one} -- sh -c 'echo x > /tmp/x'`);
+    expect(w.delta!.upserts.map(([k]) => k)).toEqual([`#kpod|default/${one}`]);
+    same();
   });
 
   it("the terminal's files and working directory are persisted", async () => {
@@ -83,7 +110,8 @@ describe("ClusterCore persistence", () => {
     expect(pod).toMatch(/^web-/);
     const w = await run(`kubectl exec ${pod} -- sh -c 'echo inside > /tmp/note'`);
     expect(w.exitCode).toBe(0);
-    expect(w.delta?.upserts.map(([k]) => k)).toContain("#kubelet");
+    // Only that pod's row: not the kubelet's whole state.
+    expect(w.delta?.upserts.map(([k]) => k)).toEqual([`#kpod|default/${pod}`]);
     const ip = (await run(`kubectl get pod ${pod} -o jsonpath='{.status.podIP}'`)).stdout;
     const c = await run(`curl -s http://${ip}/`);
     expect(c.exitCode).toBe(0);
@@ -149,13 +177,13 @@ describe("ClusterCore persistence", () => {
     expect(logRows()).toEqual([]);
   });
 
-  it("a #kubelet row that still holds the logs (rows written before log rows) restores, and moves them; stray log rows go", async () => {
+  it("a #kubelet row that still holds the pods and logs (rows written before pod and log rows) restores, and moves them; stray log rows go", async () => {
     const { core, rows, run } = await setup("clusterip-web");
     const pod = (await run("kubectl get pods -l app=web -o name")).stdout.split("\n")[0].replace("pod/", "");
     await run(`curl -s http://$(kubectl get pod ${pod} -o jsonpath='{.status.podIP}')/ >/dev/null`);
     const logs = (await run(`kubectl logs ${pod}`)).stdout;
-    // The old layout: logs inside #kubelet, no log rows.
-    const old = new Map([...rows.objects].filter(([k]) => !k.startsWith("#log|")));
+    // The old layout: pods and their logs inside #kubelet, no pod or log rows.
+    const old = new Map([...rows.objects].filter(([k]) => !k.startsWith("#log|") && !k.startsWith("#kpod|")));
     old.set("#kubelet", JSON.stringify(core.cluster.kubelet.save()));
     // And a log row no container has (its pod's deletion not written): the next write deletes it.
     old.set("#log|default/gone|web|0", JSON.stringify([{ t: 0, line: "left behind" }]));
@@ -164,7 +192,16 @@ describe("ClusterCore persistence", () => {
     const d = again.takeDeltaIfChanged()!;
     expect(d.upserts.some(([k]) => k.startsWith(`#log|default/${pod}|`))).toBe(true);
     expect(d.upserts.find(([k]) => k === "#kubelet")![1]).not.toContain('"line"');
+    expect(JSON.parse(d.upserts.find(([k]) => k === "#kubelet")![1])).not.toHaveProperty("pods");
+    expect(d.upserts.filter(([k]) => k.startsWith("#kpod|")).map(([k]) => k.slice(6))).toEqual(again.cluster.kubelet.podStates().map((p) => p.key));
     expect(d.deletes).toContain("#log|default/gone|web|0");
+    // Moved: rebuilt from the new rows, the cluster is the same.
+    const moved = new Map(old);
+    for (const [k, b] of d.upserts) moved.set(k, b);
+    for (const k of d.deletes) moved.delete(k);
+    const third = ClusterCore.restore("c1", { meta: d.meta, objects: [...moved] }, sessionShell);
+    expect(JSON.stringify(third.cluster.kubelet.save())).toBe(JSON.stringify(again.cluster.kubelet.save()));
+    expect((await third.exec(`kubectl logs ${pod}`, Date.now(), DEFAULT_LIMITS)).stdout).toBe(logs);
   });
 
   it("a restored cluster's meta row holds only the meta, not copies of the side rows", async () => {
@@ -175,7 +212,6 @@ describe("ClusterCore persistence", () => {
     expect(d.upserts.map(([k]) => k)).toContain("configmaps|default/one");
     const meta = JSON.parse(d.meta) as Record<string, unknown>;
     for (const side of ["config", "kubelet", "shell"]) expect(meta, side).not.toHaveProperty(side);
-    expect(d.meta.length).toBeLessThan(rows.objects.get("#kubelet")!.length);
     // Exactly the engine's meta and the host's fields.
     expect(meta).toEqual({ ...again.cluster.snapshotMeta(), lab: "empty", tenantId: null, createdAt: again.createdAt, lastActive: again.lastActive });
   });

@@ -5,7 +5,8 @@
 // Persistence is per object: a store subscription records which keys changed, and a write
 // (`takeDelta`) upserts only those rows plus one small meta row (clock, rng, revision). The
 // larger engine-side state (config, kubelet, shell) lives in side rows ("#kubelet", ...) that
-// are rewritten only when their JSON changed, and containers' logs in rows of LOG_CHUNK lines
+// are rewritten only when their JSON changed, the kubelet's runtime of each pod in a row of its
+// own ("#kpod|ns/pod"), and containers' logs in rows of LOG_CHUNK lines
 // ("#log|ns/pod|container|n") of which only the last one and new ones are written as lines are
 // added. The host must persist the delta before it acknowledges the request.
 import { Cluster, type ClusterSnapshot } from "../engine/cluster.js";
@@ -15,7 +16,7 @@ import { forbidden, badRequest } from "../engine/api/status.js";
 import { objectKey, type StoreEvent } from "../engine/store/store.js";
 import { dataplaneOf } from "../engine/net/cluster-env.js";
 import type { ConnectResult } from "../engine/net/packet.js";
-import type { KubeletState, LogLine } from "../engine/kubelet/kubelet.js";
+import type { KubeletPodState, KubeletState, LogLine } from "../engine/kubelet/kubelet.js";
 import { lab as findLab } from "../labs/index.js";
 import type { Limits } from "./limits.js";
 import type { ExecResult, ShellFactory, ShellRunner } from "./shell.js";
@@ -140,6 +141,24 @@ const logRowKey = (stream: string, n: number) => `${LOG_PREFIX}${stream}|${n}`;
 function pushLogRows(rows: Array<[string, string]>, stream: string, first: number, lines: readonly LogLine[]): void {
   for (let n = first, i = 0; i < lines.length; n++, i += LOG_CHUNK) rows.push([logRowKey(stream, n), JSON.stringify(lines.slice(i, i + LOG_CHUNK))]);
 }
+/**
+ * Pod rows: "#kpod|<namespace>/<pod>" holds the kubelet's runtime of that pod (containers, their
+ * files, transitions), with `seq`, its place in the kubelet's order (pods are restored in it).
+ * In the #kubelet row, every write that touched one pod of a 1000-pod deployment rewrote all of
+ * them (~0.5 MB).
+ */
+const POD_PREFIX = "#kpod|";
+interface PodRow {
+  seq: number;
+  pod: KubeletPodState;
+}
+/** A pod's row as persisted: its place, the pod it was (uid), the kubelet revision it was serialized at, and its text. */
+interface PersistedPod {
+  seq: number;
+  uid: string;
+  rev: number;
+  body: string;
+}
 /** A log as its rows hold it: the kubelet's epoch it was written at, lines and rows. */
 interface PersistedLog {
   epoch: number;
@@ -162,12 +181,17 @@ export class ClusterCore {
   private readonly lastSide = new Map<string, string>();
   private persistedActive = 0;
   private persistedMetaKey = "";
-  /** The side rows as last serialized, with the revisions they were serialized at. */
+  /** The side rows as last serialized, with the revisions they were serialized at (the kubelet's shared one for #kubelet). */
   private readonly side: { kubelet: string; kubeletRev: number; shell: string; shellRev: string | number | undefined } = { kubelet: "", kubeletRev: -1, shell: "", shellRev: undefined };
   /** Each container log's rows as persisted, by log stream (see Kubelet.logStreams). */
   private readonly logs = new Map<string, PersistedLog>();
   /** The kubelet's revision when the log rows were last brought up to date. */
   private logsRev = -1;
+  /** Each pod's row as persisted, by pod key (see Kubelet.podStates). */
+  private readonly podRows = new Map<string, PersistedPod>();
+  private nextPodSeq = 0;
+  /** The kubelet's revision when the pod rows were last brought up to date. */
+  private podsRev = -1;
   readonly shell: ShellRunner;
 
   private constructor(
@@ -214,7 +238,7 @@ export class ClusterCore {
 
   /** The cluster as it was persisted. */
   static restore(id: string, state: ClusterState, shellFactory: ShellFactory): ClusterCore {
-    const { snapshot, shell, meta, logRows } = decodeState(state);
+    const { snapshot, shell, meta, logRows, podRows } = decodeState(state);
     const cluster = Cluster.restore(snapshot, { adoptObjects: true });
     // Restoring resyncs every controller; if that wrote anything the rows are rewritten.
     const drift = cluster.store.revision() !== snapshot.revision;
@@ -227,6 +251,12 @@ export class ClusterCore {
     // Logs read from their rows are at the kubelet's epoch 0 ("as loaded"): lines the restore
     // added are written next, and a container made again (a new epoch) is written whole.
     for (const [stream, rows] of logRows) core.logs.set(stream, { epoch: 0, ...rows });
+    // The pod rows read: the first write compares each pod's runtime with its row (restoring
+    // reconciled every pod), rewriting only those that changed; new pods come after them.
+    for (const [key, row] of podRows) {
+      core.podRows.set(key, { ...row, rev: -1 });
+      core.nextPodSeq = Math.max(core.nextPodSeq, row.seq + 1);
+    }
     // The terminal's row just read is its state as restored: the first write need not serialize
     // every file of it again to find that out. (The kubelet's is serialized again: restoring
     // reconciles every pod, which moves its revision.)
@@ -294,6 +324,14 @@ export class ClusterCore {
   prepare(): void {
     this.observeTraffic();
     this.sideRows();
+    // Pods whose runtime still serializes to the row read are up to date; the others are
+    // written by the next delta.
+    const kubelet = this.cluster.kubelet;
+    for (const { key, uid, revision } of kubelet.podStates()) {
+      const was = this.podRows.get(key);
+      if (!was || was.uid !== uid || was.rev === revision) continue;
+      if (JSON.stringify({ seq: was.seq, pod: kubelet.savePod(key, { logs: false })! } satisfies PodRow) === was.body) was.rev = revision;
+    }
   }
 
   /** Runs one command line; throws LimitError when the result breaks a limit (the host then discards this core). */
@@ -346,9 +384,9 @@ export class ClusterCore {
    * revision moved since it was last serialized.
    */
   private sideRows(): Array<[SideKey, string]> {
-    const kubeletRev = this.cluster.kubelet.revision;
+    const kubeletRev = this.cluster.kubelet.sharedRevision;
     if (this.side.kubeletRev !== kubeletRev || !this.lastSide.has("#kubelet")) {
-      this.side.kubelet = JSON.stringify(this.cluster.kubelet.save({ logs: false }));
+      this.side.kubelet = JSON.stringify(this.cluster.kubelet.saveShared());
       this.side.kubeletRev = kubeletRev;
     }
     const shellRev = this.shell.revision?.();
@@ -390,6 +428,40 @@ export class ClusterCore {
     }
   }
 
+  /**
+   * The pod rows to write since they were last persisted (all of them for a full delta): a pod
+   * whose runtime's revision moved is serialized again and written if its text changed; a new
+   * pod (or a new one under an old name) takes the next place; rows of pods the kubelet no
+   * longer runs are deleted.
+   */
+  private podDelta(all: boolean, upserts: Array<[string, string]>, deletes: string[]): void {
+    const kubelet = this.cluster.kubelet;
+    const seen = new Set<string>();
+    for (const { key, uid, revision } of kubelet.podStates()) {
+      seen.add(key);
+      let was = this.podRows.get(key);
+      // Another pod under that name: the kubelet put it after every pod it runs.
+      if (was && was.uid !== uid) was = undefined;
+      if (!all && was && was.rev === revision) continue;
+      const seq = was ? was.seq : this.nextPodSeq++;
+      const row: PodRow = { seq, pod: kubelet.savePod(key, { logs: false })! };
+      const body = JSON.stringify(row);
+      if (all || was?.body !== body) upserts.push([POD_PREFIX + key, body]);
+      this.podRows.set(key, { seq, uid, rev: revision, body });
+    }
+    for (const key of this.podRows.keys()) {
+      if (seen.has(key)) continue;
+      if (!all) deletes.push(POD_PREFIX + key);
+      this.podRows.delete(key);
+    }
+  }
+
+  /** Every pod row (state(): a whole state, numbered in the kubelet's order). */
+  private allPodRows(): Array<[string, string]> {
+    const kubelet = this.cluster.kubelet;
+    return kubelet.podStates().map(({ key }, seq): [string, string] => [POD_PREFIX + key, JSON.stringify({ seq, pod: kubelet.savePod(key, { logs: false })! } satisfies PodRow)]);
+  }
+
   /** Every log row (state()). */
   private allLogRows(): Array<[string, string]> {
     const kubelet = this.cluster.kubelet;
@@ -418,7 +490,7 @@ export class ClusterCore {
    */
   takeDeltaIfChanged(): Delta | null {
     if (this.full || this.dirty.size > 0 || this.meta.lastActive - this.persistedActive >= 60_000) return this.takeDelta();
-    if (this.cluster.kubelet.revision !== this.side.kubeletRev) return this.takeDelta();
+    if (this.cluster.kubelet.revision !== this.podsRev) return this.takeDelta();
     const shellRev = this.shell.revision?.();
     if (shellRev === undefined || shellRev !== this.side.shellRev) return this.takeDelta();
     const snap = this.cluster.snapshotMeta();
@@ -454,6 +526,10 @@ export class ClusterCore {
       this.lastSide.set(k, body);
     }
     const kubeletRev = this.cluster.kubelet.revision;
+    if (this.full || this.podsRev !== kubeletRev) {
+      this.podsRev = kubeletRev;
+      this.podDelta(this.full, upserts, deletes);
+    }
     if (this.full || this.logsRev !== kubeletRev) {
       this.logsRev = kubeletRev;
       this.logDelta(this.full, upserts, deletes);
@@ -498,7 +574,7 @@ export class ClusterCore {
 
   /** The whole cluster in its persisted form (forks, snapshots in history). */
   state(): ClusterState {
-    return { meta: this.metaJSON(), objects: [...this.objectRows(), ...this.sideRows(), ...this.allLogRows()] };
+    return { meta: this.metaJSON(), objects: [...this.objectRows(), ...this.sideRows(), ...this.allPodRows(), ...this.allLogRows()] };
   }
 
   /** A row for every object in the store. */
@@ -552,11 +628,22 @@ export interface ClusterView {
   pods: Array<{ name: string; phase: string; ip: string }>;
 }
 
-function decodeState(state: ClusterState): { snapshot: ClusterSnapshot; shell: unknown; meta: Meta; logRows: Map<string, Omit<PersistedLog, "epoch">> } {
+function decodeState(state: ClusterState): {
+  snapshot: ClusterSnapshot;
+  shell: unknown;
+  meta: Meta;
+  logRows: Map<string, Omit<PersistedLog, "epoch">>;
+  podRows: Map<string, Omit<PersistedPod, "rev">>;
+} {
   const meta = JSON.parse(state.meta) as Meta;
   const objects: Record<string, KObject[]> = {};
   const logChunks = new Map<string, LogLine[][]>();
+  const pods: Array<{ key: string; row: PodRow; body: string }> = [];
   for (const [k, body] of state.objects) {
+    if (k.startsWith(POD_PREFIX)) {
+      pods.push({ key: k.slice(POD_PREFIX.length), row: JSON.parse(body) as PodRow, body });
+      continue;
+    }
     if (k.startsWith(LOG_PREFIX)) {
       const bar = k.lastIndexOf("|");
       const stream = k.slice(LOG_PREFIX.length, bar);
@@ -575,6 +662,19 @@ function decodeState(state: ClusterState): { snapshot: ClusterSnapshot; shell: u
     const r = k.slice(0, k.indexOf(SEP));
     (objects[r] ??= []).push(JSON.parse(body) as KObject);
   }
+  // The pods, in the kubelet's order, from their rows (a #kubelet row written before pods had
+  // rows of their own still holds them: the first write then moves them to rows).
+  const podRows = new Map<string, Omit<PersistedPod, "rev">>();
+  const kubeletState = meta.kubelet as KubeletState | undefined;
+  if (kubeletState && !kubeletState.pods) {
+    pods.sort((a, b) => a.row.seq - b.row.seq);
+    kubeletState.pods = pods.map(({ key, row }) => [key, row.pod]);
+    for (const { key, row, body } of pods) podRows.set(key, { seq: row.seq, uid: row.pod.uid, body });
+  } else {
+    // Pod rows beside an old #kubelet: its order wins, so they are rewritten in it (no uid
+    // matches "") or deleted.
+    for (const { key, row, body } of pods) podRows.set(key, { seq: row.seq, uid: "", body });
+  }
   // Containers saved without their logs get them back from the log rows (a #kubelet row written
   // before logs had rows of their own still holds them).
   const logRows = new Map<string, Omit<PersistedLog, "epoch">>();
@@ -591,7 +691,7 @@ function decodeState(state: ClusterState): { snapshot: ClusterSnapshot; shell: u
   // next write deletes them.
   for (const [stream, chunks] of logChunks) if (!logRows.has(stream)) logRows.set(stream, { count: 0, chunks: chunks.length });
   const { shell, lab: _l, tenantId: _t, createdAt: _c, lastActive: _a, ...rest } = meta;
-  return { snapshot: { ...rest, objects }, shell, meta, logRows };
+  return { snapshot: { ...rest, objects }, shell, meta, logRows, podRows };
 }
 
 function trafficRun(ts: number, command: string, tally: Map<string, number>): TrafficRun {

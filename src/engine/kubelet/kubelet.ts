@@ -131,6 +131,10 @@ export class Kubelet implements Controller {
   /** Consulted in order at every container start (see ContainerStartHook). */
   readonly startHooks: ContainerStartHook[] = [];
   private changes = 0;
+  /** `changes` when the state beside the pods (services seen, nodes' images and addresses) last moved. */
+  private sharedAt = 0;
+  /** Per pod: `changes` when its runtime last moved (none: at load, or not known). */
+  private readonly podAt = new Map<string, number>();
   /** The last log epoch handed out (see logStreams; 0 is "as loaded"). */
   private logEpochs = 0;
   /** The conditions array of the last status built (see conditionList). */
@@ -164,6 +168,22 @@ export class Kubelet implements Controller {
     return this.changes;
   }
 
+  /** Moves whenever saveShared() may have changed (a part of `revision`). */
+  get sharedRevision(): number {
+    return this.sharedAt;
+  }
+
+  /**
+   * Each pod's runtime in the order save() lists them, with a revision that moves whenever
+   * savePod() may have changed for it, so a host can keep a row per pod and write only those of
+   * the pods a command touched.
+   */
+  podStates(): Array<{ key: string; uid: string; revision: number }> {
+    const out: Array<{ key: string; uid: string; revision: number }> = [];
+    for (const [key, rt] of this.pods) out.push({ key, uid: rt.uid, revision: this.podAt.get(key) ?? this.changes });
+    return out;
+  }
+
   /** The store's revision (for ContainerMounts). */
   storeRevision(): number {
     return this.ctx.store.revision();
@@ -179,7 +199,7 @@ export class Kubelet implements Controller {
       // A flat key (not a rope): the runtime's map keeps it for the pod's lifetime.
       if (pod.spec.nodeName || ev.type === "DELETED") enqueue([pod.metadata.namespace, pod.metadata.name].join("/"));
     } else if (ev.resource === SERVICES) {
-      this.changes++;
+      this.sharedAt = ++this.changes;
       const svc = ev.object as Service;
       if (ev.type === "ADDED") this.serviceCreated.set(svc.metadata.uid!, ev.rv);
       if (ev.type === "DELETED") {
@@ -201,6 +221,7 @@ export class Kubelet implements Controller {
 
   reconcile(key: string): void {
     this.changes++;
+    this.podAt.set(key, this.changes);
     const [ns, name] = splitKey(key);
     const pod = this.ctx.store.get(PODS, ns, name) as Pod | undefined;
     const rt = this.pods.get(key);
@@ -224,6 +245,7 @@ export class Kubelet implements Controller {
       runtime = this.createSandbox(pod);
       if (!runtime) return;
       this.pods.set(key, runtime);
+      this.podAt.set(key, this.changes);
     }
     if (pod.metadata.deletionTimestamp) {
       this.terminate(pod, runtime, now);
@@ -298,6 +320,7 @@ export class Kubelet implements Controller {
       } else {
         this.event(pod, "Normal", "Pulling", `Pulling image "${image}"`, ref);
         node.images.add(image);
+        this.sharedAt = this.changes;
       }
     }
     return rt;
@@ -407,6 +430,7 @@ export class Kubelet implements Controller {
   filesChanged(pod: Pod, container: string): void {
     this.changes++;
     const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    this.podAt.set(key, this.changes);
     const rt = this.pods.get(key);
     const c = rt?.containers.find((x) => x.name === container);
     const cur = this.ctx.store.get(PODS, pod.metadata.namespace, pod.metadata.name!) as Pod | undefined;
@@ -454,10 +478,12 @@ export class Kubelet implements Controller {
 
   private forget(key: string, rt: PodRuntime): void {
     this.pods.delete(key);
+    this.podAt.delete(key);
     const node = this.nodes.get(rt.node);
     if (node && rt.ip) {
       const off = this.ipOffset(rt.node, rt.ip);
       if (off !== undefined) node.used.delete(off);
+      this.sharedAt = this.changes;
     }
   }
 
@@ -618,6 +644,7 @@ export class Kubelet implements Controller {
       if (!node.used.has(off)) {
         node.used.add(off);
         node.last = off;
+        this.sharedAt = this.changes;
         return formatIPv4(cidr.base + off);
       }
     }
@@ -682,6 +709,7 @@ export class Kubelet implements Controller {
     const c = container ? rt?.containers.find((x) => x.name === container) : rt?.containers[0];
     if (!c) return;
     this.changes++;
+    this.podAt.set(`${pod.metadata.namespace}/${pod.metadata.name}`, this.changes);
     const t = this.ctx.clock.now();
     let bytes = c.logBytes ?? 0;
     for (const line of lines) {
@@ -840,33 +868,42 @@ export class Kubelet implements Controller {
    * put back as each container's `logs`.
    */
   save(opts: { logs?: boolean } = {}): KubeletState {
+    return { ...this.saveShared(), pods: [...this.pods.keys()].map((k) => [k, this.savePod(k, opts)!]) };
+  }
+
+  /** save() without its pods (see sharedRevision). */
+  saveShared(): Omit<KubeletState, "pods"> {
     return {
       serviceCreated: [...this.serviceCreated.entries()],
       tombstones: structuredClone(this.tombstones),
       nodes: [...this.nodes.entries()].map(([n, st]) => [n, { images: [...st.images], last: st.last, used: [...st.used] }]),
-      pods: [...this.pods.entries()].map(([k, rt]) => [
-        k,
-        {
-          uid: rt.uid,
-          ip: rt.ip,
-          node: rt.node,
-          sandboxAt: rt.sandboxAt,
-          killStartedAt: rt.killStartedAt,
-          transitions: transitionEntries(rt.transitions, rt.sandboxAt),
-          containers: rt.containers.map(({ profile: _p, fs, logs, logCount: _n, logEpoch: _e, ...c }) => ({
-            ...structuredClone(c),
-            // As text: a template line is filled in on read.
-            ...(opts.logs === false ? {} : { logs: logLines(logs).map((l) => ({ t: l.t, line: l.line })) }),
-            fs: fs.save(),
-          })),
-        },
-      ]),
+    };
+  }
+
+  /** What save() lists for pod `key` (see podStates), or undefined for a pod it does not run. */
+  savePod(key: string, opts: { logs?: boolean } = {}): KubeletPodState | undefined {
+    const rt = this.pods.get(key);
+    if (!rt) return undefined;
+    return {
+      uid: rt.uid,
+      ip: rt.ip,
+      node: rt.node,
+      sandboxAt: rt.sandboxAt,
+      killStartedAt: rt.killStartedAt,
+      transitions: transitionEntries(rt.transitions, rt.sandboxAt),
+      containers: rt.containers.map(({ profile: _p, fs, logs, logCount: _n, logEpoch: _e, ...c }) => ({
+        ...structuredClone(c),
+        // As text: a template line is filled in on read.
+        ...(opts.logs === false ? {} : { logs: logLines(logs).map((l) => ({ t: l.t, line: l.line })) }),
+        fs: fs.save(),
+      })),
     };
   }
 
   /** Restores what save() returned (the store must already hold the pods). */
   load(data: unknown): void {
-    this.changes++;
+    this.sharedAt = ++this.changes;
+    this.podAt.clear();
     const st = data as KubeletState;
     this.serviceCreated.clear();
     for (const [k, v] of st.serviceCreated) this.serviceCreated.set(k, v);
@@ -900,6 +937,7 @@ export class Kubelet implements Controller {
         rt.containers.push({ ...(structuredClone(rest) as Omit<ContainerRuntime, "profile" | "fs" | "logs" | "logCount" | "logEpoch">), logs: lines, logCount: lines.length, logEpoch: 0, profile, fs });
       }
       this.pods.set(key, rt);
+      this.podAt.set(key, this.changes);
     }
   }
 }
@@ -914,18 +952,18 @@ export interface KubeletState {
   serviceCreated: [string, number][];
   tombstones: ServiceTombstone[];
   nodes: [string, { images: string[]; last: number; used: number[] }][];
-  pods: [
-    string,
-    {
-      uid: string;
-      ip: string;
-      node: string;
-      sandboxAt: number;
-      killStartedAt?: number;
-      transitions: [string, { status: string; at: number }][];
-      containers: SavedContainer[];
-    },
-  ][];
+  pods: [string, KubeletPodState][];
+}
+
+/** One pod's runtime as save() lists it. */
+export interface KubeletPodState {
+  uid: string;
+  ip: string;
+  node: string;
+  sandboxAt: number;
+  killStartedAt?: number;
+  transitions: [string, { status: string; at: number }][];
+  containers: SavedContainer[];
 }
 
 /** Runs a readiness probe against the container's app and files. */
