@@ -21,12 +21,13 @@ describe("ConntrackTable", () => {
     const m: Model = { flows: [] };
     let earliest = Infinity;
     let now = 0;
-    const srcs = ["10.244.1.2", "10.244.2.3", "10.1.8.31"];
-    const dsts = ["10.96.0.1", "10.96.0.10", "10.244.0.5"];
+    // Addresses the table keeps as numbers, and texts it keeps as they are (not canonical).
+    const srcs = ["10.244.1.2", "10.244.2.3", "10.1.8.31", "10.244.01.2"];
+    const dsts = ["10.96.0.1", "10.96.0.10", "10.244.0.5", "010.96.0.1"];
     for (let step = 0; step < 20000; step++) {
       const proto: L4 = rng.uint32() % 4 === 0 ? "udp" : "tcp";
-      const src = srcs[rng.uint32() % 3];
-      const dst = dsts[rng.uint32() % 3];
+      const src = srcs[rng.uint32() % 4];
+      const dst = dsts[rng.uint32() % 4];
       const sport = 32768 + (rng.uint32() % 300);
       const dport = [80, 53, 443][rng.uint32() % 3];
       const r = rng.uint32() % 100;

@@ -2,7 +2,8 @@
 // of an established flow skip the nat chains and keep their destination. `conntrack -L` prints
 // the table as conntrack-tools 1.4.7 does.
 import type { L4, Tuple } from "./packet.js";
-import { ipv4Unchecked } from "./ip.js";
+import { canonicalIPv4Num } from "./addr-index.js";
+import { formatIPv4, ipv4Unchecked } from "./ip.js";
 
 /** Kernel timeouts (seconds), with kube-proxy's conntrack settings (tcp established 24h, close_wait 1h). */
 export const CT_TIMEOUTS = {
@@ -45,7 +46,12 @@ const ipNum = ipv4Unchecked;
 
 /** Hash key of a flow (a small integer); flows are told apart by comparing the whole tuple. */
 function flowKey(src: string, sport: number, dst: string, dport: number): number {
-  let h = Math.imul(ipNum(src) ^ Math.imul(sport, 0x27d4eb2d), 0x9e3779b1) ^ Math.imul(ipNum(dst) ^ Math.imul(dport, 0x165667b1), 0x85ebca6b);
+  return flowKeyOf(ipNum(src), sport, ipNum(dst), dport);
+}
+
+/** flowKey of addresses already read as numbers (ipNum: canonical addresses read the same either way). */
+function flowKeyOf(src: number, sport: number, dst: number, dport: number): number {
+  let h = Math.imul(src ^ Math.imul(sport, 0x27d4eb2d), 0x9e3779b1) ^ Math.imul(dst ^ Math.imul(dport, 0x165667b1), 0x85ebca6b);
   h ^= h >>> 15;
   h = Math.imul(h, 0x2c1b3c6d);
   h ^= h >>> 13;
@@ -63,6 +69,8 @@ const ASSURED = 1;
 const UNREPLIED = 2;
 const DNAT = 4;
 const SNAT = 8;
+/** Some address of the flow is not a canonical dotted quad: its texts are kept in `oddAddrs`. */
+const ODD = 16;
 const NONE = -1;
 
 /**
@@ -84,8 +92,7 @@ export interface FlowFields extends Omit<CtEntry, "orig" | "reply"> {
 
 /**
  * An open-addressing hash table (linear probing, at most half full) over flows stored as columns
- * (typed arrays for numbers and flags, plain arrays for the address strings, which are the
- * packet's own strings and cost nothing to keep). A table holds ~65k flows per node and every
+ * (typed arrays only: addresses are kept as numbers, see `fAddr`). A table holds ~65k flows per node and every
  * new connection inserts one per node it crosses while a full table evicts as often: flows kept
  * as objects lived long enough to be promoted and then died in the old generation, and the
  * collector's work for them was most of a connection's cost. A flow here is an index; `find`
@@ -110,10 +117,15 @@ export class ConntrackTable {
   private fPorts = new Float64Array(0);
   private fExpires = new Float64Array(0);
   private fMark = new Float64Array(0);
-  private fSrc: string[] = [];
-  private fDst: string[] = [];
-  private fRsrc: string[] = [];
-  private fRdst: string[] = [];
+  /**
+   * src, dst, rsrc, rdst of flow i at 4i..4i+3, as uint32 (canonical dotted quads, whose text
+   * the number gives back exactly). They were columns of the packets' strings: growing arrays
+   * of 65k references as a table filled cost more than the flows put into them, and each
+   * string stored was a young object referenced from the old generation. A flow with any other
+   * address text (flag ODD) keeps its four texts in `oddAddrs` instead.
+   */
+  private fAddr = new Int32Array(0);
+  private readonly oddAddrs = new Map<number, readonly [src: string, dst: string, rsrc: string, rdst: string]>();
   private fOlder = new Int32Array(0);
   private fNewer = new Int32Array(0);
   /** Flow indexes never used are `used`..cap-1; freed ones are chained through fNewer. */
@@ -143,7 +155,10 @@ export class ConntrackTable {
 
   /** The index of the live flow whose original tuple this is, or -1. Valid until the table changes. */
   lookupFlow(proto: L4, src: string, sport: number, dst: string, dport: number, now: number): number {
-    const i = this.find(flowKey(src, sport, dst, dport), PROTO_CODE[proto], src, sport, dst, dport);
+    const a = canonicalIPv4Num(src);
+    const b = src === dst ? a : canonicalIPv4Num(dst);
+    const key = flowKeyOf(a < 0 ? ipNum(src) : a, sport, b < 0 ? ipNum(dst) : b, dport);
+    const i = this.find(key, PROTO_CODE[proto], src, a, sport, dst, b, dport);
     if (i === NONE) return NONE;
     if (this.fExpires[i] <= now) {
       this.remove(i);
@@ -157,13 +172,13 @@ export class ConntrackTable {
     return PROTOS[this.fProto[i]];
   }
   replySrc(i: number): string {
-    return this.fRsrc[i];
+    return this.addrText(i, 2);
   }
   replySport(i: number): number {
     return this.fPorts[4 * i + 2];
   }
   replyDst(i: number): string {
-    return this.fRdst[i];
+    return this.addrText(i, 3);
   }
   replyDport(i: number): number {
     return this.fPorts[4 * i + 3];
@@ -205,16 +220,22 @@ export class ConntrackTable {
   /** Adds (or replaces, moving it to the newest end) the flow with f's original tuple; f is copied. */
   addFlow(f: FlowFields, now: number): void {
     if (this.count >= this.max) this.evict(now);
-    const key = flowKey(f.src, f.sport, f.dst, f.dport);
+    // The reply's addresses are mostly the original's own strings (no NAT on that side).
+    const src = canonicalIPv4Num(f.src);
+    const dst = canonicalIPv4Num(f.dst);
+    const rsrc = f.rsrc === f.dst ? dst : canonicalIPv4Num(f.rsrc);
+    const rdst = f.rdst === f.src ? src : canonicalIPv4Num(f.rdst);
+    const odd = src < 0 || dst < 0 || rsrc < 0 || rdst < 0;
+    const key = flowKeyOf(src < 0 ? ipNum(f.src) : src, f.sport, dst < 0 ? ipNum(f.dst) : dst, f.dport);
     const proto = PROTO_CODE[f.proto];
-    const old = this.find(key, proto, f.src, f.sport, f.dst, f.dport);
+    const old = this.find(key, proto, f.src, src, f.sport, f.dst, dst, f.dport);
     if (old !== NONE) this.remove(old);
     if ((this.count + 1) * 2 > this.tags.length) this.grow();
     const i = this.alloc();
     this.fKey[i] = key;
     this.fProto[i] = proto;
     this.fState[i] = f.state === undefined ? 0 : STATE_CODE[f.state];
-    this.fFlags[i] = (f.assured ? ASSURED : 0) | (f.unreplied ? UNREPLIED : 0) | (f.dnat ? DNAT : 0) | (f.snat ? SNAT : 0);
+    this.fFlags[i] = (f.assured ? ASSURED : 0) | (f.unreplied ? UNREPLIED : 0) | (f.dnat ? DNAT : 0) | (f.snat ? SNAT : 0) | (odd ? ODD : 0);
     const p = 4 * i;
     const ports = this.fPorts;
     ports[p] = f.sport;
@@ -223,10 +244,12 @@ export class ConntrackTable {
     ports[p + 3] = f.rdport;
     this.fExpires[i] = f.expires;
     this.fMark[i] = f.mark;
-    this.fSrc[i] = f.src;
-    this.fDst[i] = f.dst;
-    this.fRsrc[i] = f.rsrc;
-    this.fRdst[i] = f.rdst;
+    const addr = this.fAddr;
+    addr[p] = src;
+    addr[p + 1] = dst;
+    addr[p + 2] = rsrc;
+    addr[p + 3] = rdst;
+    if (odd) this.oddAddrs.set(i, [f.src, f.dst, f.rsrc, f.rdst]);
     this.place(i, key);
     if (f.expires < this.earliestExpiry) this.earliestExpiry = f.expires;
     this.fOlder[i] = this.newest;
@@ -241,10 +264,7 @@ export class ConntrackTable {
   flush(): number {
     const n = this.count;
     this.tags.fill(0);
-    this.fSrc.fill("");
-    this.fDst.fill("");
-    this.fRsrc.fill("");
-    this.fRdst.fill("");
+    this.oddAddrs.clear();
     this.used = 0;
     this.freeHead = NONE;
     this.earliestExpiry = Infinity;
@@ -282,8 +302,8 @@ export class ConntrackTable {
     const ports = this.fPorts;
     const flags = this.fFlags[i];
     return {
-      orig: { proto, src: this.fSrc[i], sport: ports[p], dst: this.fDst[i], dport: ports[p + 1] },
-      reply: { proto, src: this.fRsrc[i], sport: ports[p + 2], dst: this.fRdst[i], dport: ports[p + 3] },
+      orig: { proto, src: this.addrText(i, 0), sport: ports[p], dst: this.addrText(i, 1), dport: ports[p + 1] },
+      reply: { proto, src: this.addrText(i, 2), sport: ports[p + 2], dst: this.addrText(i, 3), dport: ports[p + 3] },
       state: STATES[this.fState[i]],
       expires: this.fExpires[i],
       assured: (flags & ASSURED) !== 0,
@@ -294,7 +314,16 @@ export class ConntrackTable {
     };
   }
 
-  private find(key: number, proto: number, src: string, sport: number, dst: string, dport: number): number {
+  /** Address `k` (0 src, 1 dst, 2 rsrc, 3 rdst) of flow i, as the packet had it. */
+  private addrText(i: number, k: number): string {
+    return (this.fFlags[i] & ODD) !== 0 ? this.oddAddrs.get(i)![k] : formatIPv4(this.fAddr[4 * i + k] >>> 0);
+  }
+
+  /**
+   * The flow with this original tuple; `a` and `b` are canonicalIPv4Num of src and dst (-1:
+   * not canonical, so only an ODD flow can have that text).
+   */
+  private find(key: number, proto: number, src: string, a: number, sport: number, dst: string, b: number, dport: number): number {
     const tags = this.tags;
     const mask = this.mask;
     const tag = key | USED;
@@ -304,7 +333,13 @@ export class ConntrackTable {
       if (t === tag) {
         const i = this.slotFlow[s];
         const p = 4 * i;
-        if (this.fPorts[p] === sport && this.fPorts[p + 1] === dport && this.fDst[i] === dst && this.fSrc[i] === src && this.fProto[i] === proto) return i;
+        if (this.fPorts[p] !== sport || this.fPorts[p + 1] !== dport || this.fProto[i] !== proto) continue;
+        if ((this.fFlags[i] & ODD) === 0) {
+          if (this.fAddr[p + 1] === (b | 0) && this.fAddr[p] === (a | 0) && a >= 0 && b >= 0) return i;
+        } else {
+          const texts = this.oddAddrs.get(i)!;
+          if (texts[1] === dst && texts[0] === src) return i;
+        }
       }
     }
   }
@@ -342,9 +377,9 @@ export class ConntrackTable {
     this.fState = u8(this.fState, cap);
     this.fFlags = u8(this.fFlags, cap);
     this.fPorts = f64(this.fPorts, 4 * cap);
+    this.fAddr = i32(this.fAddr, 4 * cap);
     this.fExpires = f64(this.fExpires, cap);
     this.fMark = f64(this.fMark, cap);
-    for (const a of [this.fSrc, this.fDst, this.fRsrc, this.fRdst]) while (a.length < cap) a.push("");
     this.cap = cap;
   }
 
@@ -385,8 +420,8 @@ export class ConntrackTable {
     else this.oldest = newer;
     if (newer !== NONE) this.fOlder[newer] = older;
     else this.newest = older;
-    // The strings go with the flow (an idle table keeps no addresses alive).
-    this.fSrc[i] = this.fDst[i] = this.fRsrc[i] = this.fRdst[i] = "";
+    // Odd address texts go with the flow (an idle table keeps no strings alive).
+    if ((this.fFlags[i] & ODD) !== 0) this.oddAddrs.delete(i);
     this.fNewer[i] = this.freeHead;
     this.freeHead = i;
     this.count--;
