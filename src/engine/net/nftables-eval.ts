@@ -3,7 +3,8 @@
 // expression kind of the model is handled here; an unknown one throws UnknownRuleShape.
 import { ChainMap, ElementMap, chainOf, type Chain, type Expr, type KeyPart, type NftTable, type Rule, type SetElement, type Verdict } from "../proxy/nftables/model.js";
 import { MARK_MASQ_CHAIN } from "../proxy/nftables/names.js";
-import { EndpointChain } from "../proxy/nftables/proxier.js";
+import { EndpointChain, ServiceChain } from "../proxy/nftables/proxier.js";
+import { addrNum } from "./addr-index.js";
 import { ruleText } from "../proxy/nftables/render.js";
 import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
 
@@ -97,6 +98,7 @@ function runChain(table: NftTable, chain: Chain, pkt: Pkt, ctx: EvalContext, dep
   if (depth > MAX_DEPTH) throw new Error(`packet tracer: nft jump depth over ${MAX_DEPTH} at ${chain.name}`);
   const tracing = ctx.trace !== undefined;
   if (!tracing && chain instanceof EndpointChain) return runEndpointChain(table, chain, pkt, ctx, depth);
+  if (!tracing && chain instanceof ServiceChain) return runServiceChain(table, chain, pkt, ctx, depth);
   const rules = chain.rules;
   if (tracing) ctx.step({ kind: "chain", table: T, chain: chain.name, text: `-> chain ${chain.name} (${rules.length} rules)` });
   for (let i = 0; i < rules.length; i++) {
@@ -143,6 +145,43 @@ function runEndpointChain(table: NftTable, chain: EndpointChain, pkt: Pkt, ctx: 
     pkt.dnat = true;
     return ACCEPT;
   }
+  return CONTINUE;
+}
+
+/**
+ * A service chain evaluated from its fields (no trace), without reading its rule objects (see
+ * ServiceChain in proxy/nftables/proxier.ts). Same rules, same order, same count, same effects
+ * as runChain over them.
+ */
+function runServiceChain(table: NftTable, chain: ServiceChain, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
+  let n = 0;
+  if (chain.masqDaddr !== undefined) {
+    n++;
+    ctx.rules++;
+    // For a canonical address `ip daddr <addr>` is a text comparison, equal when the numbers are.
+    const a = chain.masqDaddrNum;
+    const to = a >= 0 ? addrNum(pkt.dst) === a : addrMatches(chain.masqDaddr, pkt.dst);
+    const from = chain.masqFrom;
+    if (to && (from === undefined || addrMatches(from.value, from.field === "saddr" ? pkt.src : pkt.dst) !== from.neg)) {
+      const out = verdict(table, chain, JUMP_MARK_MASQ, n, pkt, ctx, depth);
+      if (out !== true) return out === false || out.t === "continue" ? CONTINUE : out;
+    }
+  }
+  const targets = chain.targets;
+  const sets = chain.affinitySets;
+  if (sets !== undefined) {
+    for (let i = 0; i < targets.length; i++) {
+      n++;
+      ctx.rules++;
+      if (!lookupAddr(table, sets[i], pkt.src, ctx)) continue;
+      const out = verdict(table, chain, targets[i], n, pkt, ctx, depth);
+      if (out !== true) return out === false || out.t === "continue" ? CONTINUE : out;
+    }
+  }
+  n++;
+  ctx.rules++;
+  const out = verdict(table, chain, targets[numgenPick(ctx, targets.length)], n, pkt, ctx, depth);
+  if (out !== true) return out === false || out.t === "continue" ? CONTINUE : out;
   return CONTINUE;
 }
 
@@ -207,17 +246,8 @@ function expr(
     }
     case "ip-lookup": {
       const v = e.field === "saddr" ? pkt.src : pkt.dst;
-      const set = table.sets.get(e.set);
-      if (!set) throw new Error(`packet tracer: set @${e.set} missing`);
-      let hit: boolean;
-      if (set.flags.includes("dynamic")) {
-        const exp = ctx.kernel.nftDynamic.get(e.set)?.get(v);
-        hit = exp !== undefined && exp > ctx.now;
-      } else {
-        const els = set.elements;
-        hit = els instanceof ElementMap ? els.hasAddr(v) : els.has(v);
-      }
-      if (ctx.trace && (hit || set.flags.includes("dynamic"))) {
+      const hit = lookupAddr(table, e.set, v, ctx);
+      if (ctx.trace && (hit || table.sets.get(e.set)!.flags.includes("dynamic"))) {
         announce(ann);
         ctx.step({ kind: "lookup", table: T, chain: chain.name, rule: n, text: `lookup ${v} in @${e.set}: ${hit ? "found" : "not found"}` });
       }
@@ -255,9 +285,7 @@ function expr(
       return verdict(table, chain, el.value, n, pkt, ctx, depth);
     }
     case "numgen-vmap": {
-      // nft_ng_random: reciprocal_scale(get_random_u32(), mod).
-      const draw = ctx.rng.uint32();
-      const pick = Math.floor((draw * e.mod) / 0x100000000);
+      const pick = numgenPick(ctx, e.mod);
       const v = e.targets[pick];
       if (ctx.trace) {
         announce(ann);
@@ -302,6 +330,23 @@ function expr(
     default:
       throw new UnknownRuleShape(`nftables expression ${JSON.stringify(e)}`);
   }
+}
+
+/** `ip saddr|daddr @set`: is address `v` in the set (a dynamic set: unexpired)? */
+function lookupAddr(table: NftTable, name: string, v: string, ctx: EvalContext): boolean {
+  const set = table.sets.get(name);
+  if (!set) throw new Error(`packet tracer: set @${name} missing`);
+  if (set.flags.includes("dynamic")) {
+    const exp = ctx.kernel.nftDynamic.get(name)?.get(v);
+    return exp !== undefined && exp > ctx.now;
+  }
+  const els = set.elements;
+  return els instanceof ElementMap ? els.hasAddr(v) : els.has(v);
+}
+
+/** nft_ng_random: reciprocal_scale(get_random_u32(), mod). */
+function numgenPick(ctx: EvalContext, mod: number): number {
+  return Math.floor((ctx.rng.uint32() * mod) / 0x100000000);
 }
 
 function isAddrProtoPort(k: readonly KeyPart[]): boolean {

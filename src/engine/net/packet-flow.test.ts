@@ -193,6 +193,30 @@ describe.each(MODES)("packet flow (%s)", (mode) => {
     expect(Object.fromEntries(counts)).toEqual({ "default/web-a": 20, "default/web-b": 20, "default/web-c": 20 });
   });
 
+  // The trace-less path takes shortcuts (endpoint and service chains evaluated from their
+  // fields, numeric lookups); a traced walk reads every rule. Both must route alike, count the
+  // same rules and draw the same random numbers, with or without masquerade rules and affinity.
+  it.each([false, true])("a traced walk and a trace-less one agree (masqueradeAll %s)", (masqueradeAll) => {
+    const make = () => new SimNet({ mode, services, pods, seed: 3, announce: { "10.1.8.40": "node1" }, factory: ipvsFactory, config: { masqueradeAll } });
+    const quiet = make();
+    const traced = make();
+    const sources = [client1, client2, outside(), { kind: "node", node: "master" } as Source, { kind: "pod", ip: "10.244.1.6", node: "node1" } as Source];
+    const sticky: Row = { name: "sticky", from: client1, to: "10.96.0.104", port: 80, pods: [], verdict: "established" };
+    for (let i = 0; i < 3; i++) {
+      for (const row of [...rows, sticky]) {
+        for (const from of [row.from, ...sources]) {
+          const opts = { proto: row.proto ?? "tcp", ...row.opts };
+          const a = quiet.dp.connect(from, row.to, row.port, opts);
+          const b = traced.dp.connect(from, row.to, row.port, { ...opts, trace: true });
+          delete b.trace;
+          expect(a, `${row.name} from ${JSON.stringify(from)}`).toEqual(b);
+        }
+      }
+      quiet.now = traced.now += 1000;
+    }
+    expect(quiet.rng.uint32()).toBe(traced.rng.uint32());
+  });
+
   it("replays exactly from the same seed", () => {
     const a = net(mode, 5);
     const b = net(mode, 5);

@@ -8,6 +8,7 @@
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, servicePortNameString } from "../types.js";
 import { canonicalCIDR, canonicalIP, parseIPv4Sloppy as parseIPv4, parsePrefix, prefixContains } from "../../net/ip.js";
+import { canonicalIPv4Num } from "../../net/addr-index.js";
 import {
   type Chain,
   type Expr,
@@ -60,6 +61,7 @@ export interface ServicePortRecord {
 }
 
 const MARK_MASQ_JUMP: Expr = jump(N.MARK_MASQ_CHAIN);
+type IpExpr = Extract<Expr, { t: "ip" }>;
 const CT_NEW: Expr = Object.freeze({ t: "ct-state", states: Object.freeze(["new"]) }) as Expr;
 const DADDR_PROTO_PORT = Object.freeze(["daddr", "l4proto", "dport"] as const);
 const PROTO_PORT = Object.freeze(["l4proto", "dport"] as const);
@@ -201,6 +203,53 @@ export class EndpointChain implements Chain {
   }
 }
 
+/**
+ * A service port's service- or local- chain. Its rules are an ordinary frozen array (built once,
+ * here), and the fields they are built from are what the packet path reads instead
+ * (runServiceChain in net/nftables-eval.ts): in a table of 10k services, the chain's rule,
+ * expression and verdict objects were a cache miss each for every connection.
+ *
+ *   ip daddr <clusterIP> [ip saddr != <cluster CIDR>] jump mark-for-masquerade   (optional)
+ *   ip saddr @<affinity set> goto <endpoint chain>          (per endpoint, ClientIP affinity only)
+ *   numgen random mod <n> vmap { 0 : goto <endpoint chain>, ... }
+ */
+export class ServiceChain implements Chain {
+  readonly rules: Rule[];
+  /** The masquerade rule's daddr (undefined: no such rule) and the same as canonicalIPv4Num. */
+  readonly masqDaddr: string | undefined;
+  readonly masqDaddrNum: number;
+  /** The masquerade rule's `ip saddr != <CIDR>` (undefined: masqueradeAll, no such match). */
+  readonly masqFrom: IpExpr | undefined;
+  /** ClientIP affinity: each endpoint's set, in the order of `targets`. */
+  readonly affinitySets: readonly string[] | undefined;
+  /** goto verdicts to the endpoint chains, numgen's targets. */
+  readonly targets: readonly Verdict[];
+
+  constructor(
+    readonly name: string,
+    masq: { daddr: string; fromOutside: IpExpr | undefined } | undefined,
+    affinitySets: readonly string[] | undefined,
+    targets: readonly Verdict[],
+  ) {
+    ownable(this);
+    const rules: Rule[] = [];
+    if (masq !== undefined) {
+      const daddr: Expr = { t: "ip", field: "daddr", neg: false, value: masq.daddr };
+      rules.push(rule(masq.fromOutside === undefined ? [daddr, MARK_MASQ_JUMP] : [daddr, masq.fromOutside, MARK_MASQ_JUMP]));
+    }
+    if (affinitySets !== undefined) {
+      for (let i = 0; i < targets.length; i++) rules.push(rule([{ t: "ip-lookup", field: "saddr", set: affinitySets[i] }, { t: "verdict", verdict: targets[i] }]));
+    }
+    rules.push(rule([{ t: "numgen-vmap", mod: targets.length, targets }]));
+    this.rules = Object.freeze(rules) as Rule[];
+    this.masqDaddr = masq?.daddr;
+    this.masqDaddrNum = masq === undefined ? -1 : canonicalIPv4Num(masq.daddr);
+    this.masqFrom = masq?.fromOutside;
+    this.affinitySets = affinitySets;
+    this.targets = targets;
+  }
+}
+
 export class NftablesProxier implements Proxier {
   readonly mode = "nftables" as const;
   /** The live ruleset; read it, never write it from outside. */
@@ -212,7 +261,7 @@ export class NftablesProxier implements Proxier {
   private readonly masqMark: number;
   private readonly localCIDR: string | undefined;
   /** `ip saddr != <cluster CIDR>`, one object for every service's masquerade rule. */
-  private readonly fromOutsideCluster: Expr | undefined;
+  private readonly fromOutsideCluster: IpExpr | undefined;
   private readonly nodeIP: number | undefined;
   /** undefined: nodePortAddresses match all local addresses (no nodeport-ips set). */
   private readonly nodePortIPs: readonly string[] | undefined;
@@ -424,44 +473,19 @@ export class NftablesProxier implements Proxier {
       return x < y ? -1 : x > y ? 1 : 0;
     });
 
-    const writeServiceToEndpoints = (eps: readonly EndpointInfo[]): Rule[] => {
-      const rules: Rule[] = [];
-      if (affinity) {
-        for (const ep of eps) {
-          rules.push(rule([{ t: "ip-lookup", field: "saddr", set: epAffinity(ep) }, goto(epChain(ep))]));
-        }
-      }
-      rules.push(rule([{ t: "numgen-vmap", mod: eps.length, targets: eps.map((ep) => epNames(ep).goto) }]));
-      return rules;
+    // The masquerade rule of the chain internal traffic takes, and each chain's endpoints.
+    const masq = (chain: string) => {
+      if (!hasInternalEndpoints || internalTrafficChain !== chain) return undefined;
+      const daddr = canonicalIP(svc.clusterIP);
+      if (this.config.masqueradeAll) return { daddr, fromOutside: undefined };
+      return this.fromOutsideCluster ? { daddr, fromOutside: this.fromOutsideCluster } : undefined;
     };
+    // An endpoint's goto verdict is one object for its affinity rule and numgen's map.
+    const serviceChain = (chain: string, eps: readonly EndpointInfo[]) =>
+      new ServiceChain(chain, masq(chain), affinity ? eps.map(epAffinity) : undefined, eps.map((ep) => epNames(ep).goto));
 
-    const masqRule = (): Rule | undefined => {
-      const cip = canonicalIP(svc.clusterIP);
-      if (this.config.masqueradeAll) return rule([{ t: "ip", field: "daddr", neg: false, value: cip }, MARK_MASQ_JUMP]);
-      if (this.fromOutsideCluster) {
-        return rule([{ t: "ip", field: "daddr", neg: false, value: cip }, this.fromOutsideCluster, MARK_MASQ_JUMP]);
-      }
-      return undefined;
-    };
-
-    if (usesClusterPolicyChain) {
-      const rules: Rule[] = [];
-      if (hasInternalEndpoints && internalTrafficChain === clusterPolicyChain) {
-        const m = masqRule();
-        if (m) rules.push(m);
-      }
-      rules.push(...writeServiceToEndpoints(cat.cluster));
-      chains.push(ownedChain(clusterPolicyChain, rules));
-    }
-    if (usesLocalPolicyChain) {
-      const rules: Rule[] = [];
-      if (hasInternalEndpoints && internalTrafficChain === localPolicyChain) {
-        const m = masqRule();
-        if (m) rules.push(m);
-      }
-      rules.push(...writeServiceToEndpoints(cat.local));
-      chains.push(ownedChain(localPolicyChain, rules));
-    }
+    if (usesClusterPolicyChain) chains.push(serviceChain(clusterPolicyChain, cat.cluster));
+    if (usesLocalPolicyChain) chains.push(serviceChain(localPolicyChain, cat.local));
     if (usesExternalTrafficChain) {
       const rules: Rule[] = [];
       if (!svc.externalPolicyLocal) {
