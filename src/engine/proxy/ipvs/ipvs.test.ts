@@ -121,6 +121,31 @@ describe("IPVS schedulers", () => {
   });
 });
 
+describe("IPVS connection entries", () => {
+  it("keep each entry's servers and client through growth, closing and expiry", () => {
+    const { p, vs } = proxier("rr");
+    // Canonical client addresses (low and high) are kept as numbers, other texts as they are.
+    const clients = ["10.244.0.9", "192.168.1.5", "255.255.255.255", "10.244.00.9"];
+    const want = new Map<number, { ip: string; port: number; dest: string; expires: number }>();
+    for (let i = 0; i < 3000; i++) {
+      const now = i * 1000;
+      const c = p.connect(vs, { ip: clients[i % 4], port: i }, now)!;
+      want.set(c.id, { ip: clients[i % 4], port: i, dest: c.dest.ip, expires: c.expires });
+      if (i % 3 === 0) {
+        p.close(c, now);
+        want.get(c.id)!.expires = now + p.tcpFinTimeout * 1000;
+      }
+      if (i % 500 === 499) {
+        p.expire(now);
+        for (const [id, w] of want) if (w.expires <= now) want.delete(id);
+      }
+    }
+    const got = p.connectionEntries().map((e) => [e.id, { ip: e.client.ip, port: e.client.port, dest: e.dest.ip, expires: e.expires }]);
+    expect(got).toEqual([...want]);
+    expect(vs.dests.reduce((n, d) => n + d.activeConns + d.inactiveConns, 0)).toBe(want.size);
+  });
+});
+
 describe("IPVS proxier rules", () => {
   const sync = (cfg: Partial<ProxyConfig> = {}) => {
     const p = new IpvsProxier(TEST_NODE, testConfig({ mode: "ipvs", ...cfg }));

@@ -21,7 +21,8 @@
 // - The externalIP "physdev ! --physdev-is-in" ACCEPT rule is not written (no physdev match
 //   in the model); the dst-type LOCAL ACCEPT rule is.
 
-import { parseIPv4Sloppy, parsePrefix, prefixContains } from "../../net/ip.js";
+import { addrNum } from "../../net/addr-index.js";
+import { formatIPv4, parseIPv4Sloppy, parsePrefix, prefixContains } from "../../net/ip.js";
 import { BUILTIN_CHAINS, rule, type Chain, type Match, type Rule, type Ruleset, type Table, type Target } from "../iptables/model.js";
 import { categorizeEndpoints } from "../topology.js";
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
@@ -147,20 +148,30 @@ const ESTABLISHED = 1;
 const TIME_WAIT = 2;
 const CONN_STATES: readonly ConnState[] = ["NONE", "ESTABLISHED", "TIME_WAIT", "CLOSE"];
 
+/** Entries per chunk of the connection table's reference columns (see ConnectionTable). */
+const CHUNK_BITS = 10;
+const CHUNK = 1 << CHUNK_BITS;
+
 /**
  * IPVS connection entries in the order they were made, as columns: references to the virtual
- * and real server, the client's address string, and typed arrays for the rest. Entries live
+ * and real server, and typed arrays for the rest (the client's address as a uint32). Entries live
  * 15 minutes of cluster time (2 once closed), long enough to be promoted as objects and die in
  * the old generation; here an entry allocates nothing. Ids grow with each entry and expiry keeps
  * the order, so an entry's index is found by binary search over the ids.
+ *
+ * A busy node makes 100k+ entries in those 15 minutes. The reference columns are chunks of 1024
+ * (a growing JS array of 100k references was reallocated, copied and page-faulted in again a
+ * dozen times on the way), and the client's address is a number: a canonical dotted quad gives
+ * its text back exactly; any other text is kept by entry id in `oddClients`.
  */
 class ConnectionTable {
   length = 0;
   private nextId = 0;
   private ids = new Float64Array(64);
-  vs: VirtualServer[] = [];
-  dest: RealServer[] = [];
-  clientIP: string[] = [];
+  private vsChunks: VirtualServer[][] = [];
+  private destChunks: RealServer[][] = [];
+  private clientAddr = new Int32Array(64);
+  private readonly oddClients = new Map<number, string>();
   clientPort = new Float64Array(64);
   state = new Uint8Array(64);
   expires = new Float64Array(64);
@@ -168,11 +179,17 @@ class ConnectionTable {
   add(vs: VirtualServer, dest: RealServer, clientIP: string, clientPort: number, state: number, expires: number): number {
     const i = this.length;
     if (i === this.ids.length) this.grow();
+    if (i >> CHUNK_BITS === this.vsChunks.length) {
+      this.vsChunks.push([]);
+      this.destChunks.push([]);
+    }
     const id = this.nextId++;
     this.ids[i] = id;
-    this.vs[i] = vs;
-    this.dest[i] = dest;
-    this.clientIP[i] = clientIP;
+    this.vsChunks[i >> CHUNK_BITS][i & (CHUNK - 1)] = vs;
+    this.destChunks[i >> CHUNK_BITS][i & (CHUNK - 1)] = dest;
+    const a = addrNum(clientIP);
+    this.clientAddr[i] = a;
+    if (a < 0) this.oddClients.set(id, clientIP);
     this.clientPort[i] = clientPort;
     this.state[i] = state;
     this.expires[i] = expires;
@@ -196,12 +213,21 @@ class ConnectionTable {
     return -1;
   }
 
+  vs(i: number): VirtualServer {
+    return this.vsChunks[i >> CHUNK_BITS][i & (CHUNK - 1)];
+  }
+
+  dest(i: number): RealServer {
+    return this.destChunks[i >> CHUNK_BITS][i & (CHUNK - 1)];
+  }
+
   entry(i: number): IpvsConnection {
+    const odd = this.oddClients.size === 0 ? undefined : this.oddClients.get(this.ids[i]);
     return {
       id: this.ids[i],
-      vs: this.vs[i],
-      dest: this.dest[i],
-      client: { ip: this.clientIP[i], port: this.clientPort[i] },
+      vs: this.vs(i),
+      dest: this.dest(i),
+      client: { ip: odd ?? formatIPv4(this.clientAddr[i] >>> 0), port: this.clientPort[i] },
       state: CONN_STATES[this.state[i]],
       expires: this.expires[i],
     };
@@ -210,18 +236,25 @@ class ConnectionTable {
   /** Entry i to index w (< i), for compaction. */
   move(i: number, w: number): void {
     this.ids[w] = this.ids[i];
-    this.vs[w] = this.vs[i];
-    this.dest[w] = this.dest[i];
-    this.clientIP[w] = this.clientIP[i];
+    this.vsChunks[w >> CHUNK_BITS][w & (CHUNK - 1)] = this.vs(i);
+    this.destChunks[w >> CHUNK_BITS][w & (CHUNK - 1)] = this.dest(i);
+    this.clientAddr[w] = this.clientAddr[i];
     this.clientPort[w] = this.clientPort[i];
     this.state[w] = this.state[i];
     this.expires[w] = this.expires[i];
   }
 
+  /** Entry i is dropped (compaction will write over it). */
+  forget(i: number): void {
+    if (this.oddClients.size !== 0) this.oddClients.delete(this.ids[i]);
+  }
+
   truncate(n: number): void {
     this.length = n;
-    // The references go with the entries.
-    this.vs.length = this.dest.length = this.clientIP.length = n;
+    // The references go with the entries: chunks past the end are dropped, the last one cut.
+    const chunks = (n + CHUNK - 1) >> CHUNK_BITS;
+    this.vsChunks.length = this.destChunks.length = chunks;
+    if (chunks > 0) this.vsChunks[chunks - 1].length = this.destChunks[chunks - 1].length = n - ((chunks - 1) << CHUNK_BITS);
   }
 
   private grow(): void {
@@ -234,6 +267,9 @@ class ConnectionTable {
     this.ids = f64(this.ids);
     this.clientPort = f64(this.clientPort);
     this.expires = f64(this.expires);
+    const addr = new Int32Array(n);
+    addr.set(this.clientAddr);
+    this.clientAddr = addr;
     const st = new Uint8Array(n);
     st.set(this.state);
     this.state = st;
@@ -614,8 +650,9 @@ export class IpvsProxier implements Proxier {
     const i = t.indexOf(typeof c === "number" ? c : c.id);
     if (i < 0 || t.state[i] !== ESTABLISHED) return;
     t.state[i] = TIME_WAIT;
-    t.dest[i].activeConns--;
-    t.dest[i].inactiveConns++;
+    const d = t.dest(i);
+    d.activeConns--;
+    d.inactiveConns++;
     t.expires[i] = now + this.tcpFinTimeout * 1000;
   }
 
@@ -629,8 +666,9 @@ export class IpvsProxier implements Proxier {
         w++;
         continue;
       }
-      if (t.state[i] === ESTABLISHED) t.dest[i].activeConns--;
-      else t.dest[i].inactiveConns--;
+      if (t.state[i] === ESTABLISHED) t.dest(i).activeConns--;
+      else t.dest(i).inactiveConns--;
+      t.forget(i);
     }
     t.truncate(w);
     for (const vs of this.services.values()) for (const [ip, tm] of vs.templates) if (tm.until <= now) vs.templates.delete(ip);
