@@ -1,7 +1,7 @@
 // Evaluates kube-proxy's nftables table (proxy/nftables/model.ts) for one packet: the base
 // chains registered on a hook in priority order, then jumps, gotos and verdict-map lookups. Each
 // expression kind of the model is handled here; an unknown one throws UnknownRuleShape.
-import { ChainMap, ElementMap, chainOf, type Chain, type Expr, type KeyPart, type NftTable, type Rule, type SetElement, type Verdict } from "../proxy/nftables/model.js";
+import { ChainMap, ElementMap, chainOf, gotoTarget, heldBy, type Chain, type Expr, type KeyPart, type NftTable, type Rule, type SetElement, type Verdict } from "../proxy/nftables/model.js";
 import { MARK_MASQ_CHAIN } from "../proxy/nftables/names.js";
 import { EndpointChain, ServiceChain } from "../proxy/nftables/proxier.js";
 import { addrNum } from "./addr-index.js";
@@ -180,7 +180,11 @@ function runServiceChain(table: NftTable, chain: ServiceChain, pkt: Pkt, ctx: Ev
   }
   n++;
   ctx.rules++;
-  const out = verdict(table, chain, targets[numgenPick(ctx, targets.length)], n, pkt, ctx, depth);
+  // goto <endpoint chain>: the chain made with the verdict while the table holds it, else as
+  // the verdict resolves (the same chain whenever the first is possible).
+  const pick = numgenPick(ctx, targets.length);
+  const ep = chain.endpoints[pick];
+  const out = heldBy(table.chains, ep) ? runChain(table, ep, pkt, ctx, depth + 1) : verdict(table, chain, targets[pick], n, pkt, ctx, depth);
   if (out !== true) return out === false || out.t === "continue" ? CONTINUE : out;
   return CONTINUE;
 }
@@ -267,6 +271,9 @@ function expr(
         // The same element as elements.get("<daddr> . <proto> . <dport>") (see ElementMap).
         const el: SetElement | undefined = pkt.proto === "icmp" ? undefined : els.findAddrProtoPort(pkt.dst, pkt.proto, pkt.dport);
         if (!el?.value) return false;
+        // A goto to the chain the element was bound to: that chain's outcome is ours (as verdict's).
+        const target = gotoTarget(table.chains, el);
+        if (target !== undefined) return runChain(table, target, pkt, ctx, depth + 1);
         return verdict(table, chain, el.value, n, pkt, ctx, depth);
       }
       const key = concatKey(e.key, pkt);

@@ -209,6 +209,43 @@ export function chainOf(chains: ReadonlyMap<string, Chain>, v: JumpVerdict): Cha
   return got;
 }
 
+/** On a goto map element: the chain its verdict was bound to (see gotoElement). */
+const TARGET = Symbol("target chain");
+
+/**
+ * A verdict map element whose verdict is a goto, with room for the chain it leads to (an
+ * in-object, hidden slot, as GotoVerdict has). A packet that finds the element runs that chain
+ * while the table holds it (gotoTarget) without reading the verdict object: in a map of 10k
+ * services each object on a connection's way is a cache miss.
+ */
+class GotoElement implements SetElement {
+  constructor(
+    readonly key: readonly KeyValue[],
+    readonly value: Verdict,
+  ) {
+    Object.defineProperty(this, TARGET, { value: undefined, writable: true, enumerable: false, configurable: false });
+  }
+}
+export function gotoElement(key: readonly KeyValue[], value: Extract<Verdict, { kind: "goto" }>): SetElement {
+  return new GotoElement(key, value);
+}
+
+/** Keeps `chain` on a goto element whose verdict is bound to it (bindVerdict), for gotoTarget. */
+export function bindElement(el: SetElement, chain: Chain): void {
+  if (el instanceof GotoElement && el.value.kind === "goto" && el.value.chain === chain.name) (el as { [TARGET]?: Chain })[TARGET] = chain;
+}
+
+/** The chain a goto element leads to, when it was bound to one that `chains` still holds under its name. */
+export function gotoTarget(chains: ReadonlyMap<string, Chain>, el: SetElement): Chain | undefined {
+  const c = (el as { [TARGET]?: Owned })[TARGET];
+  return c !== undefined && c[OWNER] === chains ? c : undefined;
+}
+
+/** Is `chain` the chain `chains` holds under its name (see ChainMap)? O(1), never by name. */
+export function heldBy(chains: ReadonlyMap<string, Chain>, chain: Chain): boolean {
+  return (chain as Owned)[OWNER] === chains;
+}
+
 /**
  * A goto verdict object with room for its bound chain from the start (an in-object, hidden
  * slot). Binding a plain verdict object later gives it a separate property store: at 100k

@@ -24,7 +24,9 @@ import {
   jump,
   newTable,
   ElementMap,
+  bindElement,
   bindVerdict,
+  gotoElement,
   gotoVerdict,
   ownable,
 } from "./model.js";
@@ -224,12 +226,18 @@ export class ServiceChain implements Chain {
   readonly affinitySets: readonly string[] | undefined;
   /** goto verdicts to the endpoint chains, numgen's targets. */
   readonly targets: readonly Verdict[];
+  /**
+   * The chains `targets` go to, as made with them: while one is the table's chain of its name
+   * (heldBy), numgen's pick runs it without going through its verdict (one object less).
+   */
+  readonly endpoints: readonly Chain[];
 
   constructor(
     readonly name: string,
     masq: { daddr: string; fromOutside: IpExpr | undefined } | undefined,
     affinitySets: readonly string[] | undefined,
     targets: readonly Verdict[],
+    endpoints: readonly Chain[],
   ) {
     ownable(this);
     const rules: Rule[] = [];
@@ -247,6 +255,7 @@ export class ServiceChain implements Chain {
     this.masqFrom = masq?.fromOutside;
     this.affinitySets = affinitySets;
     this.targets = targets;
+    this.endpoints = endpoints;
   }
 }
 
@@ -426,14 +435,17 @@ export class NftablesProxier implements Proxier {
     const cat = categorizeEndpoints(endpoints, svc, { nodeName: this.node.name, zone: this.node.zone, preferSameNode: false });
     const hasEndpoints = cat.hasAny;
     // Names are hashed once per endpoint and the same string objects are shared by the chain,
-    // the verdicts pointing at it and the record (kube-proxy caches them in endpointInfo).
-    const names = new Map<EndpointInfo, { chain: string; affinity: string; goto: Verdict }>();
+    // the verdicts pointing at it and the record (kube-proxy caches them in endpointInfo). The
+    // endpoint's chain object is made with them, for the service chains to hold.
+    const names = new Map<EndpointInfo, { chain: string; affinity: string; goto: Verdict; ownChain: EndpointChain }>();
     const epNames = (ep: EndpointInfo) => {
       let n = names.get(ep);
       if (!n) {
         const b = N.servicePortEndpointChainNameBase(svc.name, ep.ip, ep.port);
         const chain = N.prefixed(N.ENDPOINT_CHAIN_PREFIX, b);
-        n = { chain, affinity: affinity ? N.prefixed(N.AFFINITY_SET_PREFIX, b) : "", goto: gotoVerdict(chain) };
+        const aff = affinity ? N.prefixed(N.AFFINITY_SET_PREFIX, b) : "";
+        const ownChain = new EndpointChain(chain, canonicalIP(ep.ip), ep.port, proto, affinity ? aff : undefined);
+        n = { chain, affinity: aff, goto: gotoVerdict(chain), ownChain };
         names.set(ep, n);
       }
       return n;
@@ -482,7 +494,13 @@ export class NftablesProxier implements Proxier {
     };
     // An endpoint's goto verdict is one object for its affinity rule and numgen's map.
     const serviceChain = (chain: string, eps: readonly EndpointInfo[]) =>
-      new ServiceChain(chain, masq(chain), affinity ? eps.map(epAffinity) : undefined, eps.map((ep) => epNames(ep).goto));
+      new ServiceChain(
+        chain,
+        masq(chain),
+        affinity ? eps.map(epAffinity) : undefined,
+        eps.map((ep) => epNames(ep).goto),
+        eps.map((ep) => epNames(ep).ownChain),
+      );
 
     if (usesClusterPolicyChain) chains.push(serviceChain(clusterPolicyChain, cat.cluster));
     if (usesLocalPolicyChain) chains.push(serviceChain(localPolicyChain, cat.local));
@@ -504,7 +522,7 @@ export class NftablesProxier implements Proxier {
       chains.push(ownedChain(externalChain, rules));
     }
     for (const ep of reachable) {
-      chains.push(new EndpointChain(epChain(ep), canonicalIP(ep.ip), ep.port, proto, affinity ? epAffinity(ep) : undefined));
+      chains.push(epNames(ep).ownChain);
       if (affinity) affinitySets.push(epAffinity(ep));
     }
     const lbVIPs = ipv4Only(svc.loadBalancerVIPs);
@@ -525,7 +543,8 @@ export class NftablesProxier implements Proxier {
     const port = svc.port;
     const cip = canonicalIP(svc.clusterIP);
     const add = (set: string, key: KeyValue[], value?: Verdict, comment?: string) => {
-      const el: SetElement = value === undefined ? { key } : comment === undefined ? { key, value } : { key, value, comment };
+      const el: SetElement =
+        value === undefined ? { key } : comment !== undefined ? { key, value, comment } : value.kind === "goto" ? gotoElement(key, value) : { key, value };
       (set === N.NO_ENDPOINT_SERVICES_MAP || set === N.NO_ENDPOINT_NODEPORTS_MAP ? noEp : elements).push({ set, key, el });
     };
     add(N.CLUSTER_IPS_SET, [cip]);
@@ -572,9 +591,14 @@ export class NftablesProxier implements Proxier {
     }
     // The verdicts leading into this service port's chains know their chain from the start, so
     // a packet does not look it up by name in the table (see chainOf in model.ts).
-    const bind = (v: Verdict | undefined) => {
-      if (v === undefined || (v.kind !== "goto" && v.kind !== "jump")) return;
-      for (const c of chains) if (c.name === v.chain) return bindVerdict(v, c);
+    const bind = (v: Verdict | undefined): Chain | undefined => {
+      if (v === undefined || (v.kind !== "goto" && v.kind !== "jump")) return undefined;
+      for (const c of chains) {
+        if (c.name !== v.chain) continue;
+        bindVerdict(v, c);
+        return c;
+      }
+      return undefined;
     };
     for (const c of chains) {
       if (c instanceof EndpointChain) continue;
@@ -583,7 +607,10 @@ export class NftablesProxier implements Proxier {
         else if (e.t === "numgen-vmap") for (const v of e.targets) bind(v);
       }
     }
-    for (const x of elements) bind(x.el.value);
+    for (const x of elements) {
+      const c = bind(x.el.value);
+      if (c !== undefined) bindElement(x.el, c);
+    }
     const refs = (list: typeof elements): ElementRef[] =>
       list.map(({ set, key, el }) => {
         const k = elementKey(key);
