@@ -4,8 +4,8 @@
 import { ChainMap, ElementMap, chainOf, gotoTarget, heldBy, type Chain, type Expr, type KeyPart, type NftTable, type Rule, type SetElement, type Verdict } from "../proxy/nftables/model.js";
 import { MARK_MASQ_CHAIN } from "../proxy/nftables/names.js";
 import { EndpointChain, ServiceChain } from "../proxy/nftables/proxier.js";
-import { addrNum } from "./addr-index.js";
 import { ruleText } from "../proxy/nftables/render.js";
+import { addrNum } from "./addr-index.js";
 import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
 
 const MAX_DEPTH = 32;

@@ -217,7 +217,7 @@ export class EndpointChain implements Chain {
  */
 export class ServiceChain implements Chain {
   readonly rules: Rule[];
-  /** The masquerade rule's daddr (undefined: no such rule) and the same as canonicalIPv4Num. */
+  /** The masquerade rule's daddr (undefined: no such rule), and its canonicalIPv4Num (-1: none). */
   readonly masqDaddr: string | undefined;
   readonly masqDaddrNum: number;
   /** The masquerade rule's `ip saddr != <CIDR>` (undefined: masqueradeAll, no such match). */
