@@ -90,7 +90,10 @@ export class ApiServer {
   /** Pods' labels by the template labels they were copied from, and owner references by owner uid. */
   private readonly podLabels = new WeakMap<object, Record<string, string>>();
   private readonly ownerRefs = new Map<string, NonNullable<KObject["metadata"]["ownerReferences"]>>();
-  /** Stored events in resourceVersion order, kept from store events once the first trim built it. */
+  /**
+   * Stored events in resourceVersion order, kept from store events. Undefined only after a
+   * restore (the store loads without events): the first trim then sorts what the store holds.
+   */
   private eventOrder: Set<KObject> | undefined;
   /**
    * The correlator's index: by involved object's uid, the events it knows in the order they were
@@ -108,6 +111,9 @@ export class ApiServer {
     readonly config: ApiServerConfig,
   ) {
     const events = key(R.events);
+    // Kept from the start when the store holds no events yet (a new cluster): sorting the 5000
+    // events a busy cluster holds at its first trim cost more than keeping the order all along.
+    if (store.count(events) === 0) this.eventOrder = new Set();
     store.subscribe((ev) => {
       if (ev.resource !== events) return;
       if (ev.type === "DELETED") this.forgetSimilar(ev.object);
@@ -122,9 +128,10 @@ export class ApiServer {
     );
   }
 
-  /** Rebuilds allocator state after the store was loaded from a snapshot. */
+  /** Rebuilds allocator state (and forgets the event order) after the store was loaded from a snapshot. */
   restoreAllocations(): void {
     for (const svc of this.store.iterate(key(R.services))) this.services.restore(svc as Service);
+    this.eventOrder = undefined;
   }
 
   isServed(info: ResourceInfo): boolean {
@@ -752,9 +759,9 @@ export class ApiServer {
     const ev = key(R.events);
     const count = this.store.count(ev);
     if (count <= MAX_EVENTS) return;
-    // Oldest write first. The order is kept from store events once known (every write has a
-    // higher revision than all before it, so moving a written event to the end keeps the set
-    // sorted by resourceVersion); the first trim sorts what the store holds.
+    // Oldest write first. The order is kept from store events (every write has a higher
+    // revision than all before it, so moving a written event to the end keeps the set sorted by
+    // resourceVersion); after a restore, the first trim sorts what the store holds.
     if (!this.eventOrder) {
       const all: { rv: number; e: KObject }[] = [];
       for (const e of this.store.iterate(ev)) all.push({ rv: Number(e.metadata.resourceVersion), e });
