@@ -59,6 +59,20 @@ export function shouldSetHostname(pod: Pod, svc: Service): boolean {
   return !!pod.spec.hostname && pod.spec.subdomain === svc.metadata.name && svc.metadata.namespace === pod.metadata.namespace;
 }
 
+/**
+ * isIPv4, remembered by address: both controllers ask it of every selected pod's IP on every
+ * sync (a regular expression match each time), and a pod's IP is one string for its lifetime.
+ */
+export function isIPv4Address(ip: string): boolean {
+  let v = ipv4.get(ip);
+  if (v === undefined) {
+    if (ipv4.size >= 16384) ipv4.clear();
+    ipv4.set(ip, (v = isIPv4(ip)));
+  }
+  return v;
+}
+const ipv4 = new Map<string, boolean>();
+
 /** The pod's IPs (status.podIPs, or podIP where podIPs was not filled in). */
 export function podIPs(pod: Pod): string[] {
   const ips = pod.status?.podIPs;
@@ -127,6 +141,8 @@ interface IndexedService {
   members: Set<string>;
   /** members sorted, until they change. */
   sorted?: string[];
+  /** [this entry]: what matching() returns when only this Service matches (no array per pod event). */
+  readonly alone: readonly IndexedService[];
 }
 
 /**
@@ -186,7 +202,8 @@ export class ServiceMembership {
       prev.svc = svc;
       return;
     }
-    const entry: IndexedService = { key: prev?.key ?? `${ns}/${svc.metadata.name}`, svc, selectorSet: set, members: new Set() };
+    const entry: IndexedService = { key: prev?.key ?? `${ns}/${svc.metadata.name}`, svc, selectorSet: set, members: new Set(), sorted: undefined, alone: [] };
+    (entry.alone as IndexedService[]).push(entry);
     if (set) {
       entry.selector = selectorFromSet(set);
       for (const p of this.nsPods(ns).values()) if (entry.selector.matches(p.metadata.labels)) entry.members.add(p.metadata.name!);
@@ -212,9 +229,15 @@ export class ServiceMembership {
   private matching(ns: string, labels: Record<string, string> | null | undefined): readonly IndexedService[] {
     const m = this.services.get(ns);
     if (!m) return NO_SERVICES;
+    let one: IndexedService | undefined;
     let out: IndexedService[] | undefined;
-    for (const e of m.values()) if (e.selector?.matches(labels)) (out ??= []).push(e);
-    return out ?? NO_SERVICES;
+    for (const e of m.values()) {
+      if (!e.selector?.matches(labels)) continue;
+      if (out) out.push(e);
+      else if (one) out = [one, e];
+      else one = e;
+    }
+    return out ?? one?.alone ?? NO_SERVICES;
   }
 
   /**
@@ -480,7 +503,8 @@ export function repackSubsets(subsets: EndpointSubset[]): EndpointSubset[] {
   }
   const groups = new Map<string, { addrs: Map<string, boolean>; ports: EndpointPort[] | undefined }>();
   for (const { port, addrs } of portToAddrs.values()) {
-    const gk = [...addrs].map(([k, r]) => `${k}\u0000${r}`).sort().join("\u0002");
+    // With one port key there is one group: no key to build (a string per address, sorted).
+    const gk = portToAddrs.size === 1 ? "" : [...addrs].map(([k, r]) => `${k}\u0000${r}`).sort().join("\u0002");
     let g = groups.get(gk);
     if (!g) groups.set(gk, (g = { addrs, ports: undefined }));
     if (port) (g.ports ??= []).push(port);
@@ -596,7 +620,7 @@ function serviceFamily(svc: Service, pod: Pod): "IPv4" | "IPv6" {
   if (fam === "IPv4" || fam === "IPv6") return fam;
   const cip = svc.spec?.clusterIP;
   if (cip && cip !== "None") return isIPv4(cip) ? "IPv4" : "IPv6";
-  return !pod.status?.podIP || isIPv4(pod.status.podIP) ? "IPv4" : "IPv6";
+  return !pod.status?.podIP || isIPv4Address(pod.status.podIP) ? "IPv4" : "IPv6";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -700,7 +724,7 @@ export class EndpointsController implements Controller {
     for (const pod of pods) {
       if (!shouldPodBeInEndpoints(pod, publish)) continue;
       const fam = serviceFamily(svc, pod);
-      const ip = podIPs(pod).find((x) => isIPv4(x) === (fam === "IPv4"));
+      const ip = podIPs(pod).find((x) => isIPv4Address(x) === (fam === "IPv4"));
       if (!ip) continue;
       const epa: EndpointAddress = { ip };
       if (shouldSetHostname(pod, svc)) epa.hostname = pod.spec.hostname;

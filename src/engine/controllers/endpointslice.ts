@@ -18,6 +18,7 @@ import {
   findPort,
   HEADLESS_LABEL,
   isHeadless,
+  isIPv4Address,
   podIPs,
   rfc3339Nano,
   serviceSelector,
@@ -457,13 +458,17 @@ function hintsEnabled(annotations: Record<string, string> | null | undefined): b
 
 // ---------------------------------------------------------------------------------------------
 
+/** The labels this controller sets on a slice itself (a module function: no closure per sync). */
+function reservedLabel(k: string): boolean {
+  return k === LABEL_SERVICE_NAME || k === LABEL_MANAGED_BY || k === HEADLESS_LABEL;
+}
+
 /** setEndpointSliceLabels: Service labels minus the reserved ones, plus the controller's. */
 function sliceLabels(current: Record<string, string> | null | undefined, svc: Service): [Record<string, string>, boolean] {
-  const reserved = (k: string) => k === LABEL_SERVICE_NAME || k === LABEL_MANAGED_BY || k === HEADLESS_LABEL;
   const ep: Record<string, string> = {};
-  for (const [k, v] of Object.entries(current ?? {})) if (!reserved(k)) ep[k] = v;
+  for (const [k, v] of Object.entries(current ?? {})) if (!reservedLabel(k)) ep[k] = v;
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(svc.metadata.labels ?? {})) if (!reserved(k)) out[k] = v;
+  for (const [k, v] of Object.entries(svc.metadata.labels ?? {})) if (!reservedLabel(k)) out[k] = v;
   const changed = !deepEqual(ep, out);
   if (isHeadless(svc)) out[HEADLESS_LABEL] = "";
   out[LABEL_SERVICE_NAME] = svc.metadata.name!;
@@ -833,7 +838,7 @@ export class EndpointSliceController implements Controller {
     // "ready" is never true for a terminating pod unless publishNotReadyAddresses is set.
     const ready = !!svc.spec?.publishNotReadyAddresses || (serving && !terminating);
     const ep: Endpoint = {
-      addresses: podIPs(pod).filter((ip) => isIPv4(ip) === (at === "IPv4")),
+      addresses: podIPs(pod).filter((ip) => isIPv4Address(ip) === (at === "IPv4")),
       conditions: { ready, serving, terminating },
     };
     if (shouldSetHostname(pod, svc)) ep.hostname = pod.spec.hostname;
