@@ -12,9 +12,8 @@ import {
   controllerRef,
   getControllerOf,
   isPodActive,
-  isPodAvailable,
   isPodReady,
-  podAvailableAt,
+  podCondition,
   splitKey,
 } from "./util.js";
 
@@ -29,6 +28,7 @@ export class ReplicaSetController implements Controller {
   /** Pods without a controller: candidates for adoption. */
   private readonly orphans = new Set<string>();
   private readonly generateNames = new Map<string, string>();
+  private readonly parsedTimes = new Map<string, number>();
 
   constructor(private readonly ctx: ControllerContext) {
     for (const p of ctx.store.iterate(PODS)) this.index(p as Pod, false);
@@ -164,26 +164,35 @@ export class ReplicaSetController implements Controller {
 
   private updateStatus(rs0: ReplicaSet): void {
     const rs = this.ctx.store.get(RSS, rs0.metadata.namespace, rs0.metadata.name!) as ReplicaSet;
-    const pods = [...(this.podsByOwner.get(rs.metadata.uid!) ?? [])]
-      .map((k) => {
-        const [ns, n] = splitKey(k);
-        return this.ctx.store.get(PODS, ns, n) as Pod | undefined;
-      })
-      .filter((p): p is Pod => !!p);
-    const active = pods.filter(isPodActive);
     const minReady = rs.spec.minReadySeconds ?? 0;
     const now = this.ctx.clock.now();
-    const templateLabels = rs.spec.template?.metadata?.labels ?? {};
+    const templateLabels = Object.entries(rs.spec.template?.metadata?.labels ?? {});
+    // One pass over the owned pods, counting (no arrays of pods per count: this runs after every
+    // pass of a 1000-pod scale), with the Ready condition looked up once per pod.
+    let replicas = 0;
+    let fullyLabeled = 0;
+    let ready = 0;
+    let available = 0;
     let nextAvailable = Infinity;
-    for (const p of active) {
-      const at = podAvailableAt(p, minReady);
-      if (at !== undefined && at > now) nextAvailable = Math.min(nextAvailable, at);
+    for (const k of this.podsByOwner.get(rs.metadata.uid!) ?? []) {
+      const [ns, n] = splitKey(k);
+      const p = this.ctx.store.get(PODS, ns, n) as Pod | undefined;
+      if (!p || !isPodActive(p)) continue;
+      replicas++;
+      if (templateLabels.every(([lk, v]) => p.metadata.labels?.[lk] === v)) fullyLabeled++;
+      const c = podCondition(p, "Ready");
+      if (c?.status !== "True") continue;
+      ready++;
+      // podutil.IsPodAvailable, and when a ready pod becomes available (for the requeue).
+      const t = c.lastTransitionTime ? this.parseTime(c.lastTransitionTime) : NaN;
+      if (minReady <= 0 || (!Number.isNaN(t) && t + minReady * 1000 <= now)) available++;
+      if (!Number.isNaN(t) && t + minReady * 1000 > now) nextAvailable = Math.min(nextAvailable, t + minReady * 1000);
     }
     const status: Record<string, unknown> = {
-      replicas: active.length,
-      fullyLabeledReplicas: active.filter((p) => Object.entries(templateLabels).every(([k, v]) => p.metadata.labels?.[k] === v)).length,
-      readyReplicas: active.filter(isPodReady).length,
-      availableReplicas: active.filter((p) => isPodAvailable(p, minReady, now)).length,
+      replicas,
+      fullyLabeledReplicas: fullyLabeled,
+      readyReplicas: ready,
+      availableReplicas: available,
       observedGeneration: rs.metadata.generation,
     };
     for (const k of ["fullyLabeledReplicas", "readyReplicas", "availableReplicas"]) if (status[k] === 0) delete status[k];
@@ -191,6 +200,16 @@ export class ReplicaSetController implements Controller {
       this.ctx.api.update(R.replicasets, rs.metadata.namespace, rs.metadata.name!, { ...rs, status }, { subresource: "status" });
     }
     if (nextAvailable !== Infinity) this.ctx.requeueAt(this, `${rs.metadata.namespace}/${rs.metadata.name}`, nextAvailable);
+  }
+
+  /** Date.parse of a condition's time, remembered: a thousand pods share a few seconds' strings. */
+  private parseTime(s: string): number {
+    let t = this.parsedTimes.get(s);
+    if (t === undefined) {
+      if (this.parsedTimes.size >= 4096) this.parsedTimes.clear();
+      this.parsedTimes.set(s, (t = Date.parse(s)));
+    }
+    return t;
   }
 }
 
