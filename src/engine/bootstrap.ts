@@ -166,18 +166,11 @@ export function bootstrap(c: Cluster): void {
 function createLeases(c: Cluster, master: NodeConfig): void {
   const rng = c.rng.get("leases");
   const now = rfc3339Micro(c.clock.now());
-  // Decoded once per configuration with the random strings (the node's uid, the holders' uuids)
-  // empty, as nodes and static pods are; this cluster's strings go into a copy. Decoding them per
-  // creation also filled the decode cache with bodies never seen again, evicting the others.
-  const create = (ns: string, key: string, body: () => KObject, fill: (copy: KObject) => void) => {
-    const copy = cloneJSON(decodedOnce(c, R.leases, key, body));
-    fill(copy);
-    trusted(c, () => c.api.create(R.leases, ns, copy));
-  };
   type LeaseSpec = { holderIdentity: string };
   for (const n of c.config.nodes) {
     const node = c.api.peek(R.nodes, undefined, n.name)!;
-    create(
+    createLease(
+      c,
       "kube-node-lease",
       `node ${n.name}`,
       () => ({
@@ -188,7 +181,8 @@ function createLeases(c: Cluster, master: NodeConfig): void {
     );
   }
   for (const name of ["kube-controller-manager", "kube-scheduler"]) {
-    create(
+    createLease(
+      c,
       "kube-system",
       name,
       () => ({ metadata: { name }, spec: { acquireTime: now, holderIdentity: "", leaseDurationSeconds: 15, leaseTransitions: 0, renewTime: now } }),
@@ -196,7 +190,8 @@ function createLeases(c: Cluster, master: NodeConfig): void {
     );
   }
   const id = apiserverIdentity(master.name);
-  create(
+  createLease(
+    c,
     "kube-system",
     "apiserver identity",
     () => ({
@@ -207,12 +202,37 @@ function createLeases(c: Cluster, master: NodeConfig): void {
   );
 }
 
-/** The apiserver's identity lease name: base32 of a hash of its hostname, as genericapiserver derives it. */
+/**
+ * A lease decoded once per configuration with the random strings (the node's uid, the holders'
+ * uuids) empty, as nodes and static pods are; this cluster's strings go into a copy. Decoding them
+ * per creation also filled the decode cache with bodies never seen again, evicting the others.
+ */
+function createLease(c: Cluster, ns: string, key: string, body: () => KObject, fill: (copy: KObject) => void): void {
+  const copy = cloneJSON(decodedOnce(c, R.leases, key, body));
+  fill(copy);
+  trusted(c, () => c.api.create(R.leases, ns, copy));
+}
+
+/**
+ * The apiserver's identity lease name: base32 of a hash of its hostname, as genericapiserver
+ * derives it. Remembered by hostname: every cluster's control plane has one of a few names.
+ */
 export function apiserverIdentity(hostname: string): string {
-  const enc = new TextEncoder();
-  const field = (b: Uint8Array) => [b.length >> 8, b.length & 255, ...b];
-  const hash = sha256(new Uint8Array([...field(enc.encode(hostname)), ...field(enc.encode("kube-apiserver"))]));
-  return "apiserver-" + base32(hash.slice(0, 16)).replace(/=+$/, "").toLowerCase();
+  let id = identities.get(hostname);
+  if (id === undefined) {
+    const enc = new TextEncoder();
+    const hash = sha256(new Uint8Array([...lengthPrefixed(enc.encode(hostname)), ...lengthPrefixed(enc.encode("kube-apiserver"))]));
+    id = "apiserver-" + base32(hash.slice(0, 16)).replace(/=+$/, "").toLowerCase();
+    if (identities.size >= 64) identities.clear();
+    identities.set(hostname, id);
+  }
+  return id;
+}
+const identities = new Map<string, string>();
+
+/** A field of the identity hash's input: two bytes of length, then the bytes. */
+function lengthPrefixed(b: Uint8Array): number[] {
+  return [b.length >> 8, b.length & 255, ...b];
 }
 
 function firstServiceIP(cidr: string): string {
@@ -238,6 +258,10 @@ export function nodeLabels(n: NodeConfig): Record<string, string> {
   return labels;
 }
 
+function nodeCondition(now: string, type: string, status: string, reason: string, message: string) {
+  return { type, status, lastHeartbeatTime: now, lastTransitionTime: now, reason, message };
+}
+
 function registerNode(c: Cluster, n: NodeConfig): void {
   const api = c.api;
   trustedCreator(c).create(R.nodes, undefined, n.name, () => ({
@@ -257,14 +281,6 @@ function registerNode(c: Cluster, n: NodeConfig): void {
     },
   }));
   const now = rfc3339(c.clock.now());
-  const cond = (type: string, status: string, reason: string, message: string) => ({
-    type,
-    status,
-    lastHeartbeatTime: now,
-    lastTransitionTime: now,
-    reason,
-    message,
-  });
   // Decoded once per configuration with the node's IDs empty; this cluster's IDs go into a copy.
   const decoded = decodedOnce(c, R.nodes, `${n.name} status`, () => ({
     metadata: { name: n.name },
@@ -272,10 +288,10 @@ function registerNode(c: Cluster, n: NodeConfig): void {
       capacity: { cpu: "2", "ephemeral-storage": "51175Mi", "hugepages-1Gi": "0", "hugepages-2Mi": "0", memory: "3969876Ki", pods: "110" },
       allocatable: { cpu: "2", "ephemeral-storage": "48294789041", "hugepages-1Gi": "0", "hugepages-2Mi": "0", memory: "3867476Ki", pods: "110" },
       conditions: [
-        cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-        cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-        cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-        cond("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+        nodeCondition(now, "MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+        nodeCondition(now, "DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+        nodeCondition(now, "PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+        nodeCondition(now, "Ready", "True", "KubeletReady", "kubelet is posting ready status"),
       ],
       addresses: [
         { type: "InternalIP", address: n.ip },

@@ -22,6 +22,11 @@ export class SelectorError extends Error {
 const q = (s: string) => JSON.stringify(s);
 const goStrings = (vals: readonly string[]) => `[]string{${vals.map(q).join(", ")}}`;
 
+/** `path.c`, or `c` without a path (a module function: no closure per requirement made). */
+function childPath(path: string | undefined, c: string): string {
+  return path ? `${path}.${c}` : c;
+}
+
 /** field.Error rendering with a nil field.Path ("<nil>") or a path as NewRequirement builds. */
 function invalidErr(path: string, value: string, detail: string): string {
   return `${path}: Invalid value: ${value}: ${detail}`;
@@ -47,10 +52,9 @@ export class Requirement {
    */
   static create(key: string, op: Operator, vals: readonly string[], path?: string): Requirement {
     const errs: string[] = [];
-    const child = (c: string) => (path ? `${path}.${c}` : c);
     const keyErrs = isQualifiedName(key);
-    if (keyErrs.length) errs.push(invalidErr(child("key"), q(key), keyErrs.join("; ")));
-    const valuePath = child("values");
+    if (keyErrs.length) errs.push(invalidErr(childPath(path, "key"), q(key), keyErrs.join("; ")));
+    const valuePath = childPath(path, "values");
     switch (op) {
       case "in":
       case "notin":
@@ -73,7 +77,7 @@ export class Requirement {
         });
         break;
       default:
-        errs.push(`${child("operator")}: Unsupported value: ${q(op)}: supported values: ${VALID_OPERATORS.map(q).join(", ")}`);
+        errs.push(`${childPath(path, "operator")}: Unsupported value: ${q(op)}: supported values: ${VALID_OPERATORS.map(q).join(", ")}`);
     }
     vals.forEach((v, i) => {
       const m = isValidLabelValue(v);
@@ -470,6 +474,20 @@ export interface LabelSelectorLike {
   matchLabels?: Record<string, string> | null;
   matchExpressions?: readonly LabelSelectorRequirementLike[] | null;
 }
+
+/**
+ * labelSelectorAsSelector of a stored object's selector, made once per selector object:
+ * controllers ask it on every sync, and making one validates every key and value. Stored
+ * objects are never changed, so the selector made before is the one this would make (an
+ * invalid selector is not remembered, and throws again).
+ */
+export function storedSelector(ps: LabelSelectorLike | null | undefined): Selector {
+  if (ps === null || ps === undefined) return labelSelectorAsSelector(ps);
+  let s = storedSelectors.get(ps);
+  if (s === undefined) storedSelectors.set(ps, (s = labelSelectorAsSelector(ps)));
+  return s;
+}
+const storedSelectors = new WeakMap<object, Selector>();
 
 /**
  * metav1.LabelSelectorAsSelector: nil selects nothing, an empty selector everything. Throws

@@ -10,7 +10,7 @@
 // in name order, so which node is replaced first is deterministic.
 
 import { cloneJSON } from "../util/clone.js";
-import { labelSelectorAsSelector, type Selector } from "../api/labels.js";
+import { storedSelector, type Selector } from "../api/labels.js";
 import { R } from "../api/resources.js";
 import { isStatusError } from "../api/status.js";
 import type { ControllerRevision, DaemonSet, KObject, Node, Pod, PodTemplateSpec, Toleration } from "../api/types.js";
@@ -66,9 +66,8 @@ const NETWORK_UNAVAILABLE: Toleration = { key: "node.kubernetes.io/network-unava
 
 /** v1helper.AddOrUpdateTolerationInPodSpec: replaces a matching toleration, else appends. */
 function addOrUpdateToleration(tols: Toleration[], t: Toleration): Toleration[] {
-  const match = (o: Toleration) =>
-    (o.key ?? "") === (t.key ?? "") && (o.effect ?? "") === (t.effect ?? "") && (o.operator ?? "") === (t.operator ?? "") && (o.value ?? "") === (t.value ?? "");
-  const i = tols.findIndex(match);
+  // An unnamed callback: a named inner function is re-named by tsx's keepNames on every call.
+  const i = tols.findIndex((o) => (o.key ?? "") === (t.key ?? "") && (o.effect ?? "") === (t.effect ?? "") && (o.operator ?? "") === (t.operator ?? "") && (o.value ?? "") === (t.value ?? ""));
   if (i < 0) return [...tols, { ...t }];
   if (deepEqual(tols[i], t)) return tols;
   const out = [...tols];
@@ -239,7 +238,7 @@ export class DaemonSetController implements Controller {
 
   private selector(ds: DaemonSet): Selector | undefined {
     try {
-      return labelSelectorAsSelector(ds.spec.selector);
+      return storedSelector(ds.spec.selector);
     } catch {
       return undefined;
     }

@@ -8,7 +8,7 @@ import { cloneJSON } from "../util/clone.js";
 import { R } from "../api/resources.js";
 import type { Deployment, KObject, Pod, PodTemplateSpec, ReplicaSet } from "../api/types.js";
 import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
-import { labelSelectorAsSelector } from "../api/labels.js";
+import { storedSelector } from "../api/labels.js";
 import { rfc3339 } from "../clock.js";
 import type { StoreEvent } from "../store/store.js";
 import { fnv32a, safeEncodeString } from "../util/hash.js";
@@ -50,15 +50,51 @@ function canonicalJSON(v: unknown): string {
 
 /** EqualIgnoreHash: templates equal apart from the pod-template-hash label. */
 function templatesEqual(a: PodTemplateSpec | undefined, b: PodTemplateSpec | undefined): boolean {
-  // Shallow copies down to the labels, the only level that changes: the rest is compared as stored.
-  const strip = (t: PodTemplateSpec | undefined): PodTemplateSpec => {
-    const labels = t?.metadata?.labels;
-    if (!t || !labels || !(POD_TEMPLATE_HASH in labels)) return t ?? ({} as PodTemplateSpec);
-    const { [POD_TEMPLATE_HASH]: _hash, ...rest } = labels;
-    const metadata = { ...t.metadata, labels: Object.keys(rest).length ? rest : undefined };
-    return { ...t, metadata };
+  return deepEqual(withoutHash(a), withoutHash(b));
+}
+
+/**
+ * The template without the pod-template-hash label: shallow copies down to the labels, the only
+ * level that changes (the rest is compared as stored). A module function, not a closure per
+ * comparison (under tsx each named inner function is re-named by keepNames on every call).
+ */
+function withoutHash(t: PodTemplateSpec | undefined): PodTemplateSpec {
+  const labels = t?.metadata?.labels;
+  if (!t || !labels || !(POD_TEMPLATE_HASH in labels)) return t ?? ({} as PodTemplateSpec);
+  const { [POD_TEMPLATE_HASH]: _hash, ...rest } = labels;
+  const metadata = { ...t.metadata, labels: Object.keys(rest).length ? rest : undefined };
+  return { ...t, metadata };
+}
+
+/** The sum of `f` over ReplicaSets. */
+function sumOf(all: readonly ReplicaSet[], f: (rs: ReplicaSet) => number): number {
+  let s = 0;
+  for (const rs of all) s += f(rs);
+  return s;
+}
+
+/** Oldest first, then by name (controller.ReplicaSetsByCreationTimestamp). */
+function byOldest(a: ReplicaSet, b: ReplicaSet): number {
+  return a.metadata.creationTimestamp! < b.metadata.creationTimestamp! ? -1 : a.metadata.creationTimestamp! > b.metadata.creationTimestamp! ? 1 : a.metadata.name! < b.metadata.name! ? -1 : 1;
+}
+
+type DeploymentCondition = { type: string; status: string; reason?: string; message?: string; lastUpdateTime?: string | null; lastTransitionTime?: string | null };
+
+/** Sets a condition in `conds` (in place) unless it already reads so; the transition time moves with the status. */
+function setCondition(conds: DeploymentCondition[], now: string, type: string, st: string, reason: string, message: string): void {
+  const i = conds.findIndex((c) => c.type === type);
+  const prev = i >= 0 ? conds[i] : undefined;
+  if (prev && prev.status === st && prev.reason === reason && prev.message === message) return;
+  const c = {
+    type,
+    status: st,
+    lastUpdateTime: now,
+    lastTransitionTime: prev && prev.status === st ? prev.lastTransitionTime : now,
+    reason,
+    message,
   };
-  return deepEqual(strip(a), strip(b));
+  if (i >= 0) conds[i] = c;
+  else conds.push(c);
 }
 
 function replicasOf(rs: ReplicaSet): number {
@@ -122,7 +158,7 @@ export class DeploymentController implements Controller {
 
   /** ReplicaSets this Deployment controls, adopting matching orphans. */
   private replicaSetsFor(d: Deployment): ReplicaSet[] {
-    const sel = labelSelectorAsSelector(d.spec.selector);
+    const sel = storedSelector(d.spec.selector);
     const out: ReplicaSet[] = [];
     for (const o of this.ctx.store.list(RSS, d.metadata.namespace)) {
       const rs = o as ReplicaSet;
@@ -284,12 +320,11 @@ export class DeploymentController implements Controller {
 
   private rolloutRolling(d: Deployment, rsList: ReplicaSet[]): void {
     let { newRS, old } = this.newAndOld(d, rsList, true);
-    const all = () => [newRS!, ...old];
     // reconcileNewReplicaSet
     const replicas = d.spec.replicas ?? 1;
     if (newRS) {
       if (replicasOf(newRS) > replicas) newRS = this.scaleRS(d, newRS, replicas);
-      else if (replicasOf(newRS) < replicas) newRS = this.scaleRS(d, newRS, this.newRSNewReplicas(d, all(), newRS));
+      else if (replicasOf(newRS) < replicas) newRS = this.scaleRS(d, newRS, this.newRSNewReplicas(d, [newRS, ...old], newRS));
     }
     // reconcileOldReplicaSets
     old = this.reconcileOld(d, newRS!, old);
@@ -307,7 +342,6 @@ export class DeploymentController implements Controller {
     const newUnavailable = replicasOf(newRS) - (newRS.status?.availableReplicas ?? 0);
     const maxScaledDown = allPods - minAvailable - newUnavailable;
     if (maxScaledDown <= 0) return old;
-    const byOldest = (a: ReplicaSet, b: ReplicaSet) => (a.metadata.creationTimestamp! < b.metadata.creationTimestamp! ? -1 : a.metadata.creationTimestamp! > b.metadata.creationTimestamp! ? 1 : a.metadata.name! < b.metadata.name! ? -1 : 1);
     // cleanupUnhealthyReplicas: scale down old RSs' unavailable pods first.
     let cleaned = 0;
     let result = [...old].sort(byOldest).map((rs) => {
@@ -426,54 +460,38 @@ export class DeploymentController implements Controller {
     const d = this.ctx.store.get(DEPLOYS, d0.metadata.namespace, d0.metadata.name!) as Deployment;
     const all = [newRS, ...old].filter((rs): rs is ReplicaSet => !!rs).map((rs) => (this.ctx.store.get(RSS, rs.metadata.namespace, rs.metadata.name!) as ReplicaSet) ?? rs);
     const fresh = newRS ? all[0] : undefined;
-    const sum = (f: (rs: ReplicaSet) => number) => all.reduce((s, rs) => s + f(rs), 0);
     const replicas = d.spec.replicas ?? 1;
-    const available = sum((rs) => rs.status?.availableReplicas ?? 0);
+    const available = sumOf(all, (rs) => rs.status?.availableReplicas ?? 0);
     const status: Record<string, unknown> = {
       observedGeneration: d.metadata.generation,
-      replicas: sum((rs) => rs.status?.replicas ?? 0),
+      replicas: sumOf(all, (rs) => rs.status?.replicas ?? 0),
       updatedReplicas: fresh?.status?.replicas ?? 0,
-      readyReplicas: sum((rs) => rs.status?.readyReplicas ?? 0),
+      readyReplicas: sumOf(all, (rs) => rs.status?.readyReplicas ?? 0),
       availableReplicas: available,
       // calculateStatus: desired replicas of all ReplicaSets minus available ones, never below 0.
-      unavailableReplicas: Math.max(0, sum((rs) => replicasOf(rs)) - available),
+      unavailableReplicas: Math.max(0, sumOf(all, (rs) => replicasOf(rs)) - available),
       conditions: cloneJSON(d.status?.conditions ?? []),
     };
     if (d.status?.collisionCount) status.collisionCount = d.status.collisionCount;
     for (const k of ["replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"]) if (status[k] === 0) delete status[k];
 
     const now = rfc3339(this.ctx.clock.now());
-    const conds = status.conditions as { type: string; status: string; reason?: string; message?: string; lastUpdateTime?: string | null; lastTransitionTime?: string | null }[];
-    const set = (type: string, st: string, reason: string, message: string) => {
-      const i = conds.findIndex((c) => c.type === type);
-      const prev = i >= 0 ? conds[i] : undefined;
-      if (prev && prev.status === st && prev.reason === reason && prev.message === message) return;
-      const c = {
-        type,
-        status: st,
-        lastUpdateTime: now,
-        lastTransitionTime: prev && prev.status === st ? prev.lastTransitionTime : now,
-        reason,
-        message,
-      };
-      if (i >= 0) conds[i] = c;
-      else conds.push(c);
-    };
+    const conds = status.conditions as DeploymentCondition[];
     const minAvailable = replicas - this.maxUnavailable(d);
-    if (available >= minAvailable) set("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.");
-    else set("Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.");
+    if (available >= minAvailable) setCondition(conds, now, "Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.");
+    else setCondition(conds, now, "Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.");
     if (fresh) {
       const complete =
         (fresh.status?.replicas ?? 0) === replicas &&
         (fresh.status?.availableReplicas ?? 0) === replicas &&
         replicasOf(fresh) === replicas &&
-        sum((rs) => rs.status?.replicas ?? 0) === replicas;
+        sumOf(all, (rs) => rs.status?.replicas ?? 0) === replicas;
       const name = fresh.metadata.name;
-      if (complete) set("Progressing", "True", "NewReplicaSetAvailable", `ReplicaSet "${name}" has successfully progressed.`);
+      if (complete) setCondition(conds, now, "Progressing", "True", "NewReplicaSetAvailable", `ReplicaSet "${name}" has successfully progressed.`);
       else {
         const p = conds.find((c) => c.type === "Progressing");
-        if (!p) set("Progressing", "True", "ReplicaSetUpdated", `ReplicaSet "${name}" is progressing.`);
-        else if (p.reason !== "NewReplicaSetCreated" || !p.message?.includes(name!)) set("Progressing", "True", "ReplicaSetUpdated", `ReplicaSet "${name}" is progressing.`);
+        if (!p) setCondition(conds, now, "Progressing", "True", "ReplicaSetUpdated", `ReplicaSet "${name}" is progressing.`);
+        else if (p.reason !== "NewReplicaSetCreated" || !p.message?.includes(name!)) setCondition(conds, now, "Progressing", "True", "ReplicaSetUpdated", `ReplicaSet "${name}" is progressing.`);
       }
     }
     // Conditions are listed Available first, then Progressing, as the controller appends them.

@@ -474,6 +474,31 @@ function lessAddr(a: EndpointAddress, b: EndpointAddress): number {
   return ua < ub ? -1 : ua > ub ? 1 : 0;
 }
 
+/** One port's addresses in repackSubsets: address key -> ready. */
+interface PortAddrs {
+  port: EndpointPort | undefined;
+  addrs: Map<string, boolean>;
+}
+
+/**
+ * repackSubsets' step for one (address, port): "not ready" wins over "ready" for an address.
+ * Module functions, not closures per call (tsx's keepNames re-names a named inner function on
+ * every call, and every Endpoints sync repacks).
+ */
+function mapAddress(allAddrs: Map<string, EndpointAddress>, portToAddrs: Map<string, PortAddrs>, a: EndpointAddress, port: EndpointPort | undefined, ready: boolean): void {
+  const ak = `${a.ip}\u0000${a.targetRef?.uid ?? ""}`;
+  if (!allAddrs.has(ak)) allAddrs.set(ak, a);
+  const pk = portKey(port);
+  let e = portToAddrs.get(pk);
+  if (!e) portToAddrs.set(pk, (e = { port, addrs: new Map() }));
+  const was = e.addrs.get(ak);
+  if (was === undefined || was) e.addrs.set(ak, ready);
+}
+
+function portKey(p: EndpointPort | undefined): string {
+  return p ? `${p.name ?? ""}\u0000${p.port}\u0000${p.protocol ?? ""}\u0000${p.appProtocol ?? "\u0001"}` : "-1";
+}
+
 /**
  * RepackSubsets: expand to (address, port, ready) and regroup addresses that offer the same
  * ports; "not ready" wins over "ready" for one address; subsets without ports keep their
@@ -483,22 +508,12 @@ function lessAddr(a: EndpointAddress, b: EndpointAddress): number {
 export function repackSubsets(subsets: EndpointSubset[]): EndpointSubset[] {
   const allAddrs = new Map<string, EndpointAddress>();
   // port key -> (addrKey -> ready); insertion-ordered maps keep this deterministic.
-  const portToAddrs = new Map<string, { port: EndpointPort | undefined; addrs: Map<string, boolean> }>();
-  const portKey = (p: EndpointPort | undefined) => (p ? `${p.name ?? ""}\u0000${p.port}\u0000${p.protocol ?? ""}\u0000${p.appProtocol ?? "\u0001"}` : "-1");
-  const map = (a: EndpointAddress, port: EndpointPort | undefined, ready: boolean) => {
-    const ak = `${a.ip}\u0000${a.targetRef?.uid ?? ""}`;
-    if (!allAddrs.has(ak)) allAddrs.set(ak, a);
-    const pk = portKey(port);
-    let e = portToAddrs.get(pk);
-    if (!e) portToAddrs.set(pk, (e = { port, addrs: new Map() }));
-    const was = e.addrs.get(ak);
-    if (was === undefined || was) e.addrs.set(ak, ready);
-  };
+  const portToAddrs = new Map<string, PortAddrs>();
   for (const s of subsets) {
     const ports = s.ports?.length ? s.ports : [undefined];
     for (const p of ports) {
-      for (const a of s.addresses ?? []) map(a, p, true);
-      for (const a of s.notReadyAddresses ?? []) map(a, p, false);
+      for (const a of s.addresses ?? []) mapAddress(allAddrs, portToAddrs, a, p, true);
+      for (const a of s.notReadyAddresses ?? []) mapAddress(allAddrs, portToAddrs, a, p, false);
     }
   }
   const groups = new Map<string, { addrs: Map<string, boolean>; ports: EndpointPort[] | undefined }>();

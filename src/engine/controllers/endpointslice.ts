@@ -458,7 +458,27 @@ function hintsEnabled(annotations: Record<string, string> | null | undefined): b
 
 // ---------------------------------------------------------------------------------------------
 
-/** The labels this controller sets on a slice itself (a module function: no closure per sync). */
+// Module functions, not closures per call: under tsx, keepNames re-names a named inner function
+// every time it is made.
+
+/** Existing slices neither updated nor deleted. */
+function unchangedSlices(existing: EndpointSlice[], upd: WorkSlice[], del: EndpointSlice[]): EndpointSlice[] {
+  const changed = new Set([...upd.map((s) => s.name), ...del.map((s) => s.metadata.name)]);
+  return existing.filter((s) => !changed.has(s.metadata.name));
+}
+
+/** Takes one endpoint (the first) out of `desired`. */
+function popAny(desired: Map<string, Endpoint>): Endpoint {
+  const [k, ep] = desired.entries().next().value as [string, Endpoint];
+  desired.delete(k);
+  return ep;
+}
+
+function nodeReady(x: Node | undefined): boolean {
+  return (x?.status?.conditions ?? []).find((c) => c.type === "Ready")?.status === "True";
+}
+
+/** The labels this controller sets on a slice itself. */
 function reservedLabel(k: string): boolean {
   return k === LABEL_SERVICE_NAME || k === LABEL_MANAGED_BY || k === HEADLESS_LABEL;
 }
@@ -562,8 +582,7 @@ export class EndpointSliceController implements Controller {
       case NODES: {
         const n = ev.object as Node;
         const o = ev.old as Node | undefined;
-        const ready = (x: Node | undefined) => (x?.status?.conditions ?? []).find((c) => c.type === "Ready")?.status === "True";
-        if (ev.type === "MODIFIED" && ready(o) === ready(n) && o?.metadata.labels?.[LABEL_ZONE] === n.metadata.labels?.[LABEL_ZONE] &&
+        if (ev.type === "MODIFIED" && nodeReady(o) === nodeReady(n) && o?.metadata.labels?.[LABEL_ZONE] === n.metadata.labels?.[LABEL_ZONE] &&
           o?.status?.allocatable?.cpu === n.status?.allocatable?.cpu) {
           return;
         }
@@ -700,11 +719,7 @@ export class EndpointSliceController implements Controller {
       else toCreate.push(placeholder);
     }
 
-    const unchanged = (upd: WorkSlice[], del: EndpointSlice[]) => {
-      const changed = new Set([...upd.map((s) => s.name), ...del.map((s) => s.metadata.name)]);
-      return existing.filter((s) => !changed.has(s.metadata.name));
-    };
-    const si: SliceInfo = { toCreate, toUpdate, unchanged: unchanged(toUpdate, toDelete) };
+    const si: SliceInfo = { toCreate, toUpdate, unchanged: unchangedSlices(existing, toUpdate, toDelete) };
     const events: { type: "Normal" | "Warning"; reason: string; message: string }[] = [];
     const annotationHints = hintsEnabled(svc.metadata.annotations);
     const canUseTrafficDistribution = svc.spec?.trafficDistribution === "PreferClose" && !annotationHints;
@@ -720,7 +735,7 @@ export class EndpointSliceController implements Controller {
     toCreate = si.toCreate;
     toUpdate = si.toUpdate;
     if (canUseTrafficDistribution) {
-      for (const s of unchanged(toUpdate, toDelete)) if (preferCloseNeedsUpdate(s)) toUpdate.push(work(s));
+      for (const s of unchangedSlices(existing, toUpdate, toDelete)) if (preferCloseNeedsUpdate(s)) toUpdate.push(work(s));
       for (const s of [...toCreate, ...toUpdate]) preferCloseUpdate(s);
     }
 
@@ -780,16 +795,11 @@ export class EndpointSliceController implements Controller {
       }
     }
 
-    const popAny = (): Endpoint => {
-      const [k, ep] = desired.entries().next().value as [string, Endpoint];
-      desired.delete(k);
-      return ep;
-    };
 
     // 2. Fill the slices already being updated, fullest first.
     if (desired.size > 0 && toUpdate.size > 0) {
       const list = [...toUpdate].map((n) => byName.get(n)!).sort((a, b) => b.endpoints.length - a.endpoints.length);
-      for (const w of list) while (desired.size > 0 && w.endpoints.length < max) w.endpoints.push(popAny());
+      for (const w of list) while (desired.size > 0 && w.endpoints.length < max) w.endpoints.push(popAny(desired));
     }
 
     // 3. The rest into the unchanged slice closest to full, else into new slices.
@@ -804,7 +814,7 @@ export class EndpointSliceController implements Controller {
         }
       }
       fill ??= this.newSlice(svc, ports, at);
-      while (desired.size > 0 && fill.endpoints.length < max) fill.endpoints.push(popAny());
+      while (desired.size > 0 && fill.endpoints.length < max) fill.endpoints.push(popAny(desired));
       if (fill.name) {
         toUpdate.add(fill.name);
         unchanged.delete(fill.name);

@@ -87,7 +87,9 @@ export class ControllerManager {
     this.controllers.push(c);
     const q = new Set<string>();
     this.queues.set(c, q);
-    this.watchers.push({ c, watch: c.watch, enqueue: (k) => void q.add(k) });
+    // The queue's own add, bound (an arrow here is a named property under tsx's keepNames,
+    // re-named for each of a cluster's thirteen controllers).
+    this.watchers.push({ c, watch: c.watch, enqueue: q.add.bind(q) });
     this.routes.clear();
   }
 

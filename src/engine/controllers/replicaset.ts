@@ -2,7 +2,7 @@
 // active pods it controls at spec.replicas, deleting the least valuable pods first, adopts
 // matching orphans, and reports replicas, ready and available counts.
 
-import { labelSelectorAsSelector } from "../api/labels.js";
+import { storedSelector } from "../api/labels.js";
 import { R } from "../api/resources.js";
 import type { KObject, Pod, ReplicaSet } from "../api/types.js";
 import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
@@ -70,7 +70,7 @@ export class ReplicaSetController implements Controller {
       else if (!ref && ev.type !== "DELETED") {
         // An orphan may be adopted by a ReplicaSet whose selector matches it.
         for (const rs of this.ctx.store.list(RSS, pod.metadata.namespace)) {
-          const sel = labelSelectorAsSelector((rs as ReplicaSet).spec.selector);
+          const sel = storedSelector((rs as ReplicaSet).spec.selector);
           if (sel.matches(pod.metadata.labels ?? {})) enqueue(`${rs.metadata.namespace}/${rs.metadata.name}`);
         }
       }
@@ -115,7 +115,7 @@ export class ReplicaSetController implements Controller {
       const p = this.ctx.store.get(PODS, ns, n) as Pod | undefined;
       if (p) out.push(p);
     }
-    const sel = labelSelectorAsSelector(rs.spec.selector);
+    const sel = storedSelector(rs.spec.selector);
     for (const k of [...this.orphans]) {
       const [ns, n] = splitKey(k);
       if (ns !== rs.metadata.namespace) continue;

@@ -8,7 +8,7 @@
 // history.HashControllerRevision does.
 
 import { cloneJSON } from "../util/clone.js";
-import { labelSelectorAsSelector, type Selector } from "../api/labels.js";
+import { storedSelector, type Selector } from "../api/labels.js";
 import { R } from "../api/resources.js";
 import { isStatusError } from "../api/status.js";
 import type { ControllerRevision, KObject, Pod, PodTemplateSpec, StatefulSet } from "../api/types.js";
@@ -119,7 +119,7 @@ export class StatefulSetController implements Controller {
 
   private selector(set: StatefulSet): Selector | undefined {
     try {
-      return labelSelectorAsSelector(set.spec.selector);
+      return storedSelector(set.spec.selector);
     } catch {
       return undefined;
     }

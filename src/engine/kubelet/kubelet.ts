@@ -968,32 +968,40 @@ export interface KubeletPodState {
 
 /** Runs a readiness probe against the container's app and files. */
 export function probeSucceeds(probe: NonNullable<Container["readinessProbe"]>, spec: Container, profile: ImageProfile, fs: ContainerFs): boolean {
-  const portOf = (p: unknown): number => {
-    if (typeof p === "number") return p;
-    const named = (spec.ports ?? []).find((cp) => cp.name === p);
-    return named?.containerPort ?? Number(p);
-  };
+  // Module functions, not closures: under tsx each named inner function is re-named by keepNames
+  // on every call, and every pod with a probe is probed as it starts.
   if (probe.httpGet) {
     const h = probe.httpGet as { path?: string; port?: number | string };
-    const app = listenerApp(profile, portOf(h.port));
+    const app = listenerApp(profile, probePort(spec, h.port));
     if (app !== "http" && app !== "wordpress") return false;
     const res = httpGet(profile, fs, h.path ?? "/");
     return res.status >= 200 && res.status < 400;
   }
   if (probe.tcpSocket) {
     const t = probe.tcpSocket as { port?: number | string };
-    return listenerApp(profile, portOf(t.port)) !== undefined;
+    return listenerApp(profile, probePort(spec, t.port)) !== undefined;
   }
   if (probe.exec) {
     const cmd = ((probe.exec as { command?: string[] }).command ?? []).filter((x) => x !== "--");
-    const file = (i: number) => (cmd[i] ? fs.isFile(cmd[i].startsWith("/") ? cmd[i] : `${fs.workingDir}/${cmd[i]}`) : false);
     const bin = cmd[0]?.slice(cmd[0].lastIndexOf("/") + 1);
-    if (bin === "cat" || bin === "ls" || bin === "stat") return file(1);
-    if (bin === "test" && (cmd[1] === "-e" || cmd[1] === "-f")) return file(2);
+    if (bin === "cat" || bin === "ls" || bin === "stat") return isFileArg(fs, cmd[1]);
+    if (bin === "test" && (cmd[1] === "-e" || cmd[1] === "-f")) return isFileArg(fs, cmd[2]);
     if (bin === "false") return false;
     return true;
   }
   return true;
+}
+
+/** A probe's port: a number, or the name of one of the container's ports. */
+function probePort(spec: Container, p: unknown): number {
+  if (typeof p === "number") return p;
+  const named = (spec.ports ?? []).find((cp) => cp.name === p);
+  return named?.containerPort ?? Number(p);
+}
+
+/** Whether an exec probe's path argument names a file (relative to the working directory). */
+function isFileArg(fs: ContainerFs, arg: string | undefined): boolean {
+  return arg ? fs.isFile(arg.startsWith("/") ? arg : `${fs.workingDir}/${arg}`) : false;
 }
 
 /** An image's status.image and status.imageID (the digest is a hash: computed once per image). */
