@@ -460,8 +460,23 @@ const MD5_S = [7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9,
   4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21];
 const MD5_K = Array.from({ length: 64 }, (_, i) => Math.floor(Math.abs(Math.sin(i + 1)) * 0x100000000) | 0);
 
+/**
+ * md5Hex of short inputs, remembered: a Service's ports are hashed on every sync of its
+ * Endpoints (kube-dns's three on each of a new cluster's), and their dumps repeat.
+ */
+function md5HexShort(input: string): string {
+  if (input.length > 512) return md5Hex(input);
+  let h = md5s.get(input);
+  if (h === undefined) {
+    if (md5s.size >= 1024) md5s.clear();
+    md5s.set(input, (h = md5Hex(input)));
+  }
+  return h;
+}
+const md5s = new Map<string, string>();
+
 function byHash<T>(items: T[], spew: (x: T) => string): T[] {
-  const keyed = items.map((x) => [md5Hex(spew(x)), x] as const);
+  const keyed = items.map((x) => [md5HexShort(spew(x)), x] as const);
   keyed.sort((p, q) => (p[0] < q[0] ? -1 : p[0] > q[0] ? 1 : 0));
   return keyed.map((k) => k[1]);
 }

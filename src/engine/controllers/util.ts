@@ -129,7 +129,15 @@ export function goJSON(v: unknown): string {
 }
 
 function goString(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  // Most strings hold none of the characters Go escapes: no regular expression replace for them
+  // (JSON.stringify never writes one of them into its escapes, so looking at `s` is enough).
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029) {
+      return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    }
+  }
+  return JSON.stringify(s);
 }
 
 const utf8 = new TextEncoder();
