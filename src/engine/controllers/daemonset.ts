@@ -417,11 +417,10 @@ export class DaemonSetController implements Controller {
     if (creates.length) {
       const template = this.podTemplate(ds, hash, generation);
       for (const nodeName of creates) {
-        const spec = cloneJSON(template.spec);
-        spec.affinity = replaceNodeNameAffinity(spec.affinity, nodeName);
+        // Shallow: the apiserver copies what it stores, and podTemplate's copy is this pass's own.
         const body = {
-          metadata: { ...cloneJSON(template.metadata), generateName: `${ds.metadata.name}-`, ownerReferences: [controllerRef(ds as KObject, R.daemonsets)] },
-          spec,
+          metadata: { ...template.metadata, generateName: `${ds.metadata.name}-`, ownerReferences: [controllerRef(ds as KObject, R.daemonsets)] },
+          spec: { ...template.spec, affinity: replaceNodeNameAffinity(template.spec.affinity, nodeName) },
         };
         try {
           const pod = this.ctx.api.create(R.pods, ns, body);
