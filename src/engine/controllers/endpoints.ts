@@ -6,6 +6,7 @@
 // upstream: the Service -> Pod membership index, the trigger-time tracker, ShouldPodBeInEndpoints,
 // FindPort, and the spew "%#v" printer plus hashes that decide Go's orderings.
 
+import { memoize } from "../util/memo.js";
 import { selectorFromSet, type Selector } from "../api/labels.js";
 import { R } from "../api/resources.js";
 import type { EndpointAddress, EndpointPort, EndpointSubset, Endpoints, KObject, Pod, Service, ServicePort } from "../api/types.js";
@@ -63,15 +64,7 @@ export function shouldSetHostname(pod: Pod, svc: Service): boolean {
  * isIPv4, remembered by address: both controllers ask it of every selected pod's IP on every
  * sync (a regular expression match each time), and a pod's IP is one string for its lifetime.
  */
-export function isIPv4Address(ip: string): boolean {
-  let v = ipv4.get(ip);
-  if (v === undefined) {
-    if (ipv4.size >= 16384) ipv4.clear();
-    ipv4.set(ip, (v = isIPv4(ip)));
-  }
-  return v;
-}
-const ipv4 = new Map<string, boolean>();
+export const isIPv4Address: (ip: string) => boolean = memoize(isIPv4, 16384);
 
 /** The pod's IPs (status.podIPs, or podIP where podIPs was not filled in). */
 export function podIPs(pod: Pod): string[] {
@@ -465,15 +458,9 @@ const MD5_K = Array.from({ length: 64 }, (_, i) => Math.floor(Math.abs(Math.sin(
  * Endpoints (kube-dns's three on each of a new cluster's), and their dumps repeat.
  */
 function md5HexShort(input: string): string {
-  if (input.length > 512) return md5Hex(input);
-  let h = md5s.get(input);
-  if (h === undefined) {
-    if (md5s.size >= 1024) md5s.clear();
-    md5s.set(input, (h = md5Hex(input)));
-  }
-  return h;
+  return input.length > 512 ? md5Hex(input) : md5Remembered(input);
 }
-const md5s = new Map<string, string>();
+const md5Remembered = memoize(md5Hex, 1024);
 
 function byHash<T>(items: T[], spew: (x: T) => string): T[] {
   const keyed = items.map((x) => [md5HexShort(spew(x)), x] as const);

@@ -2,6 +2,7 @@
 // active pods it controls at spec.replicas, deleting the least valuable pods first, adopts
 // matching orphans, and reports replicas, ready and available counts.
 
+import { memoize } from "../util/memo.js";
 import { storedSelector } from "../api/labels.js";
 import { R } from "../api/resources.js";
 import type { KObject, Pod, ReplicaSet } from "../api/types.js";
@@ -28,7 +29,6 @@ export class ReplicaSetController implements Controller {
   /** Pods without a controller: candidates for adoption. */
   private readonly orphans = new Set<string>();
   private readonly generateNames = new Map<string, string>();
-  private readonly parsedTimes = new Map<string, number>();
 
   constructor(private readonly ctx: ControllerContext) {
     for (const p of ctx.store.iterate(PODS)) this.index(p as Pod, false);
@@ -184,7 +184,7 @@ export class ReplicaSetController implements Controller {
       if (c?.status !== "True") continue;
       ready++;
       // podutil.IsPodAvailable, and when a ready pod becomes available (for the requeue).
-      const t = c.lastTransitionTime ? this.parseTime(c.lastTransitionTime) : NaN;
+      const t = c.lastTransitionTime ? parseTime(c.lastTransitionTime) : NaN;
       if (minReady <= 0 || (!Number.isNaN(t) && t + minReady * 1000 <= now)) available++;
       if (!Number.isNaN(t) && t + minReady * 1000 > now) nextAvailable = Math.min(nextAvailable, t + minReady * 1000);
     }
@@ -200,16 +200,6 @@ export class ReplicaSetController implements Controller {
       this.ctx.api.update(R.replicasets, rs.metadata.namespace, rs.metadata.name!, { ...rs, status }, { subresource: "status" });
     }
     if (nextAvailable !== Infinity) this.ctx.requeueAt(this, `${rs.metadata.namespace}/${rs.metadata.name}`, nextAvailable);
-  }
-
-  /** Date.parse of a condition's time, remembered: a thousand pods share a few seconds' strings. */
-  private parseTime(s: string): number {
-    let t = this.parsedTimes.get(s);
-    if (t === undefined) {
-      if (this.parsedTimes.size >= 4096) this.parsedTimes.clear();
-      this.parsedTimes.set(s, (t = Date.parse(s)));
-    }
-    return t;
   }
 }
 
@@ -257,3 +247,6 @@ function deletionOrder(a: Ranked, b: Ranked): number {
   if (a.created !== b.created) return b.created - a.created;
   return a.pod.metadata.name! < b.pod.metadata.name! ? 1 : -1;
 }
+
+/** Date.parse of a condition's time, remembered: a thousand pods share a few seconds' strings. */
+const parseTime = memoize(Date.parse, 4096);
