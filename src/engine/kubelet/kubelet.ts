@@ -133,7 +133,7 @@ export class Kubelet implements Controller {
   private changes = 0;
   /** `changes` when the state beside the pods (services seen, nodes' images and addresses) last moved. */
   private sharedAt = 0;
-  /** Per pod: `changes` when its runtime last moved (none: at load, or not known). */
+  /** Per pod: `changes` when its runtime last moved (set by every change to it, and at load). */
   private readonly podAt = new Map<string, number>();
   /** The last log epoch handed out (see logStreams; 0 is "as loaded"). */
   private logEpochs = 0;
