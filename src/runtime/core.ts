@@ -258,8 +258,8 @@ export class ClusterCore {
       core.nextPodSeq = Math.max(core.nextPodSeq, row.seq + 1);
     }
     // The terminal's row just read is its state as restored: the first write need not serialize
-    // every file of it again to find that out. (The kubelet's is serialized again: restoring
-    // reconciles every pod, which moves its revision.)
+    // every file of it again to find that out. (The kubelet's rows are serialized again:
+    // restoring reconciles every pod, which moves their revisions; see prepare and podDelta.)
     const shellRow = core.lastSide.get("#shell");
     const shellRev = core.shell.revision?.();
     if (shellRow !== undefined && shellRev !== undefined) {
@@ -326,11 +326,10 @@ export class ClusterCore {
     this.sideRows();
     // Pods whose runtime still serializes to the row read are up to date; the others are
     // written by the next delta.
-    const kubelet = this.cluster.kubelet;
-    for (const { key, uid, revision } of kubelet.podStates()) {
+    for (const { key, uid, revision } of this.cluster.kubelet.podStates()) {
       const was = this.podRows.get(key);
       if (!was || was.uid !== uid || was.rev === revision) continue;
-      if (JSON.stringify({ seq: was.seq, pod: kubelet.savePod(key, { logs: false })! } satisfies PodRow) === was.body) was.rev = revision;
+      if (this.podRowText(key, was.seq) === was.body) was.rev = revision;
     }
   }
 
@@ -435,17 +434,15 @@ export class ClusterCore {
    * longer runs are deleted.
    */
   private podDelta(all: boolean, upserts: Array<[string, string]>, deletes: string[]): void {
-    const kubelet = this.cluster.kubelet;
     const seen = new Set<string>();
-    for (const { key, uid, revision } of kubelet.podStates()) {
+    for (const { key, uid, revision } of this.cluster.kubelet.podStates()) {
       seen.add(key);
       let was = this.podRows.get(key);
       // Another pod under that name: the kubelet put it after every pod it runs.
       if (was && was.uid !== uid) was = undefined;
       if (!all && was && was.rev === revision) continue;
       const seq = was ? was.seq : this.nextPodSeq++;
-      const row: PodRow = { seq, pod: kubelet.savePod(key, { logs: false })! };
-      const body = JSON.stringify(row);
+      const body = this.podRowText(key, seq);
       if (all || was?.body !== body) upserts.push([POD_PREFIX + key, body]);
       this.podRows.set(key, { seq, uid, rev: revision, body });
     }
@@ -458,8 +455,12 @@ export class ClusterCore {
 
   /** Every pod row (state(): a whole state, numbered in the kubelet's order). */
   private allPodRows(): Array<[string, string]> {
-    const kubelet = this.cluster.kubelet;
-    return kubelet.podStates().map(({ key }, seq): [string, string] => [POD_PREFIX + key, JSON.stringify({ seq, pod: kubelet.savePod(key, { logs: false })! } satisfies PodRow)]);
+    return this.cluster.kubelet.podStates().map(({ key }, seq): [string, string] => [POD_PREFIX + key, this.podRowText(key, seq)]);
+  }
+
+  /** The row text of pod `key` at place `seq` (its runtime without logs: those have rows of their own). */
+  private podRowText(key: string, seq: number): string {
+    return JSON.stringify({ seq, pod: this.cluster.kubelet.savePod(key, { logs: false })! } satisfies PodRow);
   }
 
   /** Every log row (state()). */
