@@ -171,7 +171,31 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
   }
   const fn = VERBS[verb];
   if (!fn) throw new KubectlError(`unknown command "${verb}" for "kubectl"\n\nDid you mean this?\n\t${closest(verb, Object.keys(VERBS))}\n`.replace(/\n\nDid you mean this\?\n\t\n$/, ""));
-  await fn([...pre, ...argv.slice(i + 1)], ctx, o);
+  const args = [...pre, ...argv.slice(i + 1)];
+  await fn(SUBCOMMANDS.has(verb) ? subcommandFirst(args) : args, ctx, o);
+}
+
+/** Verbs whose first word is a subcommand (kubectl rollout restart, kubectl create configmap...). */
+const SUBCOMMANDS = new Set(["rollout", "set", "config", "create"]);
+/** Flags written "-x value": cobra skips their value when it looks for a subcommand. */
+const VALUE_FLAGS = /^(-n|--namespace|--context|--kubeconfig|--cluster|--user|-s|--server|--token|--as|--request-timeout|-f|--filename|-o|--output|-l|--selector|--field-manager)$/;
+
+/**
+ * `args` with the subcommand (the first word that is neither a flag nor a flag's value) first,
+ * as cobra finds it wherever the flags are: `kubectl -n kube-system rollout restart ds x` and
+ * `kubectl create -n ns configmap x` run `restart` and `configmap`. Unchanged without one.
+ */
+function subcommandFirst(args: string[]): string[] {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--") return args;
+    if (a.startsWith("-")) {
+      if (VALUE_FLAGS.test(a)) i++;
+      continue;
+    }
+    return i === 0 ? args : [a, ...args.slice(0, i), ...args.slice(i + 1)];
+  }
+  return args;
 }
 
 function closest(word: string, words: string[]): string {

@@ -1,0 +1,23 @@
+// Flags before a subcommand: cobra finds `restart` in `kubectl -n kube-system rollout restart ds x`
+// and `configmap` in `kubectl create -n ns configmap x`, wherever the flags are.
+import { describe, expect, it } from "vitest";
+import { Cluster } from "../../engine/cluster.js";
+import { Session } from "../session.js";
+
+describe("kubectl subcommands after flags", () => {
+  it("rollout, create, set and config take the namespace given before them", async () => {
+    const s = new Session(Cluster.create({ seed: 3 }));
+    const run = async (line: string) => {
+      const r = await s.run(line);
+      return `${r.stdout}${r.stderr}`;
+    };
+    expect(await run("kubectl -n kube-system rollout restart ds kube-proxy")).toBe("daemonset.apps/kube-proxy restarted\n");
+    expect(await run("kubectl -n kube-system rollout history daemonset kube-proxy")).toMatch(/^daemonset\.apps\/kube-proxy \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n/);
+    expect(await run("kubectl -n kube-system create configmap one --from-literal=a=b")).toBe("configmap/one created\n");
+    expect(await run("kubectl create -n kube-system configmap two --from-literal=a=b")).toBe("configmap/two created\n");
+    expect(await run("kubectl --namespace kube-system get cm one two -o name")).toBe("configmap/one\nconfigmap/two\n");
+    expect(await run("kubectl -n kube-system create deployment web --image=nginx")).toBe("deployment.apps/web created\n");
+    expect(await run("kubectl -n kube-system set image deployment/web nginx=nginx:1.27")).toBe("deployment.apps/web image updated\n");
+    expect(await run("kubectl --kubeconfig /etc/kubernetes/admin.conf config current-context")).toBe("kubernetes-admin@kubernetes\n");
+  });
+});
