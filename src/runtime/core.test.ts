@@ -211,8 +211,38 @@ describe("ClusterCore persistence", () => {
     const d = again.takeDelta();
     expect(d.upserts.map(([k]) => k)).toContain("configmaps|default/one");
     const meta = JSON.parse(d.meta) as Record<string, unknown>;
-    for (const side of ["config", "kubelet", "shell"]) expect(meta, side).not.toHaveProperty(side);
-    // Exactly the engine's meta and the host's fields.
-    expect(meta).toEqual({ ...again.cluster.snapshotMeta(), lab: "empty", tenantId: null, createdAt: again.createdAt, lastActive: again.lastActive });
+    for (const side of ["config", "kubelet", "shell", "proxies"]) expect(meta, side).not.toHaveProperty(side);
+    // Exactly the engine's meta but kube-proxy's (a side row), and the host's fields.
+    const { proxies: _p, ...engine } = again.cluster.snapshotMeta();
+    expect(meta).toEqual({ ...engine, lab: "empty", tenantId: null, createdAt: again.createdAt, lastActive: again.lastActive });
+  });
+
+  it("kube-proxy's state is a side row, written when a kube-proxy starts, and restored", async () => {
+    const { core, rows, run, restored } = await setup("empty");
+    expect(JSON.parse(rows.objects.get("#proxies")!)).toEqual(core.cluster.snapshotMeta().proxies);
+    // A small write leaves it alone.
+    expect((await run("kubectl create configmap one --from-literal=a=b")).delta!.upserts.map(([k]) => k)).not.toContain("#proxies");
+    // A mode switch (the ConfigMap, then new kube-proxy pods) rewrites it.
+    await run(`kubectl -n kube-system get cm kube-proxy -o yaml | sed 's/mode: ""/mode: "ipvs"/' | kubectl apply -f - && kubectl -n kube-system rollout restart ds kube-proxy && sleep 30`);
+    const proxies = core.cluster.snapshotMeta().proxies;
+    expect(proxies?.nodes.map((n) => n.config.mode)).toEqual(["ipvs", "ipvs", "ipvs"]);
+    expect(JSON.parse(rows.objects.get("#proxies")!)).toEqual(proxies);
+    expect(restored().cluster.snapshotMeta().proxies).toEqual(proxies);
+  });
+
+  it("a meta row written before #proxies existed (kube-proxy's state in it) restores, and the next write moves it", async () => {
+    const { core, rows, run } = await setup("empty");
+    const proxies = core.cluster.snapshotMeta().proxies;
+    const old = new Rows();
+    old.meta = JSON.stringify({ ...JSON.parse(rows.meta), proxies });
+    for (const [k, b] of rows.objects) if (k !== "#proxies") old.objects.set(k, b);
+    await run("kubectl get svc");
+    const again = ClusterCore.restore("c1", old.state(), sessionShell);
+    expect(again.cluster.snapshotMeta().proxies).toEqual(proxies);
+    await again.exec("kubectl create configmap one --from-literal=a=b", Date.now(), DEFAULT_LIMITS);
+    const d = again.takeDeltaIfChanged()!;
+    old.apply(d);
+    expect(JSON.parse(old.meta)).not.toHaveProperty("proxies");
+    expect(JSON.parse(old.objects.get("#proxies")!)).toEqual(proxies);
   });
 });

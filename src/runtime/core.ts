@@ -125,7 +125,7 @@ export class LimitError extends Error {
 
 const SEP = "|";
 /** Side rows: state that is not an object, kept apart from the meta row so it is written only on change. */
-const SIDE = ["#config", "#kubelet", "#shell"] as const;
+const SIDE = ["#config", "#kubelet", "#shell", "#proxies"] as const;
 type SideKey = (typeof SIDE)[number];
 /** The engine's snapshot without objects, config and kubelet state (the meta row's part). */
 type SnapshotMeta = ReturnType<Cluster["snapshotMeta"]>;
@@ -323,7 +323,7 @@ export class ClusterCore {
    */
   prepare(): void {
     this.observeTraffic();
-    this.sideRows();
+    this.sideRows(this.cluster.snapshotMeta());
     // Pods whose runtime still serializes to the row read are up to date; the others are
     // written by the next delta.
     for (const { key, uid, revision } of this.cluster.kubelet.podStates()) {
@@ -382,7 +382,7 @@ export class ClusterCore {
    * read-only command itself (~0.5 ms for 30 KB), so each is serialized again only when its
    * revision moved since it was last serialized.
    */
-  private sideRows(): Array<[SideKey, string]> {
+  private sideRows(snap: SnapshotMeta): Array<[SideKey, string]> {
     const kubeletRev = this.cluster.kubelet.sharedRevision;
     if (this.side.kubeletRev !== kubeletRev || !this.lastSide.has("#kubelet")) {
       this.side.kubelet = JSON.stringify(this.cluster.kubelet.saveShared());
@@ -397,6 +397,7 @@ export class ClusterCore {
       ["#config", this.lastSide.get("#config") ?? JSON.stringify(this.cluster.config)],
       ["#kubelet", this.side.kubelet],
       ["#shell", this.side.shell],
+      ["#proxies", JSON.stringify(snap.proxies)],
     ];
   }
 
@@ -471,9 +472,14 @@ export class ClusterCore {
     return rows;
   }
 
-  /** The meta row's content but the clock, which need not be stored (see takeDeltaIfChanged). */
+  /**
+   * The meta row's content but the clock, which need not be stored (see takeDeltaIfChanged), and
+   * kube-proxy's per-node state, which has a side row of its own (#proxies): it is most of the
+   * engine's meta (each node's configuration and instance) and moves only when a kube-proxy pod
+   * starts, while the meta row is written with every write.
+   */
   private static metaKey(snap: SnapshotMeta): string {
-    const { clock: _clock, ...rest } = snap;
+    const { clock: _clock, proxies: _proxies, ...rest } = snap;
     return JSON.stringify(rest);
   }
 
@@ -496,7 +502,7 @@ export class ClusterCore {
     if (shellRev === undefined || shellRev !== this.side.shellRev) return this.takeDelta();
     const snap = this.cluster.snapshotMeta();
     const key = ClusterCore.metaKey(snap);
-    if (key !== this.persistedMetaKey) return this.takeDelta(snap, key);
+    if (key !== this.persistedMetaKey || JSON.stringify(snap.proxies) !== this.lastSide.get("#proxies")) return this.takeDelta(snap, key);
     return null;
   }
 
@@ -522,7 +528,7 @@ export class ClusterCore {
         else deletes.push(k);
       }
     }
-    for (const [k, body] of this.sideRows()) {
+    for (const [k, body] of this.sideRows(snap)) {
       if (this.full || this.lastSide.get(k) !== body) upserts.push([k, body]);
       this.lastSide.set(k, body);
     }
@@ -575,7 +581,8 @@ export class ClusterCore {
 
   /** The whole cluster in its persisted form (forks, snapshots in history). */
   state(): ClusterState {
-    return { meta: this.metaJSON(), objects: [...this.objectRows(), ...this.sideRows(), ...this.allPodRows(), ...this.allLogRows()] };
+    const snap = this.cluster.snapshotMeta();
+    return { meta: this.metaJSON(snap), objects: [...this.objectRows(), ...this.sideRows(snap), ...this.allPodRows(), ...this.allLogRows()] };
   }
 
   /** A row for every object in the store. */
@@ -658,6 +665,8 @@ function decodeState(state: ClusterState): {
       if (k === "#config") meta.config = v as Meta["config"];
       else if (k === "#kubelet") meta.kubelet = v;
       else if (k === "#shell") meta.shell = v;
+      // (A meta row written before #proxies existed holds them itself.)
+      else if (k === "#proxies") meta.proxies = v as Meta["proxies"];
       continue;
     }
     const r = k.slice(0, k.indexOf(SEP));
