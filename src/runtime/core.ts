@@ -182,7 +182,14 @@ export class ClusterCore {
   private persistedActive = 0;
   private persistedMetaKey = "";
   /** The side rows as last serialized, with the revisions they were serialized at (the kubelet's shared one for #kubelet). */
-  private readonly side: { kubelet: string; kubeletRev: number; shell: string; shellRev: string | number | undefined } = { kubelet: "", kubeletRev: -1, shell: "", shellRev: undefined };
+  private readonly side: { kubelet: string; kubeletRev: number; shell: string; shellRev: string | number | undefined; proxies: string; proxiesRev: number } = {
+    kubelet: "",
+    kubeletRev: -1,
+    shell: "",
+    shellRev: undefined,
+    proxies: "",
+    proxiesRev: -1,
+  };
   /** Each container log's rows as persisted, by log stream (see Kubelet.logStreams). */
   private readonly logs = new Map<string, PersistedLog>();
   /** The kubelet's revision when the log rows were last brought up to date. */
@@ -388,6 +395,12 @@ export class ClusterCore {
       this.side.kubelet = JSON.stringify(this.cluster.kubelet.saveShared());
       this.side.kubeletRev = kubeletRev;
     }
+    // kube-proxy's state moves only when one starts (KubeProxies.starts counts them).
+    const proxiesRev = this.cluster.proxies.starts;
+    if (this.side.proxiesRev !== proxiesRev) {
+      this.side.proxies = JSON.stringify(snap.proxies);
+      this.side.proxiesRev = proxiesRev;
+    }
     const shellRev = this.shell.revision?.();
     if (shellRev === undefined || this.side.shellRev !== shellRev || !this.lastSide.has("#shell")) {
       this.side.shell = JSON.stringify(this.shell.save() ?? null);
@@ -397,7 +410,7 @@ export class ClusterCore {
       ["#config", this.lastSide.get("#config") ?? JSON.stringify(this.cluster.config)],
       ["#kubelet", this.side.kubelet],
       ["#shell", this.side.shell],
-      ["#proxies", JSON.stringify(snap.proxies)],
+      ["#proxies", this.side.proxies],
     ];
   }
 
@@ -502,7 +515,7 @@ export class ClusterCore {
     if (shellRev === undefined || shellRev !== this.side.shellRev) return this.takeDelta();
     const snap = this.cluster.snapshotMeta();
     const key = ClusterCore.metaKey(snap);
-    if (key !== this.persistedMetaKey || JSON.stringify(snap.proxies) !== this.lastSide.get("#proxies")) return this.takeDelta(snap, key);
+    if (key !== this.persistedMetaKey || this.cluster.proxies.starts !== this.side.proxiesRev) return this.takeDelta(snap, key);
     return null;
   }
 
