@@ -56,9 +56,9 @@ function insertText(t: Table<unknown>, rows: number): string {
   return sql;
 }
 
-function inserts<R>(t: Table<R>, rows: R[] | undefined, maxParams: number, out: SqlStatement[]): void {
+function inserts<R>(t: Table<R>, rows: R[] | undefined, maxParams: number, maxRows: number, out: SqlStatement[]): void {
   if (!rows?.length) return;
-  const per = Math.max(1, Math.min(500, Math.floor(maxParams / t.columns.length)));
+  const per = Math.max(1, Math.min(maxRows, Math.floor(maxParams / t.columns.length)));
   for (let i = 0; i < rows.length; i += per) {
     const chunk = rows.slice(i, i + per);
     const args: SqlValue[] = [];
@@ -67,13 +67,13 @@ function inserts<R>(t: Table<R>, rows: R[] | undefined, maxParams: number, out: 
   }
 }
 
-/** The statements that write one history batch (to run in one transaction). */
-export function historyStatements(b: HistoryBatch, maxParams: number): SqlStatement[] {
+/** The statements that write one history batch, each of at most `maxRows` rows. */
+export function historyStatements(b: HistoryBatch, maxParams: number, maxRows = 500): SqlStatement[] {
   const out: SqlStatement[] = [];
-  inserts(API_CALLS, b.apiCalls, maxParams, out);
-  inserts(EVENTS, b.events, maxParams, out);
-  inserts(COMMANDS, b.commands, maxParams, out);
-  inserts(SNAPSHOTS, b.snapshots, maxParams, out);
-  inserts(TRAFFIC, b.traffic, maxParams, out);
+  inserts(API_CALLS, b.apiCalls, maxParams, maxRows, out);
+  inserts(EVENTS, b.events, maxParams, maxRows, out);
+  inserts(COMMANDS, b.commands, maxParams, maxRows, out);
+  inserts(SNAPSHOTS, b.snapshots, maxParams, maxRows, out);
+  inserts(TRAFFIC, b.traffic, maxParams, maxRows, out);
   return out;
 }

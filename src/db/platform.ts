@@ -139,9 +139,15 @@ export function randomId(bytes = 12): string {
 
 /** Runs statements in one transaction: the host's own driver (libSQL batch, transactionSync). */
 export interface SqlWriter {
-  write(statements: SqlStatement[]): Promise<unknown> | void;
+  /** `background`: nothing waits for it but its own caller (history); a writer may let other writes go first. */
+  write(statements: SqlStatement[], opts?: { background?: boolean }): Promise<unknown> | void;
   /** Most parameters one statement may bind. */
   maxParams: number;
+  /**
+   * Write history in background transactions of at most this many rows (default: a batch is
+   * one transaction). For a writer that other writes queue behind (the Node server's thread).
+   */
+  backgroundRows?: number;
 }
 
 export class SqlPlatform implements Platform {
@@ -216,10 +222,13 @@ export class SqlPlatform implements Platform {
     await this.db.update(s.clusters).set({ deletedAt: now, endReason: reason }).where(and(eq(s.clusters.id, id), isNull(s.clusters.deletedAt)));
   }
 
-  /** One history batch: multi-row INSERTs in one transaction. */
+  /** One history batch: multi-row INSERTs in one transaction, or one per backgroundRows rows. */
   async record(b: HistoryBatch): Promise<void> {
-    const stmts = historyStatements(b, this.writer.maxParams);
-    if (stmts.length) await this.writer.write(stmts);
+    const rows = this.writer.backgroundRows;
+    const stmts = historyStatements(b, this.writer.maxParams, rows);
+    if (!stmts.length) return;
+    if (rows === undefined) await this.writer.write(stmts);
+    else await Promise.all(stmts.map((st) => this.writer.write([st], { background: true })));
   }
 
   async usage(tenantId: string, sinceDay: string, now: number): Promise<Usage> {

@@ -33,6 +33,23 @@ describe("DbWriter", () => {
     db.close();
   });
 
+  it("takes a foreground write before the background writes waiting, each lane in its order", async () => {
+    const { db, writer } = await setup();
+    const done: string[] = [];
+    const rows = (tag: string, n: number) => Array.from({ length: n }, (_, i) => ({ sql: "INSERT INTO t (k, v) VALUES (?, ?)", args: [`${tag}-${i}`, i] }));
+    // Background writes big enough that the later ones are still waiting when the foreground one arrives.
+    const bg = Array.from({ length: 6 }, (_, i) => writer.write(rows(`bg${i}`, 2000), { background: true }).then(() => done.push(`bg${i}`)));
+    const fg = [writer.write(rows("fg0", 1)).then(() => done.push("fg0")), writer.write(rows("fg1", 1)).then(() => done.push("fg1"))];
+    await Promise.all([...bg, ...fg]);
+    // At most the background write already running went first.
+    expect(done.indexOf("fg0")).toBeLessThanOrEqual(1);
+    expect(done.indexOf("fg1")).toBe(done.indexOf("fg0") + 1);
+    expect(done.filter((d) => d.startsWith("bg"))).toEqual(["bg0", "bg1", "bg2", "bg3", "bg4", "bg5"]);
+    expect(Number((await db.execute("SELECT count(*) AS n FROM t")).rows[0].n)).toBe(6 * 2000 + 2);
+    await writer.close();
+    db.close();
+  });
+
   it("refuses a failing transaction whole, and keeps writing", async () => {
     const { db, writer } = await setup();
     await expect(

@@ -6,6 +6,12 @@
 // committed, so acknowledged still means in the WAL (a killed process loses nothing it was
 // told). Reads stay on the serving thread's connection: in WAL mode they never wait for the
 // writer, and they see every transaction that was answered before they started.
+//
+// Two lanes: a request waits for its cluster's rows (the foreground), no request waits for
+// history (the background). The thread takes a waiting foreground write before any background
+// one, so a class's simultaneous commands never queue behind a history batch; history is
+// written in small transactions (SqlWriter.backgroundRows) so one in progress holds a foreground
+// write back only briefly. Each lane keeps its own order.
 import type { InStatement } from "@libsql/client";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
@@ -21,16 +27,27 @@ const { parentPort, workerData } = require("node:worker_threads");
   const { createClient } = await import(workerData.client);
   const db = createClient({ url: workerData.url });
   for (const p of workerData.pragmas) await db.execute(p);
-  let queue = Promise.resolve();
-  parentPort.on("message", ({ id, statements }) => {
-    queue = queue.then(async () => {
+  const foreground = [];
+  const background = [];
+  let running = false;
+  const run = async () => {
+    running = true;
+    while (foreground.length || background.length) {
+      const { id, statements } = foreground.length ? foreground.shift() : background.shift();
       try {
         await db.batch(statements, "write");
         parentPort.postMessage({ id });
       } catch (e) {
         parentPort.postMessage({ id, error: { message: String((e && e.message) || e), code: e && e.code } });
       }
-    });
+      // Let the writes sent meanwhile arrive: a foreground one goes next.
+      await new Promise((r) => setImmediate(r));
+    }
+    running = false;
+  };
+  parentPort.on("message", (m) => {
+    (m.background ? background : foreground).push(m);
+    if (!running) void run();
   });
   parentPort.postMessage({ ready: true });
 })().catch((e) => parentPort.postMessage({ fatal: String((e && e.stack) || e) }));
@@ -55,15 +72,18 @@ export class DbWriter {
 
   constructor(private readonly url: string) {}
 
-  /** Runs `statements` in one write transaction; resolves once it has committed. */
-  write(statements: ReadonlyArray<WriteStatement>): Promise<void> {
+  /**
+   * Runs `statements` in one write transaction; resolves once it has committed. A `background`
+   * write (history) waits for every foreground write sent before it ends.
+   */
+  write(statements: ReadonlyArray<WriteStatement>, opts?: { background?: boolean }): Promise<void> {
     if (this.closed) return Promise.reject(new Error("the database writer is closed"));
     const w = this.start();
     const id = this.nextId++;
     let settle!: Omit<Pending, "done">;
     const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
     this.pending.set(id, { ...settle, done });
-    w.postMessage({ id, statements });
+    w.postMessage({ id, statements, background: opts?.background === true });
     return done;
   }
 

@@ -66,12 +66,19 @@ export async function openDatabase(dataDir: string): Promise<Client> {
   return db;
 }
 
+/**
+ * History goes to the writer's thread in background transactions of at most this many rows
+ * (~3 ms each): a cluster's write waits behind at most one of them, never a whole batch (the
+ * ~800 rows of a class's burst took 20-40 ms as one transaction).
+ */
+const HISTORY_ROWS_PER_WRITE = 100;
+
 export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer> {
   const db = await openDatabase(o.dataDir);
   // Cluster rows and history batches are written on the writer's thread (see db-writer.ts).
   const writer = new DbWriter(databaseUrl(o.dataDir));
   await writer.started();
-  const platform = new SqlPlatform(drizzle(db, { schema }), { write: (stmts) => writer.write(stmts), maxParams: 32_766 });
+  const platform = new SqlPlatform(drizzle(db, { schema }), { write: (stmts, opts) => writer.write(stmts, opts), maxParams: 32_766, backgroundRows: HISTORY_ROWS_PER_WRITE });
   const history = new BatchingHistory((b) => platform.record(b), { maxRows: o.historyMaxRows ?? 2000, maxDelayMs: o.historyDelayMs ?? 200 });
   const host = new NodeClusterHost(db, { shell: o.shell, history, write: (stmts) => writer.write(stmts) });
   // Build every lab's template now, so the first create is as fast as the rest.
