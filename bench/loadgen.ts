@@ -8,7 +8,15 @@
 // server, 200 fresh connections): on a 2-core machine that CPU is taken from the server and
 // shows up as server latency, where real tenants' clients run on machines of their own. Its own
 // CPU time is reported (clientCpuMs) so that the share it still takes is visible. Plain JS.
-import { spawn } from "node:child_process";
+// Bursts (every connection sends at once) run in bench/loadgen.c when a C compiler is at hand:
+// the JS generator's ~0.1 ms a request is ~20 ms of CPU per burst of 200 on the cores the server
+// needs, and it sent a burst's requests over several milliseconds instead of at once.
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export interface Job {
   method: string;
@@ -159,6 +167,8 @@ const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - perfo
 `;
 
 export interface LoadResult {
+  /** Which load generator ran: bench/loadgen.c (bursts, when a C compiler is at hand) or the JS one. */
+  client: "c" | "js";
   lat: number[];
   /** With `bursts`: each burst's latencies (the first one's include opening the connections). */
   byRound: number[][];
@@ -179,8 +189,9 @@ export interface LoadResult {
  * r * concurrency + i in burst r, and each burst starts when the last one is answered.
  */
 export function load(port: number, jobs: Job[], concurrency: number, durationMs = 0, periodMs = 0, bursts = false): Promise<LoadResult> {
+  const c = bursts && !durationMs && !periodMs ? cLoadgen() : undefined;
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ["-e", CODE], { stdio: ["pipe", "pipe", "inherit"] });
+    const child = c ? spawn(c, [], { stdio: ["pipe", "pipe", "inherit"] }) : spawn(process.execPath, ["-e", CODE], { stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
     let cpu0: NodeJS.CpuUsage | undefined;
     child.stdout.setEncoding("utf8");
@@ -190,8 +201,43 @@ export function load(port: number, jobs: Job[], concurrency: number, durationMs 
     child.once("close", (code) => {
       const cpu = process.cpuUsage(cpu0);
       if (code !== 0) return rej(new Error(`load generator exited with ${code}`));
-      res({ ...(JSON.parse(out) as Omit<LoadResult, "serverCpuMs">), serverCpuMs: (cpu.user + cpu.system) / 1000 });
+      res({ ...(JSON.parse(out) as Omit<LoadResult, "serverCpuMs" | "client">), serverCpuMs: (cpu.user + cpu.system) / 1000, client: c ? "c" : "js" });
     });
-    child.stdin.end(JSON.stringify({ port, jobs, concurrency, durationMs, periodMs, bursts }));
+    child.stdin.end(c ? cInput(port, jobs, concurrency) : JSON.stringify({ port, jobs, concurrency, durationMs, periodMs, bursts }));
   });
+}
+
+/** The requests as bench/loadgen.c reads them: "<port> <connections> <jobs>\n", then "<length>\n<bytes>" each. */
+function cInput(port: number, jobs: Job[], concurrency: number): Buffer {
+  const parts: Buffer[] = [Buffer.from(`${port} ${concurrency} ${jobs.length}\n`)];
+  for (const j of jobs) {
+    let head = `${j.method} ${j.path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`;
+    if (j.token) head += `Authorization: Bearer ${j.token}\r\n`;
+    const body = j.body === undefined ? undefined : Buffer.from(j.body);
+    if (body) head += `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`;
+    const bytes = body ? Buffer.concat([Buffer.from(`${head}\r\n`, "latin1"), body]) : Buffer.from(`${head}\r\n`, "latin1");
+    parts.push(Buffer.from(`${bytes.length}\n`), bytes);
+  }
+  return Buffer.concat(parts);
+}
+
+let cBinary: string | null | undefined;
+/**
+ * bench/loadgen.c compiled (once per source text, in the temp directory), or undefined without a
+ * C compiler or with LOADGEN=js: then the JS generator runs the bursts too (`client` in the
+ * result says which ran).
+ */
+function cLoadgen(): string | undefined {
+  if (cBinary !== undefined) return cBinary ?? undefined;
+  cBinary = null;
+  if (process.env.LOADGEN === "js") return undefined;
+  const src = join(dirname(fileURLToPath(import.meta.url)), "loadgen.c");
+  if (!existsSync(src)) return undefined;
+  const bin = join(tmpdir(), `servicelab-loadgen-${createHash("sha256").update(readFileSync(src)).digest("hex").slice(0, 16)}`);
+  if (!existsSync(bin)) {
+    const r = spawnSync(process.env.CC ?? "cc", ["-O2", "-o", bin, src], { stdio: ["ignore", "ignore", "pipe"] });
+    if (r.status !== 0) return undefined;
+  }
+  cBinary = bin;
+  return bin;
 }
