@@ -37,15 +37,17 @@ describe("DbWriter", () => {
     const { db, writer } = await setup();
     const done: string[] = [];
     const rows = (tag: string, n: number) => Array.from({ length: n }, (_, i) => ({ sql: "INSERT INTO t (k, v) VALUES (?, ?)", args: [`${tag}-${i}`, i] }));
-    // Background writes big enough that the later ones are still waiting when the foreground one arrives.
-    const bg = Array.from({ length: 6 }, (_, i) => writer.write(rows(`bg${i}`, 2000), { background: true }).then(() => done.push(`bg${i}`)));
-    const fg = [writer.write(rows("fg0", 1)).then(() => done.push("fg0")), writer.write(rows("fg1", 1)).then(() => done.push("fg1"))];
-    await Promise.all([...bg, ...fg]);
-    // At most the background write already running went first.
-    expect(done.indexOf("fg0")).toBeLessThanOrEqual(1);
-    expect(done.indexOf("fg1")).toBe(done.indexOf("fg0") + 1);
-    expect(done.filter((d) => d.startsWith("bg"))).toEqual(["bg0", "bg1", "bg2", "bg3", "bg4", "bg5"]);
-    expect(Number((await db.execute("SELECT count(*) AS n FROM t")).rows[0].n)).toBe(6 * 2000 + 2);
+    // Everything is built first, so that the writes after the first (a long one) are all sent
+    // while it runs.
+    const first = rows("bg0", 20_000);
+    const later = [1, 2, 3].map((i) => rows(`bg${i}`, 10));
+    const fg = [rows("fg0", 1), rows("fg1", 1)];
+    const writes = [writer.write(first, { background: true }).then(() => done.push("bg0"))];
+    later.forEach((st, i) => writes.push(writer.write(st, { background: true }).then(() => done.push(`bg${i + 1}`))));
+    fg.forEach((st, i) => writes.push(writer.write(st).then(() => done.push(`fg${i}`))));
+    await Promise.all(writes);
+    expect(done).toEqual(["bg0", "fg0", "fg1", "bg1", "bg2", "bg3"]);
+    expect(Number((await db.execute("SELECT count(*) AS n FROM t")).rows[0].n)).toBe(20_000 + 30 + 2);
     await writer.close();
     db.close();
   });
