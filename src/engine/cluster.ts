@@ -104,6 +104,7 @@ export class Cluster {
     if (snapshot) {
       // Storage first: controllers index what exists when they are built.
       this.store.load(adoptObjects ? snapshot.objects : structuredClone(snapshot.objects), snapshot.revision);
+      this.api.loaded();
       for (const c of snapshot.crds) this.api.crds.add(c);
       this.api.restoreAllocations();
       this.api.eventSeq = snapshot.eventSeq;

@@ -102,6 +102,8 @@ export class ApiServer {
    */
   private readonly similarEvents = new Map<string, SimilarList>();
   private similarCount = 0;
+  /** The store was loaded with events the index does not hold yet (see loaded). */
+  private similarStale = false;
   private readonly eventSources = new Map<string, Map<string, { component: string; host?: string }>>();
 
   constructor(
@@ -116,7 +118,7 @@ export class ApiServer {
     if (store.count(events) === 0) this.eventOrder = new Set();
     store.subscribe((ev) => {
       if (ev.resource !== events) return;
-      if (ev.type === "DELETED") this.forgetSimilar(ev.object);
+      if (ev.type === "DELETED" && !this.similarStale) this.forgetSimilar(ev.object);
       if (!this.eventOrder) return;
       if (ev.old) this.eventOrder.delete(ev.old);
       if (ev.type !== "DELETED") this.eventOrder.add(ev.object);
@@ -129,6 +131,20 @@ export class ApiServer {
   }
 
   /** Rebuilds allocator state (and forgets the event order) after the store was loaded from a snapshot. */
+  /**
+   * The store was loaded from a snapshot (which makes no store events): what is kept from store
+   * events (the events' write order, the correlator's index) no longer matches it. Both are made
+   * again from the stored events when first needed, so that a restored cluster trims and counts
+   * its events as the cluster it was saved from would have.
+   */
+  loaded(): void {
+    const any = this.store.count(key(R.events)) > 0;
+    this.eventOrder = any ? undefined : new Set();
+    this.similarEvents.clear();
+    this.similarCount = 0;
+    this.similarStale = any;
+  }
+
   restoreAllocations(): void {
     for (const svc of this.store.iterate(key(R.services))) this.services.restore(svc as Service);
     this.eventOrder = undefined;
@@ -625,6 +641,7 @@ export class ApiServer {
     // Map by message per object cost a table per pod.
     const uid = o.metadata.uid ?? "";
     const fieldPath = ev.fieldPath ?? "";
+    if (this.similarStale) this.rebuildSimilar();
     const similar = this.similarEvents.get(uid);
     let match: SimilarEvent | undefined;
     const candidates = similar === undefined || Array.isArray(similar) ? similar : similar.get(ev.message);
@@ -685,29 +702,59 @@ export class ApiServer {
       // The event it matched is gone (trimmed): the new one takes its place.
       match.name = name;
     } else {
-      const entry: SimilarEvent = { message: ev.message, namespace, fieldPath, type: ev.type, reason: ev.reason, component: ev.component, name };
-      if (!similar) this.similarEvents.set(uid, [entry]);
-      else if (!Array.isArray(similar)) {
-        const same = similar.get(entry.message);
-        if (same) same.push(entry);
-        else similar.set(entry.message, [entry]);
-      } else if (similar.length < SIMILAR_LIST_MAX) similar.push(entry);
-      else {
-        // Same order within a message as in the list: the first match stays the first.
-        const byMessage = new Map<string, SimilarEvent[]>();
-        for (const e of [...similar, entry]) {
-          const same = byMessage.get(e.message);
-          if (same) same.push(e);
-          else byMessage.set(e.message, [e]);
-        }
-        this.similarEvents.set(uid, byMessage);
-      }
-      if (++this.similarCount > 4 * MAX_EVENTS) {
+      this.addSimilar(uid, { message: ev.message, namespace, fieldPath, type: ev.type, reason: ev.reason, component: ev.component, name });
+      if (this.similarCount > 4 * MAX_EVENTS) {
         this.similarEvents.clear();
         this.similarCount = 0;
       }
     }
     this.trimEvents();
+  }
+
+  /** Adds an event to the correlator's index, after the involved object's others. */
+  private addSimilar(uid: string, entry: SimilarEvent): void {
+    const similar = this.similarEvents.get(uid);
+    if (!similar) this.similarEvents.set(uid, [entry]);
+    else if (!Array.isArray(similar)) {
+      const same = similar.get(entry.message);
+      if (same) same.push(entry);
+      else similar.set(entry.message, [entry]);
+    } else if (similar.length < SIMILAR_LIST_MAX) similar.push(entry);
+    else {
+      // Same order within a message as in the list: the first match stays the first.
+      const byMessage = new Map<string, SimilarEvent[]>();
+      for (const e of [...similar, entry]) {
+        const same = byMessage.get(e.message);
+        if (same) same.push(e);
+        else byMessage.set(e.message, [e]);
+      }
+      this.similarEvents.set(uid, byMessage);
+    }
+    this.similarCount++;
+  }
+
+  /**
+   * The correlator's index made again from the stored events (after a restore), each involved
+   * object's in the order they were made: their names end in the hex of their creation time and
+   * sequence number, one width for any time after 2006, so they sort in that order.
+   */
+  private rebuildSimilar(): void {
+    this.similarStale = false;
+    type Stored = KObject & { involvedObject?: { uid?: string; fieldPath?: string }; message?: string; type?: string; reason?: string; source?: { component?: string } };
+    const all: Stored[] = [];
+    for (const e of this.store.iterate(key(R.events))) all.push(e as Stored);
+    all.sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
+    for (const e of all) {
+      this.addSimilar(e.involvedObject?.uid ?? "", {
+        message: e.message ?? "",
+        namespace: e.metadata.namespace ?? "",
+        fieldPath: e.involvedObject?.fieldPath ?? "",
+        type: e.type ?? "",
+        reason: e.reason ?? "",
+        component: e.source?.component ?? "",
+        name: e.metadata.name!,
+      });
+    }
   }
 
   /** An event's `source`, one frozen object per (component, host): thousands of events share a few. */

@@ -6,6 +6,7 @@ import type { KObject } from "../api/types.js";
 import { ManualClock } from "../clock.js";
 import { RandomStreams } from "../rng.js";
 import { Store } from "../store/store.js";
+import { Cluster } from "../cluster.js";
 import { ApiServer, MAX_EVENTS } from "./apiserver.js";
 
 function setup() {
@@ -84,5 +85,34 @@ describe("events", () => {
     record("filler 0");
     const again = events().filter((e) => e.message === "filler 0");
     expect(again.map((e) => e.count)).toEqual([2]);
+  });
+
+  it("a restored cluster counts repeats and trims as the cluster it was saved from", () => {
+    // Two clusters take the same writes; one is saved and restored half-way.
+    const steps = (c: Cluster, from: number, to: number) => {
+      const cm = c.client.get(R.configmaps, "default", "cm") as KObject;
+      for (let i = from; i < to; i++) {
+        c.advance(1000);
+        // A repeat of an early event, fillers that push the store past its bound, more repeats.
+        c.api.recordEvent({ involved: cm, involvedInfo: R.configmaps, type: "Warning", reason: "Again", message: "the same", component: "test" });
+        for (let k = 0; k < 700; k++) c.api.recordEvent({ involved: cm, involvedInfo: R.configmaps, type: "Normal", reason: "Filler", message: `filler ${i}/${k}`, component: "test" });
+      }
+    };
+    const make = () => {
+      const c = Cluster.create({ seed: 4 });
+      c.client.create(R.configmaps, "default", { metadata: { name: "cm" } });
+      return c;
+    };
+    const straight = make();
+    steps(straight, 0, 12);
+    let saved = make();
+    steps(saved, 0, 5);
+    saved = Cluster.restore(JSON.parse(JSON.stringify(saved.snapshot())));
+    steps(saved, 5, 12);
+    const events = (c: Cluster) => JSON.stringify(c.client.list(R.events, "default").items);
+    expect(events(saved)).toBe(events(straight));
+    const again = (c: Cluster) => (c.client.list(R.events, "default").items as (KObject & { reason: string; count: number })[]).filter((e) => e.reason === "Again");
+    expect(again(saved).map((e) => e.count)).toEqual([12]);
+    expect(JSON.stringify(saved.snapshot())).toBe(JSON.stringify(straight.snapshot()));
   });
 });
