@@ -65,6 +65,26 @@ describe("kubelet", () => {
     expect(c.kubelet.logs(db, "mysql", true)!.map((l) => l.line).join("\n")).toContain("Database is uninitialized and password option is not specified");
   });
 
+  it("shows the back-off in a crash-looping container's waiting state for as long as it lasts", () => {
+    const c = testCluster();
+    c.client.create(R.pods, "default", { metadata: { name: "db" }, spec: { containers: [{ name: "mysql", image: "mysql" }] } });
+    const uid = pod(c, "db").metadata.uid;
+    const seen = new Set<string>();
+    for (let t = 0; t < 900; t++) {
+      c.advance(1_000);
+      const w = pod(c, "db").status!.containerStatuses![0].state!.waiting;
+      // Every second of a back-off, not only the instant the container exited.
+      if (w?.reason === "CrashLoopBackOff") seen.add(w.message!);
+    }
+    // kuberuntime_manager's doBackOff error, with the back-off as Go prints a duration, doubling
+    // up to five minutes.
+    const backoffs = [...seen].map((m) => {
+      expect(m).toMatch(new RegExp(`^back-off \\S+ restarting failed container=mysql pod=db_default\\(${uid}\\)$`));
+      return m.split(" ")[1];
+    });
+    expect(backoffs.slice(-4)).toEqual(["40s", "1m20s", "2m40s", "5m0s"]);
+  });
+
   it("decides readiness from the app: removing the probed file makes the pod unready", () => {
     const c = testCluster();
     c.client.create(R.pods, "default", {

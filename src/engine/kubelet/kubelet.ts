@@ -550,7 +550,7 @@ export class Kubelet implements Controller {
       if (c.startedAt === undefined) allStarted = false;
       if (c.state !== "terminated") allTerminated = false;
       if (c.state === "terminated" && (c.exitCode ?? 0) !== 0) anyFailed = true;
-      statuses[i] = this.containerStatus(c, ready, now);
+      statuses[i] = this.containerStatus(pod, c, ready, now);
     }
     const policy = pod.spec.restartPolicy ?? "Always";
     let phase = "Pending";
@@ -587,7 +587,7 @@ export class Kubelet implements Controller {
     };
   }
 
-  private containerStatus(c: ContainerRuntime, ready: boolean, now: number): ContainerStatus {
+  private containerStatus(pod: Pod, c: ContainerRuntime, ready: boolean, now: number): ContainerStatus {
     const img = imageNames(c.image);
     const started = c.state === "running";
     const status: ContainerStatus = {
@@ -616,10 +616,11 @@ export class Kubelet implements Controller {
             containerID: `containerd://${c.id}`,
           },
         };
-      } else if (c.finishedAt === now) {
-        status.state = { waiting: { reason: "CrashLoopBackOff", message: `back-off ${Math.round((c.startAt - c.finishedAt) / 1000)}s restarting failed container=${c.name}` } };
       } else {
-        status.state = { waiting: { reason: "CrashLoopBackOff" } };
+        // The kubelet's sync error, kept (reasonCache) and shown until the container starts again.
+        const backoff = goSeconds(Math.round((c.startAt - (c.finishedAt ?? now)) / 1000));
+        const message = `back-off ${backoff} restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
+        status.state = { waiting: { reason: "CrashLoopBackOff", message } };
       }
     } else {
       status.state = waitingState(c.waitingReason);
@@ -1019,6 +1020,14 @@ function imageNames(image: string): { image: string; imageID: string } {
     imageNameCache.set(image, v);
   }
   return v;
+}
+
+/** Whole seconds as Go's time.Duration prints them: 40s, 1m20s, 5m0s, 1h0m0s. */
+function goSeconds(secs: number): string {
+  const h = Math.floor(secs / 3600);
+  const m = Math.floor((secs % 3600) / 60);
+  const s = secs % 60;
+  return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
 }
 
 /** The `lastState` of a container that has not terminated before: one frozen `{}` for all. */
