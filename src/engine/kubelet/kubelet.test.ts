@@ -65,6 +65,28 @@ describe("kubelet", () => {
     expect(c.kubelet.logs(db, "mysql", true)!.map((l) => l.line).join("\n")).toContain("Database is uninitialized and password option is not specified");
   });
 
+  it("restarts a container that exits at the next sync the first time, then after the back-off", () => {
+    const c = testCluster();
+    c.client.create(R.pods, "default", { metadata: { name: "db" }, spec: { containers: [{ name: "mysql", image: "mysql" }] } });
+    const restarts: [number, number, string][] = [];
+    let last = -1;
+    for (let t = 1; t <= 60; t++) {
+      c.advance(1_000);
+      const st = pod(c, "db").status!.containerStatuses![0];
+      const shown = st.state!.waiting?.reason ?? (st.state!.terminated ? "Error" : "Running");
+      if (st.restartCount !== last || restarts[restarts.length - 1][2] !== shown) restarts.push([t, st.restartCount, shown]);
+      last = st.restartCount;
+    }
+    // Error with no restart for about a second (the PLEG's relist), restarted, then each exit
+    // waits 10 s, 20 s, 40 s in CrashLoopBackOff (kubectl get pods: Error 0, Error 1, CrashLoopBackOff 1, ...).
+    const firstError = restarts.find(([, n, s]) => n === 0 && s === "Error")!;
+    const firstRestart = restarts.find(([, n]) => n === 1)!;
+    expect(firstRestart[0] - firstError[0]).toBeLessThanOrEqual(1);
+    const starts = restarts.filter(([, n], i) => i > 0 && n !== restarts[i - 1][1]).map(([t]) => t);
+    expect(starts.slice(1).map((t, i) => t - starts[i])).toEqual([10, 20]);
+    expect(podEvents(c, "db").filter((e) => e.startsWith("Warning BackOff")).length).toBeGreaterThan(0);
+  });
+
   it("shows the back-off in a crash-looping container's waiting state for as long as it lasts", () => {
     const c = testCluster();
     c.client.create(R.pods, "default", { metadata: { name: "db" }, spec: { containers: [{ name: "mysql", image: "mysql" }] } });
@@ -82,7 +104,7 @@ describe("kubelet", () => {
       expect(m).toMatch(new RegExp(`^back-off \\S+ restarting failed container=mysql pod=db_default\\(${uid}\\)$`));
       return m.split(" ")[1];
     });
-    expect(backoffs.slice(-4)).toEqual(["40s", "1m20s", "2m40s", "5m0s"]);
+    expect(backoffs).toEqual(["10s", "20s", "40s", "1m20s", "2m40s", "5m0s"]);
   });
 
   it("decides readiness from the app: removing the probed file makes the pod unready", () => {

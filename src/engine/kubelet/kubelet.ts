@@ -23,6 +23,8 @@ const CONFIGMAPS = rkey(R.configmaps);
 
 /** kubelet's container restart back-off: 10 s doubling to 5 min. */
 const BACKOFF_START_MS = 10_000;
+/** The kubelet's PLEG relist period: how soon it sees a container exit. */
+const PLEG_RELIST_MS = 1_000;
 const BACKOFF_MAX_MS = 300_000;
 /** The shortest time from SIGTERM to the pod object's removal. */
 const KILL_LATENCY_MS = 1_000;
@@ -388,9 +390,15 @@ export class Kubelet implements Controller {
     c.finishedAt = now;
     const policy = pod.spec.restartPolicy ?? "Always";
     if (policy === "Never" || (policy === "OnFailure" && exit.code === 0)) return Infinity;
-    const backoff = Math.min(BACKOFF_START_MS * 2 ** c.restartCount, BACKOFF_MAX_MS);
-    c.startAt = now + backoff;
     c.waitingReason = "CrashLoopBackOff";
+    // kuberuntime_manager's doBackOff: a container that has not been restarted yet is started
+    // again at the next sync (the PLEG sees the exit within a relist); after that each restart
+    // waits the back-off, 10 s doubling to 5 min, with a BackOff event.
+    if (c.restartCount === 0) {
+      c.startAt = now + PLEG_RELIST_MS;
+      return c.startAt;
+    }
+    c.startAt = now + Math.min(BACKOFF_START_MS * 2 ** (c.restartCount - 1), BACKOFF_MAX_MS);
     this.event(pod, "Warning", "BackOff", `Back-off restarting failed container ${c.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`, ref);
     return c.startAt;
   }
