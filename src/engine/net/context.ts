@@ -70,8 +70,15 @@ const ipNum = ipv4Unchecked;
 
 /** Is `ip` the address `spec` or inside the CIDR `spec` ("a.b.c.d" or "a.b.c.d/len")? */
 export function addrMatches(spec: string, ip: string): boolean {
+  const c = cidrOf(spec);
+  if (c === undefined) return spec === ip;
+  return ((ipNum(ip) & c.mask) >>> 0) === c.base;
+}
+
+/** The CIDR `spec` as addrMatches reads it (undefined: `spec` is an address, matched as text). */
+export function cidrOf(spec: string): { readonly base: number; readonly mask: number } | undefined {
   const slash = spec.indexOf("/");
-  if (slash < 0) return spec === ip;
+  if (slash < 0) return undefined;
   let c = cidrCache.get(spec);
   if (c === undefined) {
     const len = Number(spec.slice(slash + 1));
@@ -79,7 +86,7 @@ export function addrMatches(spec: string, ip: string): boolean {
     c = { base: (ipNum(spec.slice(0, slash)) & mask) >>> 0, mask };
     cidrCache.set(spec, c);
   }
-  return ((ipNum(ip) & c.mask) >>> 0) === c.base;
+  return c;
 }
 
 export { ipNum };

@@ -6,7 +6,7 @@ import { MARK_MASQ_CHAIN } from "../proxy/nftables/names.js";
 import { EndpointChain, ServiceChain } from "../proxy/nftables/proxier.js";
 import { ruleText } from "../proxy/nftables/render.js";
 import { addrNum } from "./addr-index.js";
-import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
+import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches, cidrOf, ipNum } from "./context.js";
 
 const MAX_DEPTH = 32;
 
@@ -97,8 +97,11 @@ const T = "ip kube-proxy";
 function runChain(table: NftTable, chain: Chain, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
   if (depth > MAX_DEPTH) throw new Error(`packet tracer: nft jump depth over ${MAX_DEPTH} at ${chain.name}`);
   const tracing = ctx.trace !== undefined;
-  if (!tracing && chain instanceof EndpointChain) return runEndpointChain(table, chain, pkt, ctx, depth);
-  if (!tracing && chain instanceof ServiceChain) return runServiceChain(table, chain, pkt, ctx, depth);
+  if (!tracing) {
+    if (chain instanceof EndpointChain) return runEndpointChain(table, chain, pkt, ctx, depth);
+    if (chain instanceof ServiceChain) return runServiceChain(table, chain, pkt, ctx, depth);
+    return runCompiled(table, compiled(chain), pkt, ctx, depth);
+  }
   const rules = chain.rules;
   if (tracing) ctx.step({ kind: "chain", table: T, chain: chain.name, text: `-> chain ${chain.name} (${rules.length} rules)` });
   for (let i = 0; i < rules.length; i++) {
@@ -187,6 +190,242 @@ function runServiceChain(table: NftTable, chain: ServiceChain, pkt: Pkt, ctx: Ev
   const out = heldBy(table.chains, ep) ? runChain(table, ep, pkt, ctx, depth + 1) : verdict(table, chain, targets[pick], n, pkt, ctx, depth);
   if (out !== true) return out === false || out.t === "continue" ? CONTINUE : out;
   return CONTINUE;
+}
+
+// ---- Rules compiled once per chain (no trace) ------------------------------------------------
+//
+// Without a trace, a plain chain's rules run as closures made once per chain from its rule
+// objects (what `expr` does for each expression, with the expression's fields read once): the
+// generic path's switch over a dozen expression shapes, and its loads of their fields, were the
+// largest part of a connection through the base chains. Closures, not generated source (no
+// `new Function`: Workers forbid it). Each chain's compiled form is kept on the chain and
+// checked against its rules array and rule objects on each use (the proxier refills base
+// chains' arrays in place), so a changed chain is compiled again. Rules are immutable.
+
+/** One expression: true (matched, or a statement done), false (no match), or the rule's verdict (as `expr`). */
+type ExprFn = (table: NftTable, pkt: Pkt, ctx: EvalContext, depth: number) => boolean | Outcome;
+/** One rule: undefined when it did not end the chain (as `runRule`). */
+type RuleFn = (table: NftTable, pkt: Pkt, ctx: EvalContext, depth: number) => Outcome | undefined;
+
+interface Compiled {
+  /** The chain's rules array and its rules when compiled. */
+  readonly src: readonly Rule[];
+  readonly rules: readonly Rule[];
+  readonly fns: readonly RuleFn[];
+}
+
+const COMPILED = Symbol("compiled rules");
+/** Chains that cannot take the hidden property (frozen or sealed objects). */
+const compiledAside = new WeakMap<Chain, Compiled>();
+
+function compiled(chain: Chain): Compiled {
+  const rules = chain.rules;
+  const own = (chain as { [COMPILED]?: Compiled })[COMPILED];
+  const c = own !== undefined ? own : compiledAside.get(chain);
+  if (c !== undefined && c.src === rules && sameRules(c.rules, rules)) return c;
+  const fresh: Compiled = { src: rules, rules: rules.slice(), fns: rules.map((r, i) => compileRule(chain, r, i + 1)) };
+  if (Object.prototype.hasOwnProperty.call(chain, COMPILED)) (chain as { [COMPILED]?: Compiled })[COMPILED] = fresh;
+  else if (Object.isExtensible(chain)) Object.defineProperty(chain, COMPILED, { value: fresh, writable: true, enumerable: false, configurable: false });
+  else compiledAside.set(chain, fresh);
+  return fresh;
+}
+
+function sameRules(a: readonly Rule[], b: readonly Rule[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** runChain's loop over a compiled chain (same count, same outcomes). */
+function runCompiled(table: NftTable, c: Compiled, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
+  const fns = c.fns;
+  for (let i = 0; i < fns.length; i++) {
+    ctx.rules++;
+    const out = fns[i](table, pkt, ctx, depth);
+    if (out !== undefined) return out.t === "continue" ? CONTINUE : out;
+  }
+  return CONTINUE;
+}
+
+function compileRule(chain: Chain, r: Rule, n: number): RuleFn {
+  const fs = r.exprs.map((e) => compileExpr(chain, r, e, n));
+  if (fs.length === 0) return () => undefined;
+  if (fs.length === 1) {
+    const f0 = fs[0];
+    return (table, pkt, ctx, depth) => {
+      const a = f0(table, pkt, ctx, depth);
+      return a === true || a === false ? undefined : a;
+    };
+  }
+  if (fs.length === 2) {
+    const f0 = fs[0];
+    const f1 = fs[1];
+    return (table, pkt, ctx, depth) => {
+      const a = f0(table, pkt, ctx, depth);
+      if (a === false) return undefined;
+      if (a !== true) return a;
+      const b = f1(table, pkt, ctx, depth);
+      return b === true || b === false ? undefined : b;
+    };
+  }
+  return (table, pkt, ctx, depth) => {
+    for (let i = 0; i < fs.length; i++) {
+      const a = fs[i](table, pkt, ctx, depth);
+      if (a === false) return undefined;
+      if (a !== true) return a;
+    }
+    return undefined;
+  };
+}
+
+/** An address matcher as addrMatches(spec, ·) answers. */
+function addrMatcher(spec: string): (ip: string) => boolean {
+  const c = cidrOf(spec);
+  if (c === undefined) return (ip) => ip === spec;
+  const { base, mask } = c;
+  return (ip) => {
+    const a = addrNum(ip); // canonical addresses read the same as with ipNum
+    return (((a >= 0 ? a : ipNum(ip)) & mask) >>> 0) === base;
+  };
+}
+
+function compileExpr(chain: Chain, rule: Rule, e: Expr, n: number): ExprFn {
+  switch (e.t) {
+    case "ct-state": {
+      const onNew = e.states.includes("new");
+      const onEstablished = e.states.includes("established");
+      return (_t, pkt) => (pkt.ctNew ? onNew : onEstablished);
+    }
+    case "ip": {
+      const m = addrMatcher(e.value);
+      const neg = e.neg;
+      return e.field === "saddr" ? (_t, pkt) => m(pkt.src) !== neg : (_t, pkt) => m(pkt.dst) !== neg;
+    }
+    case "ip-anon": {
+      const ms = e.values.map(addrMatcher);
+      const neg = e.neg;
+      const saddr = e.field === "saddr";
+      return (_t, pkt) => {
+        const v = saddr ? pkt.src : pkt.dst;
+        let hit = false;
+        for (let i = 0; i < ms.length; i++) if (ms[i](v)) hit = true;
+        return hit !== neg;
+      };
+    }
+    case "ip-lookup": {
+      const set = e.set;
+      return e.field === "saddr" ? (table, pkt, ctx) => lookupAddr(table, set, pkt.src, ctx) : (table, pkt, ctx) => lookupAddr(table, set, pkt.dst, ctx);
+    }
+    case "fib-local":
+      return e.field === "saddr" ? (_t, pkt, ctx) => ctx.isLocal(pkt.src) : (_t, pkt, ctx) => ctx.isLocal(pkt.dst);
+    case "l4proto": {
+      const proto = e.proto;
+      return (_t, pkt) => pkt.proto === proto;
+    }
+    case "mark-zero": {
+      const mask = e.mask;
+      return (_t, pkt) => ((pkt.mark & mask) >>> 0) === 0;
+    }
+    case "vmap": {
+      const name = e.map;
+      const parts = e.key;
+      const app = isAddrProtoPort(parts);
+      const byPort = parts.includes("dport");
+      return (table, pkt, ctx, depth) => {
+        const map = table.sets.get(name);
+        if (!map) throw new Error(`packet tracer: map @${name} missing`);
+        const els = map.elements;
+        let el: SetElement | undefined;
+        if (app && els instanceof ElementMap) {
+          // The same element as elements.get("<daddr> . <proto> . <dport>") (see ElementMap).
+          el = pkt.proto === "icmp" ? undefined : els.findAddrProtoPort(pkt.dst, pkt.proto, pkt.dport);
+          if (!el?.value) return false;
+          // A goto to the chain the element was bound to: that chain's outcome is ours (as verdict's).
+          const target = gotoTarget(table.chains, el);
+          if (target !== undefined) return runChain(table, target, pkt, ctx, depth + 1);
+        } else {
+          el = pkt.proto === "icmp" && byPort ? undefined : els.get(concatKey(parts, pkt));
+          if (!el?.value) return false;
+        }
+        return verdict(table, chain, el.value, n, pkt, ctx, depth);
+      };
+    }
+    case "numgen-vmap": {
+      const mod = e.mod;
+      const targets = e.targets;
+      return (table, pkt, ctx, depth) => {
+        const v = targets[numgenPick(ctx, mod)];
+        if (!v) return false;
+        return verdict(table, chain, v, n, pkt, ctx, depth);
+      };
+    }
+    case "mark-set": {
+      const value = e.value;
+      return e.op === "or"
+        ? (_t, pkt) => ((pkt.mark = (pkt.mark | value) >>> 0), true)
+        : (_t, pkt) => ((pkt.mark = (pkt.mark ^ value) >>> 0), true);
+    }
+    case "update-set": {
+      const name = e.set;
+      const saddr = e.field === "saddr";
+      return (table, pkt, ctx) => {
+        const set = table.sets.get(name);
+        const timeout = (set?.timeout ?? 0) * 1000;
+        let m = ctx.kernel.nftDynamic.get(name);
+        if (!m) ctx.kernel.nftDynamic.set(name, (m = new Map()));
+        m.set(saddr ? pkt.src : pkt.dst, ctx.now + timeout);
+        return true;
+      };
+    }
+    case "dnat": {
+      const addr = e.addr;
+      const port = e.port;
+      return (_t, pkt) => {
+        pkt.dst = addr;
+        pkt.dport = port;
+        pkt.dnat = true;
+        return ACCEPT;
+      };
+    }
+    case "masquerade":
+      return (_t, pkt) => {
+        pkt.masquerade = true;
+        return ACCEPT;
+      };
+    case "reject": {
+      const reason = `reject in chain ${chain.name}${rule.comment ? ` ("${rule.comment}")` : ""}`;
+      return () => ({ t: "reject", reason });
+    }
+    case "verdict": {
+      const v = e.verdict;
+      switch (v.kind) {
+        case "accept":
+          return () => ACCEPT;
+        case "return":
+          return () => CONTINUE;
+        case "jump":
+          return (table, pkt, ctx, depth) => {
+            const next = chainOf(table.chains, v);
+            if (!next) throw new Error(`packet tracer: jump to missing chain ${v.chain}`);
+            const out = runChain(table, next, pkt, ctx, depth + 1);
+            return out.t === "continue" ? true : out;
+          };
+        case "goto":
+          return (table, pkt, ctx, depth) => {
+            const next = chainOf(table.chains, v);
+            if (!next) throw new Error(`packet tracer: goto to missing chain ${v.chain}`);
+            return runChain(table, next, pkt, ctx, depth + 1);
+          };
+        default:
+          return (table, pkt, ctx, depth) => verdict(table, chain, v, n, pkt, ctx, depth);
+      }
+    }
+    default:
+      // Evaluated (and refused) only if a packet reaches it, as `expr` does.
+      return () => {
+        throw new UnknownRuleShape(`nftables expression ${JSON.stringify(e)}`);
+      };
+  }
 }
 
 /** undefined: the rule did not end the chain (no match, or only non-terminal statements). */
