@@ -3,6 +3,7 @@
 // dynamic sets), the cluster's Rng and the trace being written.
 import type { L4, TraceStep } from "./packet.js";
 import { ipv4Unchecked } from "./ip.js";
+import { addrNum } from "./addr-index.js";
 
 /** The cluster's Rng as the data plane uses it (uint32 draws, as the kernel's prandom). */
 export interface RandomSource {
@@ -72,7 +73,9 @@ const ipNum = ipv4Unchecked;
 export function addrMatches(spec: string, ip: string): boolean {
   const c = cidrOf(spec);
   if (c === undefined) return spec === ip;
-  return ((ipNum(ip) & c.mask) >>> 0) === c.base;
+  // A packet's addresses are read against several prefixes per node: addrNum keeps the last two.
+  const a = addrNum(ip);
+  return (((a >= 0 ? a : ipNum(ip)) & c.mask) >>> 0) === c.base;
 }
 
 /** The CIDR `spec` as addrMatches reads it (undefined: `spec` is an address, matched as text). */

@@ -19,6 +19,7 @@ import type { Ruleset } from "../proxy/iptables/model.js";
 import type { NftTable } from "../proxy/nftables/model.js";
 import { CT_TIMEOUTS, ConntrackTable, type FlowFields, type TcpState } from "./conntrack.js";
 import { EvalContext, type HookName, type HookOutcome, NodeKernelState, type Pkt, type RandomSource, addrMatches, ipNum } from "./context.js";
+import { addrNum } from "./addr-index.js";
 import { iptablesHook } from "./iptables-eval.js";
 import { nftablesHook } from "./nftables-eval.js";
 import type { ConnectResult, L4, Source, TraceStep, Tuple, Verdict } from "./packet.js";
@@ -508,7 +509,8 @@ export class Dataplane {
     const pkt = w.pkt;
     const node = info.net.name;
     const trace = w.ctx.trace;
-    const d = ipNum(pkt.dst);
+    const a = addrNum(pkt.dst); // canonical addresses read the same as with ipNum
+    const d = a >= 0 ? a : ipNum(pkt.dst);
     let via: "cni0" | "flannel.1" | "eth0";
     let nextNode: NodeInfo | undefined;
     if (((d & info.cidrMask) >>> 0) === info.cidrBase) {
