@@ -5,7 +5,8 @@
 import type { Chain, Match, Rule, Ruleset, Table, Target } from "../proxy/iptables/model.js";
 import { saveRule, kernelProbability } from "../proxy/iptables/render.js";
 import { IpsetEntries } from "../proxy/ipvs/index.js";
-import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
+import { addrNum } from "./addr-index.js";
+import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches, cidrOf, ipNum } from "./context.js";
 
 /** Tables registered on each hook, in priority order (mangle -150, nat -100 / +100, filter 0). */
 const HOOK_TABLES: Record<HookName, ReadonlyArray<readonly [string, string]>> = {
@@ -92,8 +93,9 @@ function flushSkips(table: Table, chain: Chain, ctx: EvalContext, skippedFrom: n
 
 function runChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
   if (depth > MAX_DEPTH) throw new Error(`packet tracer: jump depth over ${MAX_DEPTH} at ${table.name}/${chain.name}`);
-  const rules = chain.rules;
   const tracing = ctx.trace !== undefined;
+  if (!tracing && ctx.ipvs !== undefined) return runCompiled(table, compiled(chain), pkt, ctx, depth);
+  const rules = chain.rules;
   if (tracing) ctx.step({ kind: "chain", table: table.name, chain: chain.name, text: `-> ${table.name} ${chain.name} (${rules.length} rules)` });
   let skippedFrom = 0;
   for (let i = 0; i < rules.length; i++) {
@@ -290,6 +292,11 @@ function ipPortKey(ip: string, proto: string, port: number, ip2 = ""): string {
 function ipsetHas(set: { type: string; entries: ReadonlyMap<string, unknown> }, flags: string, pkt: Pkt): boolean {
   let f = flagCache.get(flags);
   if (f === undefined) flagCache.set(flags, (f = flags.split(",")));
+  return ipsetHasFields(set, f, pkt);
+}
+
+/** ipsetHas with the flags split. */
+function ipsetHasFields(set: { type: string; entries: ReadonlyMap<string, unknown> }, f: readonly string[], pkt: Pkt): boolean {
   switch (set.type) {
     case "bitmap:port":
       return pkt.proto !== "icmp" && set.entries.has(String(port(pkt, f[0])));
@@ -316,5 +323,179 @@ function ipsetHas(set: { type: string; entries: ReadonlyMap<string, unknown> }, 
     }
     default:
       throw new UnknownRuleShape(`ipset type ${set.type}`);
+  }
+}
+
+// ---- IPVS mode: rules compiled once per chain (no trace) --------------------------------------
+//
+// IPVS mode's iptables rules are a fixed set of small chains (the services are in ipsets), run
+// for every connection on every node it crosses. Without a trace they run as closures made once
+// per chain from its rule objects (what ruleMatches, matchOne and applyTarget do, with each
+// rule's fields read once), kept on the chain in a hidden slot and checked against its rules
+// array and rule objects on each use (the proxier replaces and refills the arrays). Closures,
+// not generated source: Workers forbid `new Function`. The other modes' rulesets (a chain per
+// service and endpoint) keep the generic path: compiling them would cost memory per service.
+
+/** One rule: undefined to go on with the next rule, else the chain's outcome (CONTINUE: RETURN). */
+type RuleFn = (table: Table, pkt: Pkt, ctx: EvalContext, depth: number) => Outcome | undefined;
+type MatchFn = (pkt: Pkt, ctx: EvalContext) => boolean;
+
+interface Compiled {
+  readonly src: readonly Rule[];
+  readonly rules: readonly Rule[];
+  readonly fns: readonly RuleFn[];
+}
+
+const COMPILED = Symbol("compiled rules");
+const compiledAside = new WeakMap<Chain, Compiled>();
+
+function compiled(chain: Chain): Compiled {
+  const rules = chain.rules;
+  const own = (chain as { [COMPILED]?: Compiled })[COMPILED];
+  const c = own !== undefined ? own : compiledAside.get(chain);
+  if (c !== undefined && c.src === rules && sameRules(c.rules, rules)) return c;
+  const fresh: Compiled = { src: rules, rules: rules.slice(), fns: rules.map((r, i) => compileRule(chain, r, i + 1)) };
+  if (Object.prototype.hasOwnProperty.call(chain, COMPILED)) (chain as { [COMPILED]?: Compiled })[COMPILED] = fresh;
+  else if (Object.isExtensible(chain)) Object.defineProperty(chain, COMPILED, { value: fresh, writable: true, enumerable: false, configurable: false });
+  else compiledAside.set(chain, fresh);
+  return fresh;
+}
+
+function sameRules(a: readonly Rule[], b: readonly Rule[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** runChain's loop over a compiled chain (same count, same outcomes). */
+function runCompiled(table: Table, c: Compiled, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
+  const fns = c.fns;
+  for (let i = 0; i < fns.length; i++) {
+    ctx.rules++;
+    const out = fns[i](table, pkt, ctx, depth);
+    if (out !== undefined) return out;
+  }
+  return CONTINUE;
+}
+
+/** An address matcher as addrMatches(spec, ·) answers. */
+function addrMatcher(spec: string): (ip: string) => boolean {
+  const c = cidrOf(spec);
+  if (c === undefined) return (ip) => ip === spec;
+  const { base, mask } = c;
+  return (ip) => {
+    const a = addrNum(ip); // canonical addresses read the same as with ipNum
+    return (((a >= 0 ? a : ipNum(ip)) & mask) >>> 0) === base;
+  };
+}
+
+function compileRule(chain: Chain, r: Rule, n: number): RuleFn {
+  // The IP header fields first, as ip_packet_match does, then the matches in order.
+  const ms: MatchFn[] = [];
+  if (r.dst !== undefined) {
+    const m = addrMatcher(r.dst);
+    const neg = r.dstNeg;
+    ms.push((pkt) => m(pkt.dst) !== neg);
+  }
+  if (r.src !== undefined) {
+    const m = addrMatcher(r.src);
+    const neg = r.srcNeg;
+    ms.push((pkt) => m(pkt.src) !== neg);
+  }
+  if (r.proto !== undefined) {
+    const proto = r.proto;
+    ms.push((pkt) => pkt.proto === proto);
+  }
+  for (const m of r.matches) {
+    const f = compileMatch(m, chain.name, n);
+    if (f !== undefined) ms.push(f);
+  }
+  const act = compileTarget(chain, r, n);
+  if (ms.length === 0) return act;
+  if (ms.length === 1) {
+    const m0 = ms[0];
+    return (table, pkt, ctx, depth) => (m0(pkt, ctx) ? act(table, pkt, ctx, depth) : undefined);
+  }
+  return (table, pkt, ctx, depth) => {
+    for (let i = 0; i < ms.length; i++) if (!ms[i](pkt, ctx)) return undefined;
+    return act(table, pkt, ctx, depth);
+  };
+}
+
+/** undefined: the match always holds (comment, nfacct). */
+function compileMatch(m: Match, chain: string, n: number): MatchFn | undefined {
+  switch (m.m) {
+    case "comment":
+    case "nfacct":
+      return undefined;
+    case "tcp":
+    case "udp":
+    case "sctp": {
+      const proto = m.m;
+      const dport = m.dport;
+      return dport === undefined ? (pkt) => pkt.proto === proto : (pkt) => pkt.proto === proto && pkt.dport === dport;
+    }
+    case "addrtype": {
+      const src = m.srcType === "LOCAL";
+      const dst = m.dstType === "LOCAL";
+      return (pkt, ctx) => (!src || ctx.isLocal(pkt.src)) && (!dst || ctx.isLocal(pkt.dst));
+    }
+    case "conntrack": {
+      const onNew = m.ctstate.includes("NEW");
+      const onEstablished = m.ctstate.includes("ESTABLISHED");
+      const onDnat = m.ctstate.includes("DNAT");
+      const invert = m.invert;
+      return (pkt) => ((pkt.ctNew ? onNew : onEstablished) || (onDnat && pkt.dnat)) !== invert;
+    }
+    case "mark": {
+      const { mask, value, invert } = m;
+      return (pkt) => ((pkt.mark & mask) >>> 0 === value) !== invert;
+    }
+    case "set": {
+      const name = m.name;
+      const f = m.flags.split(",");
+      return (pkt, ctx) => {
+        const set = ctx.ipvs?.ipset(name);
+        if (!set) throw new Error(`packet tracer: ipset ${name} does not exist`);
+        return ipsetHasFields(set, f, pkt);
+      };
+    }
+    default:
+      // statistic, recent (their draws and tables, in order) and anything unknown (which throws).
+      return (pkt, ctx) => matchOne(m, pkt, ctx, chain, n, false);
+  }
+}
+
+function compileTarget(chain: Chain, r: Rule, n: number): RuleFn {
+  const t = r.target;
+  if (t === null) return () => undefined; // no -j: the rule only counts
+  switch (t.t) {
+    case "jump": {
+      const name = t.chain;
+      return (table, pkt, ctx, depth) => {
+        const next = table.chains.get(name);
+        if (!next) throw new Error(`packet tracer: ${table.name}/${chain.name} rule ${n} jumps to missing chain ${name}`);
+        const out = runChain(table, next, pkt, ctx, depth + 1);
+        return out.t === "continue" ? undefined : out; // came back from a user chain
+      };
+    }
+    case "ACCEPT":
+      return () => ACCEPT;
+    case "RETURN":
+      return () => CONTINUE;
+    case "MARK": {
+      const value = t.value;
+      return t.op === "or"
+        ? (_t, pkt) => ((pkt.mark = (pkt.mark | value) >>> 0), undefined)
+        : (_t, pkt) => ((pkt.mark = (pkt.mark ^ value) >>> 0), undefined);
+    }
+    case "MASQUERADE":
+      return (_t, pkt) => {
+        pkt.masquerade = true;
+        return ACCEPT;
+      };
+    default:
+      // DROP, REJECT, DNAT (rare in IPVS mode) and anything unknown (which throws), as written.
+      return (table, pkt, ctx, depth) => applyTarget(table, chain, t, pkt, ctx, depth, n);
   }
 }
