@@ -185,7 +185,7 @@ function runServiceChain(table: NftTable, chain: ServiceChain, pkt: Pkt, ctx: Ev
   ctx.rules++;
   // goto <endpoint chain>: the chain made with the verdict while the table holds it, else as
   // the verdict resolves (the same chain whenever the first is possible).
-  const pick = numgenPick(ctx, targets.length);
+  const pick = numgenPick(ctx, chain.count);
   const ep = chain.endpoints[pick];
   const out = heldBy(table.chains, ep) ? runChain(table, ep, pkt, ctx, depth + 1) : verdict(table, chain, targets[pick], n, pkt, ctx, depth);
   if (out !== true) return out === false || out.t === "continue" ? CONTINUE : out;

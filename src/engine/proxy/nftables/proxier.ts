@@ -226,6 +226,8 @@ export class ServiceChain implements Chain {
   readonly affinitySets: readonly string[] | undefined;
   /** goto verdicts to the endpoint chains, numgen's targets. */
   readonly targets: readonly Verdict[];
+  /** targets.length (numgen's modulus), kept here: reading it from the array was a cache miss per connection. */
+  readonly count: number;
   /**
    * The chains `targets` go to, as made with them: while one is the table's chain of its name
    * (heldBy), numgen's pick runs it without going through its verdict (one object less).
@@ -255,6 +257,7 @@ export class ServiceChain implements Chain {
     this.masqFrom = masq?.fromOutside;
     this.affinitySets = affinitySets;
     this.targets = targets;
+    this.count = targets.length;
     this.endpoints = endpoints;
   }
 }
