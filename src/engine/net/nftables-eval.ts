@@ -21,7 +21,22 @@ interface HookIndex {
   readonly chainMap: ChainMap | undefined;
   version: number;
 }
-const indexCache = new WeakMap<NftTable, HookIndex>();
+/**
+ * Each table's HookIndex, in a hidden slot on the table (a WeakMap probe per hook, five hooks per
+ * node a connection crosses, was a measurable share of a connection); tables that cannot take
+ * the slot (frozen) keep theirs in a WeakMap.
+ */
+const INDEX = Symbol("hook index");
+const indexAside = new WeakMap<NftTable, HookIndex>();
+function indexOf(table: NftTable): HookIndex | undefined {
+  const own = (table as { [INDEX]?: HookIndex })[INDEX];
+  return own !== undefined ? own : indexAside.get(table);
+}
+function keepIndex(table: NftTable, idx: HookIndex): void {
+  if (Object.prototype.hasOwnProperty.call(table, INDEX)) (table as { [INDEX]?: HookIndex })[INDEX] = idx;
+  else if (Object.isExtensible(table)) Object.defineProperty(table, INDEX, { value: idx, writable: true, enumerable: false, configurable: false });
+  else indexAside.set(table, idx);
+}
 
 function hookNum(hook: HookName): number {
   switch (hook) {
@@ -46,7 +61,7 @@ function hookNum(hook: HookName): number {
  */
 function hookChains(table: NftTable, hook: HookName): Chain[] | undefined {
   const h = hookNum(hook);
-  let idx = indexCache.get(table);
+  let idx = indexOf(table);
   const chains = idx?.byHook[h];
   if (chains !== undefined) {
     const cm = idx!.chainMap;
@@ -57,7 +72,7 @@ function hookChains(table: NftTable, hook: HookName): Chain[] | undefined {
     }
   }
   idx = buildIndex(table);
-  indexCache.set(table, idx);
+  keepIndex(table, idx);
   return idx.byHook[h];
 }
 
