@@ -90,12 +90,22 @@ export class AddrIndex<T> {
   private vals: (T | undefined)[] = new Array<T | undefined>(16).fill(undefined);
   private mask = 15;
   private n = 0;
+  /**
+   * Bounds of every address set since the last clear (deletions leave them wider, never
+   * wrong). A set of ClusterIPs is probed with pod addresses on most nodes a connection
+   * crosses: outside the bounds, a probe that would have missed in a large table (a cache
+   * miss) is answered without touching it.
+   */
+  private lo = 0xffffffff;
+  private hi = 0;
 
   get size(): number {
     return this.n;
   }
 
   get(addr: number, tag: number): T | undefined {
+    const u = addr >>> 0;
+    if (u < this.lo || u > this.hi) return undefined;
     const a = addr | 0;
     const slots = this.slots;
     const mask = this.mask;
@@ -128,6 +138,9 @@ export class AddrIndex<T> {
     slots[2 * s + 1] = a;
     this.vals[s] = v;
     this.n++;
+    const u = addr >>> 0;
+    if (u < this.lo) this.lo = u;
+    if (u > this.hi) this.hi = u;
   }
 
   delete(addr: number, tag: number): boolean {
@@ -169,6 +182,8 @@ export class AddrIndex<T> {
     this.vals = new Array<T | undefined>(16).fill(undefined);
     this.mask = 15;
     this.n = 0;
+    this.lo = 0xffffffff;
+    this.hi = 0;
   }
 
   private grow(): void {

@@ -121,6 +121,22 @@ describe("AddrIndex", () => {
     }
   });
 
+  it("answers outside the bounds of its addresses (both halves of the uint32 range) as a Map", () => {
+    const idx = new AddrIndex<string>();
+    const all = [0, 1, 0x0a600001, 0x7fffffff, 0x80000000, 0xc0a80001, 0xfffffffe, 0xffffffff];
+    expect(all.map((a) => idx.get(a, 1))).toEqual(all.map(() => undefined));
+    idx.set(0x0a600001, 1, "svc");
+    idx.set(0xc0a80001, 1, "lb");
+    expect(all.map((a) => idx.get(a, 1))).toEqual(all.map((a) => (a === 0x0a600001 ? "svc" : a === 0xc0a80001 ? "lb" : undefined)));
+    idx.delete(0xc0a80001, 1);
+    idx.set(0xffffffff, 1, "top");
+    idx.set(0, 1, "zero");
+    expect(all.map((a) => idx.get(a, 1))).toEqual(all.map((a) => (a === 0x0a600001 ? "svc" : a === 0xffffffff ? "top" : a === 0 ? "zero" : undefined)));
+    idx.clear();
+    idx.set(0x80000000, 2, "mid");
+    expect(all.map((a) => idx.get(a, 2))).toEqual(all.map((a) => (a === 0x80000000 ? "mid" : undefined)));
+  });
+
   it("canonicalIPv4Num accepts exactly the canonical dotted quads", () => {
     for (const s of ["0.0.0.0", "10.96.0.1", "255.255.255.255", "1.2.3.4"]) expect(canonicalIPv4Num(s)).toBe(ipv4Unchecked(s));
     for (const s of ["", "1.2.3", "1.2.3.4.5", "01.2.3.4", "1.2.3.256", "1..3.4", "1.2.3.4 ", "a.b.c.d", "1.2.3.-4", "1.2.3.00"]) expect(canonicalIPv4Num(s)).toBe(-1);
