@@ -117,6 +117,7 @@ describe("AddrIndex", () => {
       if (step % 500 === 0) for (let x = 0; x < 64; x++) for (let y = 1; y <= 40; y++) {
         const k = (x * 0x01010101) >>> 0;
         expect(idx.get(k, y)).toBe(ref.get(`${k}/${y}`));
+        expect(idx.has(k, y)).toBe(ref.has(`${k}/${y}`));
       }
     }
   });

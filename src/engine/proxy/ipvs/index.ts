@@ -50,7 +50,7 @@ export class IpsetEntries extends Map<string, number> {
     const b = ip2 === undefined ? 0 : addrNum(ip2);
     if (a < 0 || p === 0 || n < 0 || b < 0) return super.has(ip2 === undefined ? `${ip},${proto}:${port}` : `${ip},${proto}:${port},${ip2}`);
     const tag = protoPortTag(p, n);
-    if (ip2 === undefined) return this.ipPort.get(a, tag) !== undefined;
+    if (ip2 === undefined) return this.ipPort.has(a, tag);
     const list = this.ipPortIp.get(a, tag);
     return list !== undefined && list.includes(b);
   }
