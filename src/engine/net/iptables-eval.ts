@@ -5,8 +5,8 @@
 import type { Chain, Match, Rule, Ruleset, Table, Target } from "../proxy/iptables/model.js";
 import { saveRule, kernelProbability } from "../proxy/iptables/render.js";
 import { IpsetEntries } from "../proxy/ipvs/index.js";
-import { addrNum } from "./addr-index.js";
-import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches, cidrOf, ipNum } from "./context.js";
+import { type CompiledRules, HiddenSlot, addrMatcher, compiledRules } from "./compiled.js";
+import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
 
 /** Tables registered on each hook, in priority order (mangle -150, nat -100 / +100, filter 0). */
 const HOOK_TABLES: Record<HookName, ReadonlyArray<readonly [string, string]>> = {
@@ -340,31 +340,10 @@ function ipsetHasFields(set: { type: string; entries: ReadonlyMap<string, unknow
 type RuleFn = (table: Table, pkt: Pkt, ctx: EvalContext, depth: number) => Outcome | undefined;
 type MatchFn = (pkt: Pkt, ctx: EvalContext) => boolean;
 
-interface Compiled {
-  readonly src: readonly Rule[];
-  readonly rules: readonly Rule[];
-  readonly fns: readonly RuleFn[];
-}
-
-const COMPILED = Symbol("compiled rules");
-const compiledAside = new WeakMap<Chain, Compiled>();
-
+type Compiled = CompiledRules<Rule, RuleFn>;
+const COMPILED = new HiddenSlot<Chain, Compiled>("compiled rules");
 function compiled(chain: Chain): Compiled {
-  const rules = chain.rules;
-  const own = (chain as { [COMPILED]?: Compiled })[COMPILED];
-  const c = own !== undefined ? own : compiledAside.get(chain);
-  if (c !== undefined && c.src === rules && sameRules(c.rules, rules)) return c;
-  const fresh: Compiled = { src: rules, rules: rules.slice(), fns: rules.map((r, i) => compileRule(chain, r, i + 1)) };
-  if (Object.prototype.hasOwnProperty.call(chain, COMPILED)) (chain as { [COMPILED]?: Compiled })[COMPILED] = fresh;
-  else if (Object.isExtensible(chain)) Object.defineProperty(chain, COMPILED, { value: fresh, writable: true, enumerable: false, configurable: false });
-  else compiledAside.set(chain, fresh);
-  return fresh;
-}
-
-function sameRules(a: readonly Rule[], b: readonly Rule[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return compiledRules(COMPILED, chain, compileRule);
 }
 
 /** runChain's loop over a compiled chain (same count, same outcomes). */
@@ -376,17 +355,6 @@ function runCompiled(table: Table, c: Compiled, pkt: Pkt, ctx: EvalContext, dept
     if (out !== undefined) return out;
   }
   return CONTINUE;
-}
-
-/** An address matcher as addrMatches(spec, ·) answers. */
-function addrMatcher(spec: string): (ip: string) => boolean {
-  const c = cidrOf(spec);
-  if (c === undefined) return (ip) => ip === spec;
-  const { base, mask } = c;
-  return (ip) => {
-    const a = addrNum(ip); // canonical addresses read the same as with ipNum
-    return (((a >= 0 ? a : ipNum(ip)) & mask) >>> 0) === base;
-  };
 }
 
 function compileRule(chain: Chain, r: Rule, n: number): RuleFn {

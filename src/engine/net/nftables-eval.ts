@@ -6,7 +6,8 @@ import { MARK_MASQ_CHAIN } from "../proxy/nftables/names.js";
 import { EndpointChain, ServiceChain } from "../proxy/nftables/proxier.js";
 import { ruleText } from "../proxy/nftables/render.js";
 import { addrNum } from "./addr-index.js";
-import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches, cidrOf, ipNum } from "./context.js";
+import { type CompiledRules, HiddenSlot, addrMatcher, compiledRules } from "./compiled.js";
+import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
 
 const MAX_DEPTH = 32;
 
@@ -22,21 +23,10 @@ interface HookIndex {
   version: number;
 }
 /**
- * Each table's HookIndex, in a hidden slot on the table (a WeakMap probe per hook, five hooks per
- * node a connection crosses, was a measurable share of a connection); tables that cannot take
- * the slot (frozen) keep theirs in a WeakMap.
+ * Each table's HookIndex, in a hidden slot on the table: a WeakMap probe per hook, five hooks per
+ * node a connection crosses, was a measurable share of a connection.
  */
-const INDEX = Symbol("hook index");
-const indexAside = new WeakMap<NftTable, HookIndex>();
-function indexOf(table: NftTable): HookIndex | undefined {
-  const own = (table as { [INDEX]?: HookIndex })[INDEX];
-  return own !== undefined ? own : indexAside.get(table);
-}
-function keepIndex(table: NftTable, idx: HookIndex): void {
-  if (Object.prototype.hasOwnProperty.call(table, INDEX)) (table as { [INDEX]?: HookIndex })[INDEX] = idx;
-  else if (Object.isExtensible(table)) Object.defineProperty(table, INDEX, { value: idx, writable: true, enumerable: false, configurable: false });
-  else indexAside.set(table, idx);
-}
+const INDEX = new HiddenSlot<NftTable, HookIndex>("hook index");
 
 function hookNum(hook: HookName): number {
   switch (hook) {
@@ -61,7 +51,7 @@ function hookNum(hook: HookName): number {
  */
 function hookChains(table: NftTable, hook: HookName): Chain[] | undefined {
   const h = hookNum(hook);
-  let idx = indexOf(table);
+  let idx = INDEX.get(table);
   const chains = idx?.byHook[h];
   if (chains !== undefined) {
     const cm = idx!.chainMap;
@@ -72,7 +62,7 @@ function hookChains(table: NftTable, hook: HookName): Chain[] | undefined {
     }
   }
   idx = buildIndex(table);
-  keepIndex(table, idx);
+  INDEX.set(table, idx);
   return idx.byHook[h];
 }
 
@@ -222,33 +212,10 @@ type ExprFn = (table: NftTable, pkt: Pkt, ctx: EvalContext, depth: number) => bo
 /** One rule: undefined when it did not end the chain (as `runRule`). */
 type RuleFn = (table: NftTable, pkt: Pkt, ctx: EvalContext, depth: number) => Outcome | undefined;
 
-interface Compiled {
-  /** The chain's rules array and its rules when compiled. */
-  readonly src: readonly Rule[];
-  readonly rules: readonly Rule[];
-  readonly fns: readonly RuleFn[];
-}
-
-const COMPILED = Symbol("compiled rules");
-/** Chains that cannot take the hidden property (frozen or sealed objects). */
-const compiledAside = new WeakMap<Chain, Compiled>();
-
+type Compiled = CompiledRules<Rule, RuleFn>;
+const COMPILED = new HiddenSlot<Chain, Compiled>("compiled rules");
 function compiled(chain: Chain): Compiled {
-  const rules = chain.rules;
-  const own = (chain as { [COMPILED]?: Compiled })[COMPILED];
-  const c = own !== undefined ? own : compiledAside.get(chain);
-  if (c !== undefined && c.src === rules && sameRules(c.rules, rules)) return c;
-  const fresh: Compiled = { src: rules, rules: rules.slice(), fns: rules.map((r, i) => compileRule(chain, r, i + 1)) };
-  if (Object.prototype.hasOwnProperty.call(chain, COMPILED)) (chain as { [COMPILED]?: Compiled })[COMPILED] = fresh;
-  else if (Object.isExtensible(chain)) Object.defineProperty(chain, COMPILED, { value: fresh, writable: true, enumerable: false, configurable: false });
-  else compiledAside.set(chain, fresh);
-  return fresh;
-}
-
-function sameRules(a: readonly Rule[], b: readonly Rule[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return compiledRules(COMPILED, chain, compileRule);
 }
 
 /** runChain's loop over a compiled chain (same count, same outcomes). */
@@ -290,17 +257,6 @@ function compileRule(chain: Chain, r: Rule, n: number): RuleFn {
       if (a !== true) return a;
     }
     return undefined;
-  };
-}
-
-/** An address matcher as addrMatches(spec, ·) answers. */
-function addrMatcher(spec: string): (ip: string) => boolean {
-  const c = cidrOf(spec);
-  if (c === undefined) return (ip) => ip === spec;
-  const { base, mask } = c;
-  return (ip) => {
-    const a = addrNum(ip); // canonical addresses read the same as with ipNum
-    return (((a >= 0 ? a : ipNum(ip)) & mask) >>> 0) === base;
   };
 }
 

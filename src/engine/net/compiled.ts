@@ -1,0 +1,73 @@
+// What the evaluators keep on rule objects for the trace-less path: a value in a hidden slot
+// (a non-enumerable symbol property, with a WeakMap for objects that cannot take one), and a
+// chain's rules compiled into closures once, made again when the chain's rules change; and the
+// address matcher both evaluators' compiled rules use.
+import { addrNum } from "./addr-index.js";
+import { cidrOf, ipNum } from "./context.js";
+
+/**
+ * A value kept on an object in a non-enumerable symbol property, or beside it in a WeakMap when
+ * the object cannot take one (frozen, sealed). On paths that run per packet, reading a property
+ * the object's shape already has is cheaper than a WeakMap probe.
+ */
+export class HiddenSlot<O extends object, V> {
+  private readonly key: symbol;
+  private readonly aside = new WeakMap<O, V>();
+
+  constructor(name: string) {
+    this.key = Symbol(name);
+  }
+
+  get(o: O): V | undefined {
+    const own = (o as Record<symbol, V | undefined>)[this.key];
+    return own !== undefined ? own : this.aside.get(o);
+  }
+
+  set(o: O, v: V): void {
+    if (Object.prototype.hasOwnProperty.call(o, this.key)) (o as Record<symbol, V>)[this.key] = v;
+    else if (Object.isExtensible(o)) Object.defineProperty(o, this.key, { value: v, writable: true, enumerable: false, configurable: false });
+    else this.aside.set(o, v);
+  }
+}
+
+/** A chain's rules as compiled: the rules array and its rules then, and one function per rule. */
+export interface CompiledRules<R, F> {
+  readonly src: readonly R[];
+  readonly rules: readonly R[];
+  readonly fns: readonly F[];
+}
+
+/**
+ * The chain's rules compiled with `compile` (chain, rule, 1-based number), kept in `slot` and checked
+ * on each use against the chain's rules array and the rules in it: proxiers replace a chain's
+ * array or refill it in place, and rules themselves are immutable.
+ */
+export function compiledRules<C extends { readonly rules: readonly R[] }, R, F>(
+  slot: HiddenSlot<C, CompiledRules<R, F>>,
+  chain: C,
+  compile: (chain: C, rule: R, n: number) => F,
+): CompiledRules<R, F> {
+  const rules = chain.rules;
+  const c = slot.get(chain);
+  if (c !== undefined && c.src === rules && sameRules(c.rules, rules)) return c;
+  const fresh: CompiledRules<R, F> = { src: rules, rules: rules.slice(), fns: rules.map((r, i) => compile(chain, r, i + 1)) };
+  slot.set(chain, fresh);
+  return fresh;
+}
+
+function sameRules<R>(a: readonly R[], b: readonly R[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** An address matcher as addrMatches(spec, ·) answers, with the spec parsed once. */
+export function addrMatcher(spec: string): (ip: string) => boolean {
+  const c = cidrOf(spec);
+  if (c === undefined) return (ip) => ip === spec;
+  const { base, mask } = c;
+  return (ip) => {
+    const a = addrNum(ip); // canonical addresses read the same as with ipNum
+    return (((a >= 0 ? a : ipNum(ip)) & mask) >>> 0) === base;
+  };
+}
