@@ -512,12 +512,12 @@ export class ApiServer {
     };
     const conditions = i >= 0 ? conds.map((c, j) => (j === i ? cond : c)) : [...conds, cond];
     // Structural sharing: only spec, status and metadata are new; the rest is the stored object's.
-    const next = {
-      ...old,
-      metadata: { ...old.metadata },
-      spec: { ...(old.spec as object), nodeName },
-      status: { ...status, conditions },
-    } as KObject;
+    // spec and status gain a field: copied field by field, not spread (see copyFields).
+    const spec = copyFields(old.spec as Record<string, unknown>);
+    spec.nodeName = nodeName;
+    const nextStatus = copyFields(status as Record<string, unknown>);
+    nextStatus.conditions = conditions;
+    const next = { ...old, metadata: { ...old.metadata }, spec, status: nextStatus } as KObject;
     return this.store.put(key(R.pods), next);
   }
 
@@ -545,7 +545,7 @@ export class ApiServer {
 
     // Structural sharing, as status writes do: a delete moves only metadata fields
     // (deletionTimestamp, grace period, finalizers), so spec and status stay the stored ones.
-    const next = { ...old, metadata: copyMeta(old.metadata) } as KObject;
+    const next = { ...old, metadata: copyFields(old.metadata) } as KObject;
     const meta = next.metadata;
     const finalizers = new Set(meta.finalizers ?? []);
     if (opts.propagationPolicy === "Foreground") finalizers.add("foregroundDeletion");
@@ -860,16 +860,17 @@ function byRevision(a: { rv: number }, b: { rv: number }): number {
 }
 
 /**
- * A shallow copy of `meta`, made field by field. Not a spread: V8 gives a spread copy that then
- * gains a field (deletionTimestamp) a hidden class of its own in each scale-down, and every
- * function that had been optimized for deleting pods (Endpoints and EndpointSlice helpers, the
- * kubelet's terminate/forget) was deoptimized by it in each one. Copied field by field, the
- * copy's hidden class comes from the one transition tree, the same every time.
+ * A shallow copy of `obj` that is about to gain a field, made field by field. Not a spread: V8
+ * gives a spread copy that then gains a field (a deleting pod's deletionTimestamp, a bound pod's
+ * conditions) a hidden class of its own in each scale round, and every function optimized for
+ * such pods (Endpoints and EndpointSlice helpers, the kubelet's terminate/forget) was
+ * deoptimized by it in each round. Copied field by field, the copy's hidden class comes from the
+ * one transition tree, the same every time. Same fields, same order.
  */
-function copyMeta(meta: KObject["metadata"]): KObject["metadata"] {
+function copyFields<T extends object>(obj: T): T {
   const out: Record<string, unknown> = {};
-  for (const k in meta) out[k] = (meta as Record<string, unknown>)[k];
-  return out as KObject["metadata"];
+  for (const k in obj) out[k] = obj[k];
+  return out as T;
 }
 
 /** A do-nothing undo/commit (one function, not a new closure per write). */
