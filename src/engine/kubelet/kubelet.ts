@@ -12,6 +12,7 @@ import { splitKey } from "../controllers/util.js";
 import { formatIPv4, parseCIDR } from "../net/ip.js";
 import type { StoreEvent } from "../store/store.js";
 import { sha256 } from "../util/hash.js";
+import { memoize } from "../util/memo.js";
 import { containerEnv, resolvConf, type ServiceEnvSource, serviceEnvSource } from "./env.js";
 import { ContainerFs, type FsHost } from "./fs.js";
 import { httpGet, listenerApp } from "./apps.js";
@@ -78,6 +79,9 @@ interface ContainerRuntime {
   /** When the readiness probe next decides, if a change is pending. */
   probeAt?: number;
 }
+
+/** A node's pod CIDR, parsed once per text (each pod's address is allocated and released in it). */
+const podCIDR = memoize(parseCIDR, 1024);
 
 /** The kubelet's containerLogMaxSize default. */
 export const CONTAINER_LOG_MAX_BYTES = 10 * 1024 * 1024;
@@ -643,7 +647,7 @@ export class Kubelet implements Controller {
   // IPAM (host-local: next free address after the last one handed out, .1 is the gateway)
 
   private allocateIP(nodeName: string, node: NodeState, nodeObj: Node | undefined): string {
-    const cidr = parseCIDR(nodeObj?.spec?.podCIDR ?? this.ctx.config.nodes.find((n) => n.name === nodeName)!.podCIDR)!;
+    const cidr = podCIDR(nodeObj?.spec?.podCIDR ?? this.ctx.config.nodes.find((n) => n.name === nodeName)!.podCIDR)!;
     // Offsets 2 .. size-2: the network address, the gateway (.1) and the broadcast address are skipped.
     const first = 2;
     const lastUsable = cidr.size - 2;
@@ -662,11 +666,19 @@ export class Kubelet implements Controller {
 
   private ipOffset(nodeName: string, ip: string): number | undefined {
     const cfg = this.ctx.config.nodes.find((n) => n.name === nodeName);
-    const cidr = cfg && parseCIDR(cfg.podCIDR);
+    const cidr = cfg && podCIDR(cfg.podCIDR);
     if (!cidr) return undefined;
-    const parts = ip.split(".").map(Number);
-    const n = ((parts[0] << 24) | (parts[1] << 16) | (parts[2] << 8) | parts[3]) >>> 0;
-    return n - cidr.base;
+    // The dotted quad's four numbers, read in place (an address this kubelet formatted).
+    let n = 0;
+    let part = 0;
+    for (let i = 0; i < ip.length; i++) {
+      const ch = ip.charCodeAt(i);
+      if (ch === 46) {
+        n = (n << 8) | part;
+        part = 0;
+      } else part = part * 10 + ch - 48;
+    }
+    return (((n << 8) | part) >>> 0) - cidr.base;
   }
 
   // ---------------------------------------------------------------------------------------------
