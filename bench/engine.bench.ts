@@ -84,12 +84,13 @@ export default function engineBench(report: Report): void {
   report("create a default cluster (median of 30)", `${median(times).toFixed(2)} ms (${median(cpus).toFixed(2)} ms CPU)`, "< 5 ms");
 
   // 2. Scale 0 -> 1000 -> 0, counting EndpointSlice writes. A node holds 110 pods, as a real
-  // kubelet's default max-pods: 1000 pods need ten workers. Warm, as the creation above: two
+  // kubelet's default max-pods: 1000 pods need ten workers. Warm, as the creation above: four
   // unmeasured rounds of the same shape first (see scaleRound), so the figures are not the JIT
-  // compiler's (after one, V8 was still compiling the controllers' paths on its background
-  // thread during the measured round).
-  scaleRound(Cluster.create({ seed: 2, nodes: workers(10) }));
-  scaleRound(Cluster.create({ seed: 3, nodes: workers(10) }));
+  // compiler's. V8 finishes optimizing the controllers' paths over several rounds: TurboFan
+  // compiled ~130, ~70, ~30, ~14 and ~5 functions in the first five rounds of one process
+  // (--trace-opt), on its background threads, which took up to 250 ms of CPU from a measured
+  // third round on a 2-core machine.
+  for (let i = 0; i < 4; i++) scaleRound(Cluster.create({ seed: 2 + i, nodes: workers(10) }));
   gc?.();
   const c = Cluster.create({ seed: 1, nodes: workers(10) });
   createWeb(c, "web");
