@@ -163,20 +163,23 @@ export class Scheduler implements Controller {
     if ((pod.spec.schedulerName ?? "default-scheduler") !== "default-scheduler") return;
     const nodes = this.ctx.store.listView(NODES) as readonly Node[];
     const fits: Node[] = [];
-    let failures: Map<string, number> | undefined;
+    // Why the other nodes do not fit, in node order; their messages are made only when no node
+    // fits (most pods fit, and the control-plane node's taint was a new text per pod).
+    let failed: { reason: FitFailure; taint?: Taint }[] | undefined;
     for (const n of nodes) {
       // NodeResourcesFit: a node holds at most status.allocatable.pods pods.
       const maxPods = Number(n.status?.allocatable?.pods ?? 110);
       const f = this.fit(pod, n) ?? ((this.perNode.get(n.metadata.name!) ?? 0) >= maxPods ? { reason: "tooManyPods" as const } : undefined);
       if (!f) fits.push(n);
-      else {
-        const msg = failureMessage(f);
-        failures ??= new Map();
-        failures.set(msg, (failures.get(msg) ?? 0) + 1);
-      }
+      else (failed ??= []).push(f);
     }
     if (fits.length === 0) {
-      this.unschedulable(pod, nodes.length, failures ?? new Map());
+      const failures = new Map<string, number>();
+      for (const f of failed ?? []) {
+        const msg = failureMessage(f);
+        failures.set(msg, (failures.get(msg) ?? 0) + 1);
+      }
+      this.unschedulable(pod, nodes.length, failures);
       return;
     }
     const node = this.pick(pod, fits);
