@@ -19,6 +19,8 @@ import {
 } from "./util.js";
 
 const PODS = rkey(R.pods);
+/** No labels object checked yet (see updateStatus). */
+const NOT_CHECKED = {};
 const RSS = rkey(R.replicasets);
 
 export class ReplicaSetController implements Controller {
@@ -174,12 +176,21 @@ export class ReplicaSetController implements Controller {
     let ready = 0;
     let available = 0;
     let nextAvailable = Infinity;
+    // A controller's pods share one labels object: the template's labels are checked against it
+    // once, not once per pod (a closure per pod).
+    let checked: unknown = NOT_CHECKED;
+    let full = false;
     for (const k of this.podsByOwner.get(rs.metadata.uid!) ?? []) {
       const [ns, n] = splitKey(k);
       const p = this.ctx.store.get(PODS, ns, n) as Pod | undefined;
       if (!p || !isPodActive(p)) continue;
       replicas++;
-      if (templateLabels.every(([lk, v]) => p.metadata.labels?.[lk] === v)) fullyLabeled++;
+      const labels = p.metadata.labels;
+      if (labels !== checked) {
+        checked = labels;
+        full = templateLabels.every(([lk, v]) => labels?.[lk] === v);
+      }
+      if (full) fullyLabeled++;
       const c = podCondition(p, "Ready");
       if (c?.status !== "True") continue;
       ready++;
