@@ -84,7 +84,7 @@ export default async function (report: Report) {
   report("200 tenants, one write each at once (x10, warm, kept connections): p99", ms(pct(warm, 99)), "< 100 ms");
   report("  the 19 bursts before them (warming up): p99", ms(pct(kept.byRound.slice(1, KEPT - 10).flat(), 99)));
   report(`  server CPU per write (all ${KEPT} bursts, opening connections included)`, ms(kept.serverCpuMs / kept.lat.length));
-  report(`  load generator CPU per write (same 2 cores; ${kept.client === "c" ? "bench/loadgen.c" : "the JS one: no C compiler"})`, ms(kept.clientCpuMs / kept.lat.length));
+  report(`  load generator CPU per write (same 2 cores; ${kept.client === "c" ? "bench/loadgen.c" : "the JS one"})`, ms(kept.clientCpuMs / kept.lat.length));
   // The same bursts, each request on a new connection (a client that does not keep its
   // connections: the TCP handshake and a new HTTP parser per request).
   const fresh: number[] = [];
