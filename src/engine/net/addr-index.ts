@@ -104,16 +104,8 @@ export class AddrIndex<T> {
   }
 
   get(addr: number, tag: number): T | undefined {
-    const u = addr >>> 0;
-    if (u < this.lo || u > this.hi) return undefined;
-    const a = addr | 0;
-    const slots = this.slots;
-    const mask = this.mask;
-    for (let s = slotOf(a, tag, mask); ; s = (s + 1) & mask) {
-      const t = slots[2 * s];
-      if (t === 0) return undefined;
-      if (t === tag && slots[2 * s + 1] === a) return this.vals[s];
-    }
+    const s = this.find(addr, tag);
+    return s < 0 ? undefined : this.vals[s];
   }
 
   /**
@@ -121,15 +113,20 @@ export class AddrIndex<T> {
    * the slots: in a table of 10k+ entries the value array is one more cache miss.
    */
   has(addr: number, tag: number): boolean {
+    return this.find(addr, tag) >= 0;
+  }
+
+  /** The slot of (addr, tag), or -1 (outside the bounds, the table is not touched). */
+  private find(addr: number, tag: number): number {
     const u = addr >>> 0;
-    if (u < this.lo || u > this.hi) return false;
+    if (u < this.lo || u > this.hi) return -1;
     const a = addr | 0;
     const slots = this.slots;
     const mask = this.mask;
     for (let s = slotOf(a, tag, mask); ; s = (s + 1) & mask) {
       const t = slots[2 * s];
-      if (t === 0) return false;
-      if (t === tag && slots[2 * s + 1] === a) return true;
+      if (t === 0) return -1;
+      if (t === tag && slots[2 * s + 1] === a) return s;
     }
   }
 
