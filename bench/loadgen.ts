@@ -27,16 +27,9 @@ export interface Job {
 
 const CODE = `
 const net = require("node:net");
-const { port, jobs, concurrency, durationMs, periodMs, bursts } = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
-const requests = jobs.map((j) => {
-  let head = j.method + " " + j.path + " HTTP/1.1\\r\\nHost: 127.0.0.1:" + port + "\\r\\n";
-  if (j.token) head += "Authorization: Bearer " + j.token + "\\r\\n";
-  // A fixed body goes with its Content-Length, as curl, fetch and kubectl send it.
-  const body = j.body === undefined ? undefined : Buffer.from(j.body);
-  if (body) head += "Content-Type: application/json\\r\\nContent-Length: " + body.length + "\\r\\n";
-  head += "\\r\\n";
-  return body ? Buffer.concat([Buffer.from(head, "latin1"), body]) : Buffer.from(head, "latin1");
-});
+const { port, raw, concurrency, durationMs, periodMs, bursts } = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+// Each job's request bytes, built by the parent (requestBytes), as latin1 text.
+const requests = raw.map((r) => Buffer.from(r, "latin1"));
 const CRLFCRLF = Buffer.from("\\r\\n\\r\\n");
 
 /**
@@ -120,11 +113,11 @@ const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - perfo
     // burst r + 1 starts when every response of burst r is in. Connections are opened by the
     // first burst and kept (keep-alive), as a browser or kubectl keeps its connection.
     const conns = Array.from({ length: concurrency }, () => new Conn());
-    for (let r = 0; r * concurrency < jobs.length; r++) {
+    for (let r = 0; r * concurrency < requests.length; r++) {
       const round = [];
       await Promise.all(conns.map(async (c, i) => {
         const job = r * concurrency + i;
-        if (job >= jobs.length) return;
+        if (job >= requests.length) return;
         const [ms, code] = await c.send(requests[job]);
         round.push(ms);
         codes[code] = (codes[code] || 0) + 1;
@@ -138,7 +131,7 @@ const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - perfo
     // counts its wait), so a slow server cannot hide behind its own backlog.
     await Promise.all(Array.from({ length: concurrency }, async (_, i) => {
       const c = new Conn();
-      for (let k = 0; i + k * concurrency < jobs.length; k++) {
+      for (let k = 0; i + k * concurrency < requests.length; k++) {
         const due = t0 + (i / concurrency) * periodMs + k * periodMs;
         await sleepUntil(due);
         const late = Math.max(0, performance.now() - due);
@@ -152,8 +145,8 @@ const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - perfo
     await Promise.all(Array.from({ length: concurrency }, async () => {
       const c = new Conn();
       for (;;) {
-        if (durationMs ? performance.now() >= until : next >= jobs.length) break;
-        const [ms, code] = await c.send(requests[next++ % jobs.length]);
+        if (durationMs ? performance.now() >= until : next >= requests.length) break;
+        const [ms, code] = await c.send(requests[next++ % requests.length]);
         lat.push(ms);
         codes[code] = (codes[code] || 0) + 1;
       }
@@ -203,21 +196,28 @@ export function load(port: number, jobs: Job[], concurrency: number, durationMs 
       if (code !== 0) return rej(new Error(`load generator exited with ${code}`));
       res({ ...(JSON.parse(out) as Omit<LoadResult, "serverCpuMs" | "client">), serverCpuMs: (cpu.user + cpu.system) / 1000, client: c ? "c" : "js" });
     });
-    child.stdin.end(c ? cInput(port, jobs, concurrency) : JSON.stringify({ port, jobs, concurrency, durationMs, periodMs, bursts }));
+    const requests = jobs.map((j) => requestBytes(port, j));
+    child.stdin.end(c ? cInput(port, requests, concurrency) : JSON.stringify({ port, raw: requests.map((b) => b.toString("latin1")), concurrency, durationMs, periodMs, bursts }));
   });
 }
 
+/**
+ * A job's request bytes: built once, sent as they are. A fixed body goes with its
+ * Content-Length, as curl, fetch and kubectl send it.
+ */
+function requestBytes(port: number, j: Job): Buffer {
+  let head = `${j.method} ${j.path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`;
+  if (j.token) head += `Authorization: Bearer ${j.token}\r\n`;
+  const body = j.body === undefined ? undefined : Buffer.from(j.body);
+  if (body) head += `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`;
+  const h = Buffer.from(`${head}\r\n`, "latin1");
+  return body ? Buffer.concat([h, body]) : h;
+}
+
 /** The requests as bench/loadgen.c reads them: "<port> <connections> <jobs>\n", then "<length>\n<bytes>" each. */
-function cInput(port: number, jobs: Job[], concurrency: number): Buffer {
-  const parts: Buffer[] = [Buffer.from(`${port} ${concurrency} ${jobs.length}\n`)];
-  for (const j of jobs) {
-    let head = `${j.method} ${j.path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`;
-    if (j.token) head += `Authorization: Bearer ${j.token}\r\n`;
-    const body = j.body === undefined ? undefined : Buffer.from(j.body);
-    if (body) head += `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`;
-    const bytes = body ? Buffer.concat([Buffer.from(`${head}\r\n`, "latin1"), body]) : Buffer.from(`${head}\r\n`, "latin1");
-    parts.push(Buffer.from(`${bytes.length}\n`), bytes);
-  }
+function cInput(port: number, requests: Buffer[], concurrency: number): Buffer {
+  const parts: Buffer[] = [Buffer.from(`${port} ${concurrency} ${requests.length}\n`)];
+  for (const bytes of requests) parts.push(Buffer.from(`${bytes.length}\n`), bytes);
   return Buffer.concat(parts);
 }
 
