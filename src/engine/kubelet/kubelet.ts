@@ -9,7 +9,7 @@ import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
 import { rfc3339 } from "../clock.js";
 import type { Controller, ControllerContext } from "../controllers/manager.js";
 import { splitKey } from "../controllers/util.js";
-import { formatIPv4, parseCIDR } from "../net/ip.js";
+import { formatIPv4, ipv4Unchecked, parseCIDR } from "../net/ip.js";
 import type { StoreEvent } from "../store/store.js";
 import { sha256 } from "../util/hash.js";
 import { memoize } from "../util/memo.js";
@@ -668,17 +668,8 @@ export class Kubelet implements Controller {
     const cfg = this.ctx.config.nodes.find((n) => n.name === nodeName);
     const cidr = cfg && podCIDR(cfg.podCIDR);
     if (!cidr) return undefined;
-    // The dotted quad's four numbers, read in place (an address this kubelet formatted).
-    let n = 0;
-    let part = 0;
-    for (let i = 0; i < ip.length; i++) {
-      const ch = ip.charCodeAt(i);
-      if (ch === 46) {
-        n = (n << 8) | part;
-        part = 0;
-      } else part = part * 10 + ch - 48;
-    }
-    return (((n << 8) | part) >>> 0) - cidr.base;
+    // An address this kubelet formatted: read in place, not split into an array.
+    return ipv4Unchecked(ip) - cidr.base;
   }
 
   // ---------------------------------------------------------------------------------------------
