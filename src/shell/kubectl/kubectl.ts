@@ -161,7 +161,7 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
   let i = 0;
   while (i < argv.length && argv[i].startsWith("-")) {
     pre.push(argv[i]);
-    if (/^(-n|--namespace|--context|--kubeconfig)$/.test(argv[i])) pre.push(argv[++i]);
+    if (VALUE_FLAGS.test(argv[i])) pre.push(argv[++i]);
     i++;
   }
   const verb = argv[i];
@@ -177,7 +177,7 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
 
 /** Verbs whose first word is a subcommand (kubectl rollout restart, kubectl create configmap...). */
 const SUBCOMMANDS = new Set(["rollout", "set", "config", "create"]);
-/** Flags written "-x value": cobra skips their value when it looks for a subcommand. */
+/** Flags written "-x value": their value is neither the verb nor a subcommand. */
 const VALUE_FLAGS = /^(-n|--namespace|--context|--kubeconfig|--cluster|--user|-s|--server|--token|--as|--request-timeout|-f|--filename|-o|--output|-l|--selector|--field-manager)$/;
 
 /**
