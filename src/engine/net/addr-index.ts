@@ -3,6 +3,7 @@
 // servers) hold tens of thousands of string keys. Probing those cost cache misses on the hash
 // table, its entries and the key strings it compares. Keyed instead by the address as a uint32
 // (plus a small tag for protocol and port), a probe reads two typed arrays and the value.
+import { formatIPv4 } from "./ip.js";
 
 /**
  * The address of a canonical dotted quad ("10.96.0.1": four decimal octets 0-255 without
@@ -54,6 +55,39 @@ export function addrNum(s: string): number {
   lastText = s;
   lastNum = n;
   return n;
+}
+
+/**
+ * addrNum will answer `num` for `text` (the canonical text of num, as addrText gives it): a
+ * packet rewritten to an address whose number the rewriter knew is not parsed again.
+ */
+export function noteAddrNum(text: string, num: number): void {
+  if (text === lastText) return;
+  prevText = lastText;
+  prevNum = lastNum;
+  lastText = text;
+  lastNum = num;
+}
+
+/** addrText's cache: direct-mapped by a hash of the address (a slot holds the last one). */
+const TEXT_BITS = 12;
+const textNums = new Int32Array(1 << TEXT_BITS);
+const texts: (string | undefined)[] = new Array<string | undefined>(1 << TEXT_BITS).fill(undefined);
+
+/**
+ * The canonical dotted quad of a uint32 (formatIPv4), from a small cache: the packet path
+ * rewrites packets to endpoint addresses it keeps as numbers, and the few thousand addresses a
+ * node's traffic goes to most are then one string each (read and hashed once), not a string
+ * per rewrite, nor one per rule that holds the address.
+ */
+export function addrText(num: number): string {
+  const h = Math.imul(num | 0, 0x9e3779b1) >>> (32 - TEXT_BITS);
+  const t = texts[h];
+  if (t !== undefined && textNums[h] === (num | 0)) return t;
+  const s = formatIPv4(num >>> 0);
+  texts[h] = s;
+  textNums[h] = num | 0;
+  return s;
 }
 
 /** Protocol codes for tags (0: none / unknown). */
@@ -227,6 +261,8 @@ function slotOf(a: number, tag: number, mask: number): number {
  */
 export abstract class IndexedMap<V> extends Map<string, V> {
   protected readonly index = new AddrIndex<V>();
+  /** Changes with every set, delete and clear (for what is derived from the entries). */
+  version = 0;
 
   /** The index key of a key text, undefined when it is not a canonical one. */
   protected abstract indexKey(key: string): { addr: number; tag: number } | undefined;
@@ -234,11 +270,13 @@ export abstract class IndexedMap<V> extends Map<string, V> {
   override set(key: string, v: V): this {
     const k = this.indexKey(key);
     if (k !== undefined) this.index.set(k.addr, k.tag, v);
+    this.version++;
     return super.set(key, v);
   }
 
   override delete(key: string): boolean {
     if (!super.delete(key)) return false;
+    this.version++;
     const k = this.indexKey(key);
     if (k !== undefined) this.index.delete(k.addr, k.tag);
     return true;
@@ -247,6 +285,7 @@ export abstract class IndexedMap<V> extends Map<string, V> {
   override clear(): void {
     super.clear();
     this.index.clear();
+    this.version++;
   }
 
   hasAddr(ip: string): boolean {

@@ -5,9 +5,10 @@ import { ChainMap, ElementMap, chainOf, gotoTarget, heldBy, type Chain, type Exp
 import { MARK_MASQ_CHAIN } from "../proxy/nftables/names.js";
 import { EndpointChain, ServiceChain } from "../proxy/nftables/proxier.js";
 import { ruleText } from "../proxy/nftables/render.js";
-import { addrNum } from "./addr-index.js";
+import { addrNum, addrText, noteAddrNum, portNum, protoCode, protoPortTag } from "./addr-index.js";
 import { type CompiledRules, HiddenSlot, addrMatcher, compiledRules } from "./compiled.js";
-import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
+import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches, ipNum } from "./context.js";
+import { F_FROM, F_FROM_NEG, F_FROM_SADDR, F_MASQ, PROTO_SHIFT, R_CHAIN, R_COUNT, R_EPS, R_FLAGS, R_FROM_BASE, R_FROM_MASK, R_MASQ_DADDR, ServiceRecords } from "./service-records.js";
 
 const MAX_DEPTH = 32;
 
@@ -197,6 +198,73 @@ function runServiceChain(table: NftTable, chain: ServiceChain, pkt: Pkt, ctx: Ev
   return CONTINUE;
 }
 
+// ---- Service ports as records (no trace) ------------------------------------------------------
+//
+// `ip daddr . meta l4proto . th dport vmap @service-ips` finds a service port's record
+// (net/service-records.ts) and runs its service chain and the endpoint chain numgen picks from
+// the record's numbers: the same rules, order, count, draws and effects as runServiceChain and
+// runEndpointChain over the chain objects. The rules a record does not run (the masquerade jump
+// when it is taken, a hairpinned endpoint's) run from the chains themselves, before anything
+// they would count or draw.
+
+/** Each service map's records, in a hidden slot on its elements. */
+const RECORDS = new HiddenSlot<ElementMap, ServiceRecords>("service records");
+
+/** The offset of the record for the packet's destination in `els`, made on first use; -1: none (run the chains). */
+function serviceRecord(table: NftTable, els: ElementMap, pkt: Pkt, depth: number): number {
+  // The record's chains run two levels down (as runChain's depth counts them), within MAX_DEPTH.
+  if (depth + 2 > MAX_DEPTH) return -1;
+  const a = addrNum(pkt.dst);
+  const p = protoCode(pkt.proto);
+  const port = portNum(pkt.dport);
+  if (a < 0 || p === 0 || port < 0) return -1;
+  let recs = RECORDS.get(els);
+  if (recs === undefined) RECORDS.set(els, (recs = new ServiceRecords()));
+  if (!recs.usable(table.chains, els)) return -1;
+  const tag = protoPortTag(p, port);
+  const o = recs.find(a, tag);
+  if (o !== -1) return o;
+  const el = els.findAddrProtoPort(pkt.dst, pkt.proto, pkt.dport);
+  return el?.value === undefined ? -1 : recs.add(a, tag, el, table.chains);
+}
+
+/** A record's service chain (at `depth`) and the endpoint chain it picks: runServiceChain's outcome. */
+function runRecord(table: NftTable, recs: ServiceRecords, o: number, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
+  const r = recs.recs;
+  const flags = r[o + R_FLAGS];
+  if ((flags & F_MASQ) !== 0) {
+    // ip daddr <clusterIP> [ip saddr != <cluster CIDR>] jump mark-for-masquerade
+    let taken = addrNum(pkt.dst) === r[o + R_MASQ_DADDR] >>> 0;
+    if (taken && (flags & F_FROM) !== 0) {
+      const ip = (flags & F_FROM_SADDR) !== 0 ? pkt.src : pkt.dst;
+      const x = addrNum(ip);
+      const inside = ((x >= 0 ? x : ipNum(ip)) & r[o + R_FROM_MASK]) >>> 0 === r[o + R_FROM_BASE] >>> 0;
+      taken = inside !== ((flags & F_FROM_NEG) !== 0);
+    }
+    if (taken) return runChain(table, recs.chains[r[o + R_CHAIN]], pkt, ctx, depth);
+    ctx.rules++;
+  }
+  // numgen random mod <count> vmap { ... : goto <endpoint chain> }
+  ctx.rules++;
+  const pick = numgenPick(ctx, r[o + R_COUNT]);
+  const e = o + R_EPS + 2 * pick;
+  const ep = r[e] >>> 0;
+  // The endpoint chain: ip saddr <ip> jump mark-for-masquerade (hairpin); meta l4proto <proto> dnat to <ip>:<port>
+  if (addrNum(pkt.src) === ep) {
+    const out = runChain(table, recs.chains[r[o + R_CHAIN]].endpoints[pick], pkt, ctx, depth + 1);
+    return out.t === "continue" ? CONTINUE : out;
+  }
+  ctx.rules += 2;
+  const pp = r[e + 1];
+  if (protoCode(pkt.proto) !== pp >>> PROTO_SHIFT) return CONTINUE;
+  const text = addrText(ep);
+  noteAddrNum(text, ep);
+  pkt.dst = text;
+  pkt.dport = pp & 0xffff;
+  pkt.dnat = true;
+  return ACCEPT;
+}
+
 // ---- Rules compiled once per chain (no trace) ------------------------------------------------
 //
 // Without a trace, a plain chain's rules run as closures made once per chain from its rule
@@ -308,8 +376,11 @@ function compileExpr(chain: Chain, rule: Rule, e: Expr, n: number): ExprFn {
         const els = map.elements;
         let el: SetElement | undefined;
         if (app && els instanceof ElementMap) {
+          if (pkt.proto === "icmp") return false;
+          const o = serviceRecord(table, els, pkt, depth);
+          if (o >= 0) return runRecord(table, RECORDS.get(els)!, o, pkt, ctx, depth + 1);
           // The same element as elements.get("<daddr> . <proto> . <dport>") (see ElementMap).
-          el = pkt.proto === "icmp" ? undefined : els.findAddrProtoPort(pkt.dst, pkt.proto, pkt.dport);
+          el = els.findAddrProtoPort(pkt.dst, pkt.proto, pkt.dport);
           if (!el?.value) return false;
           // A goto to the chain the element was bound to: that chain's outcome is ours (as verdict's).
           const target = gotoTarget(table.chains, el);

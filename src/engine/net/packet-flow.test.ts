@@ -217,6 +217,37 @@ describe.each(MODES)("packet flow (%s)", (mode) => {
     expect(quiet.rng.uint32()).toBe(traced.rng.uint32());
   });
 
+  // The trace-less path keeps what it derives from the rules (nftables' service records, compiled
+  // chains) until the rules change: after a re-sync it must route by the new rules only.
+  it("after a re-sync, connections follow the new endpoints (traced and trace-less alike)", () => {
+    const make = () => new SimNet({ mode, services, pods, seed: 4, announce: { "10.1.8.40": "node1" }, factory: ipvsFactory });
+    const quiet = make();
+    const traced = make();
+    const both = (to: string, port: number) => {
+      const a = quiet.dp.connect(client1, to, port);
+      const b = traced.dp.connect(client1, to, port, { trace: true });
+      delete b.trace;
+      expect(a).toEqual(b);
+      return a;
+    };
+    for (let i = 0; i < 10; i++) expect(ANY_WEB).toContain(both("10.96.0.100", 8080).pod);
+    // web loses two endpoints and moves port; solo is gone; a new service takes solo's address.
+    const next: SimOptions["services"] = [
+      ...services.filter(([s]) => s.name.name !== "solo").map(([s, eps]) => (s.name.name === "web" ? ([{ ...s, port: 8081 }, eps.slice(0, 1)] as const) : ([s, eps] as const))),
+      [svc({ ns: "default", name: "solo2", clusterIP: "10.96.0.106", port: 81 }), [at(WEB[1], "node2")]],
+    ];
+    quiet.sync(next);
+    traced.sync(next);
+    quiet.now = traced.now += 1000;
+    for (let i = 0; i < 10; i++) {
+      expect(both("10.96.0.100", 8081).pod).toBe("default/web-a");
+      expect(both("10.96.0.100", 8080).pod).toBeUndefined();
+      expect(both("10.96.0.106", 80).pod).toBeUndefined();
+      expect(both("10.96.0.106", 81).pod).toBe("default/web-b");
+    }
+    expect(quiet.rng.uint32()).toBe(traced.rng.uint32());
+  });
+
   it("replays exactly from the same seed", () => {
     const a = net(mode, 5);
     const b = net(mode, 5);

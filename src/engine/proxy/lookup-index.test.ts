@@ -6,8 +6,8 @@ import { ChainMap, ElementMap, bindVerdict, chainOf, type Chain as NftChain, typ
 import { AddrMap, IpsetEntries, VirtualServerMap } from "./ipvs/index.js";
 import { ChainOwners } from "./iptables/proxier.js";
 import type { Chain } from "./iptables/model.js";
-import { AddrIndex, canonicalIPv4Num } from "../net/addr-index.js";
-import { ipv4Unchecked } from "../net/ip.js";
+import { AddrIndex, addrNum, addrText, canonicalIPv4Num, noteAddrNum } from "../net/addr-index.js";
+import { formatIPv4, ipv4Unchecked } from "../net/ip.js";
 
 const ADDRS = ["10.96.0.1", "10.96.0.10", "10.244.1.5", "1.2.3.4", "10.096.0.1", "256.1.1.1", "0.0.0.0"];
 const PROTOS = ["tcp", "udp", "sctp", "icmp"];
@@ -141,6 +141,27 @@ describe("AddrIndex", () => {
   it("canonicalIPv4Num accepts exactly the canonical dotted quads", () => {
     for (const s of ["0.0.0.0", "10.96.0.1", "255.255.255.255", "1.2.3.4"]) expect(canonicalIPv4Num(s)).toBe(ipv4Unchecked(s));
     for (const s of ["", "1.2.3", "1.2.3.4.5", "01.2.3.4", "1.2.3.256", "1..3.4", "1.2.3.4 ", "a.b.c.d", "1.2.3.-4", "1.2.3.00"]) expect(canonicalIPv4Num(s)).toBe(-1);
+  });
+});
+
+describe("addrText", () => {
+  it("is formatIPv4 through its cache's collisions, both halves of the uint32 range included", () => {
+    const rng = new Rng(11);
+    const nums = [0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 0x0a600001];
+    for (let i = 0; i < 20000; i++) nums.push(rng.uint32() % 8192, 0x0af40000 + (rng.uint32() % 65536), rng.uint32());
+    for (const n of nums) {
+      const t = addrText(n);
+      expect(t).toBe(formatIPv4(n));
+      expect(canonicalIPv4Num(t)).toBe(n);
+    }
+  });
+
+  it("noteAddrNum makes addrNum answer a rewritten address without parsing it", () => {
+    const t = addrText(0x0af40105);
+    noteAddrNum(t, 0x0af40105);
+    expect(addrNum(t)).toBe(0x0af40105);
+    expect(addrNum("10.96.0.1")).toBe(0x0a600001);
+    expect(addrNum(t)).toBe(0x0af40105);
   });
 });
 
