@@ -9,7 +9,8 @@ import type { Pod, Service } from "../api/types.js";
 import type { Cluster } from "../cluster.js";
 import { MetalLBController } from "../controllers/metallb.js";
 import { listenerApp } from "../kubelet/apps.js";
-import type { IpvsProxier, RealServer } from "../proxy/ipvs/proxier.js";
+import type { IpvsProxier } from "../proxy/ipvs/proxier.js";
+import { addrText, noteAddrNum } from "./addr-index.js";
 import { Dataplane, type IpvsHandle, type NetEnv, type NodeRules, type PodHost } from "./dataplane.js";
 import type { L4 } from "./packet.js";
 
@@ -93,7 +94,10 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
   let expiredAt = Number.NaN;
   // No closure per packet: under tsx every inner arrow also costs a __name (defineProperty) call.
   // The answer to a schedule call is one object per handle, rewritten by the next call.
-  const found = { found: true as const, service: "", real: undefined as RealServer | undefined, conn: undefined as unknown };
+  // The real server's address is its number's text from addrText (one string per address,
+  // noted for addrNum), not the server's own string: one object less to read per connection.
+  const real = { ip: "", port: 0 };
+  const found = { found: true as const, service: "", real: undefined as typeof real | undefined, conn: undefined as unknown };
   return {
     isBound: (ip) => p.bound.hasAddr(ip),
     ipset: (name) => p.ipsets.get(name),
@@ -115,7 +119,15 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
         );
       }
       found.service = service;
-      found.real = dest;
+      if (dest !== undefined) {
+        const a = dest.addr;
+        if (a >= 0) {
+          real.ip = addrText(a);
+          noteAddrNum(real.ip, a);
+        } else real.ip = dest.ip;
+        real.port = dest.port;
+      }
+      found.real = dest === undefined ? undefined : real;
       found.conn = dest ? p.lastConnection : undefined;
       return found;
     },

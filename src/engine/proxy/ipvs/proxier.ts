@@ -21,14 +21,14 @@
 // - The externalIP "physdev ! --physdev-is-in" ACCEPT rule is not written (no physdev match
 //   in the model); the dst-type LOCAL ACCEPT rule is.
 
-import { addrNum } from "../../net/addr-index.js";
+import { addrNum, canonicalIPv4Num } from "../../net/addr-index.js";
 import { formatIPv4, parseIPv4Sloppy, parsePrefix, prefixContains } from "../../net/ip.js";
 import { BUILTIN_CHAINS, rule, type Chain, type Match, type Rule, type Ruleset, type Table, type Target } from "../iptables/model.js";
 import { categorizeEndpoints } from "../topology.js";
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, servicePortNameString } from "../types.js";
 import { AddrMap, IpsetEntries, VirtualServerMap } from "./index.js";
-import { newSchedState, pick, type RealServer, type SchedState, type Scheduler } from "./scheduler.js";
+import { pick, type RealServer, type SchedState, type Scheduler } from "./scheduler.js";
 
 export type { RealServer, Scheduler } from "./scheduler.js";
 
@@ -103,7 +103,12 @@ export interface IpSet {
 
 export type Protocol = "TCP" | "UDP" | "SCTP";
 
-export interface VirtualServer {
+/**
+ * A virtual server. Its scheduler state (the kernel's svc->sched_data) is kept on it, not in an
+ * object of its own: a connection reads it, and at 10k virtual servers each object on a
+ * connection's way is a cache miss.
+ */
+export interface VirtualServer extends SchedState {
   /** "TCP:10.96.0.1:443" */
   readonly key: string;
   readonly protocol: Protocol;
@@ -114,7 +119,6 @@ export interface VirtualServer {
   persistent: number;
   /** Real servers in the kernel's list order (the order they were added). */
   readonly dests: RealServer[];
-  readonly sched: SchedState;
   /** Persistence templates: client IP -> server, until `until` (ms). */
   readonly templates: Map<string, { dest: RealServer; until: number }>;
   conns: number;
@@ -180,8 +184,9 @@ class ConnectionTable {
     const i = this.length;
     if (i === this.ids.length) this.grow();
     if (i >> CHUNK_BITS === this.vsChunks.length) {
-      this.vsChunks.push([]);
-      this.destChunks.push([]);
+      // Made at their full size: growing them as they fill left garbage in the old generation.
+      this.vsChunks.push(new Array<VirtualServer>(CHUNK));
+      this.destChunks.push(new Array<RealServer>(CHUNK));
     }
     const id = this.nextId++;
     this.ids[i] = id;
@@ -467,7 +472,10 @@ export class IpvsProxier implements Proxier {
           scheduler: this.scheduler,
           persistent: 0,
           dests: [],
-          sched: newSchedState(),
+          rrLast: -1,
+          wrrIndex: -1,
+          wrrCw: 0,
+          table: undefined,
           templates: new Map(),
           conns: 0,
           inPkts: 0,
@@ -551,23 +559,23 @@ export class IpvsProxier implements Proxier {
       changed = true;
     }
     if (changed) {
-      vs.sched.table = undefined;
-      vs.sched.wrrIndex = -1;
-      vs.sched.wrrCw = 0;
-      if (vs.sched.rrLast >= vs.dests.length) vs.sched.rrLast = -1;
+      vs.table = undefined;
+      vs.wrrIndex = -1;
+      vs.wrrCw = 0;
+      if (vs.rrLast >= vs.dests.length) vs.rrLast = -1;
     }
   }
 
   private addDest(vs: VirtualServer, ep: EndpointInfo): void {
-    vs.dests.push({ ip: ep.ip, port: ep.port, weight: 1, activeConns: 0, inactiveConns: 0, conns: 0, inPkts: 0, outPkts: 0, inBytes: 0, outBytes: 0 });
+    vs.dests.push({ ip: ep.ip, addr: canonicalIPv4Num(ep.ip), port: ep.port, weight: 1, activeConns: 0, inactiveConns: 0, conns: 0, inPkts: 0, outPkts: 0, inBytes: 0, outBytes: 0 });
   }
 
   private dropDest(vs: VirtualServer, d: RealServer): void {
     const i = vs.dests.indexOf(d);
     if (i < 0) return;
     vs.dests.splice(i, 1);
-    if (vs.sched.rrLast >= i) vs.sched.rrLast--;
-    vs.sched.table = undefined;
+    if (vs.rrLast >= i) vs.rrLast--;
+    vs.table = undefined;
     for (const [ip, t] of vs.templates) if (t.dest === d) vs.templates.delete(ip);
   }
 
@@ -599,7 +607,7 @@ export class IpvsProxier implements Proxier {
       // expire_quiescent_template=1: a template to a weight-0 server is not used.
       if (t && t.until > now && t.dest.weight > 0 && vs.dests.includes(t.dest)) return t.dest;
     }
-    return pick(vs.scheduler, vs.sched, vs.dests, clientIP, vs.ip);
+    return pick(vs.scheduler, vs, vs.dests, clientIP, vs.ip);
   }
 
   /**

@@ -5,6 +5,8 @@
 /** One real server (ipvsadm "-> RemoteAddress:Port Forward Weight ActiveConn InActConn"). */
 export interface RealServer {
   readonly ip: string;
+  /** `ip` as a uint32 when it is a canonical dotted quad (canonicalIPv4Num), else -1. */
+  readonly addr: number;
   readonly port: number;
   /** 1 for every endpoint kube-proxy adds; 0 while gracefully terminating. */
   weight: number;
@@ -29,10 +31,6 @@ export interface SchedState {
   wrrCw: number;
   /** sh / dh: 256 buckets filled from the server list, rebuilt when the list changes. */
   table: (RealServer | undefined)[] | undefined;
-}
-
-export function newSchedState(): SchedState {
-  return { rrLast: -1, wrrIndex: -1, wrrCw: 0, table: undefined };
 }
 
 const TAB_BITS = 8;
