@@ -33,6 +33,8 @@ export class HiddenSlot<O extends object, V> {
 /** A chain's rules as compiled: the rules array and its rules then, and one function per rule. */
 export interface CompiledRules<R, F> {
   readonly src: readonly R[];
+  /** `src` was frozen: it holds `rules` for good, and identity alone says the compiled form is current. */
+  readonly frozen: boolean;
   readonly rules: readonly R[];
   readonly fns: readonly F[];
 }
@@ -40,7 +42,8 @@ export interface CompiledRules<R, F> {
 /**
  * The chain's rules compiled with `compile` (chain, rule, 1-based number), kept in `slot` and checked
  * on each use against the chain's rules array and the rules in it: proxiers replace a chain's
- * array or refill it in place, and rules themselves are immutable.
+ * array or refill it in place, and rules themselves are immutable. A frozen array cannot be
+ * refilled, so for one the array's identity is the whole check.
  */
 export function compiledRules<C extends { readonly rules: readonly R[] }, R, F>(
   slot: HiddenSlot<C, CompiledRules<R, F>>,
@@ -49,8 +52,9 @@ export function compiledRules<C extends { readonly rules: readonly R[] }, R, F>(
 ): CompiledRules<R, F> {
   const rules = chain.rules;
   const c = slot.get(chain);
-  if (c !== undefined && c.src === rules && sameRules(c.rules, rules)) return c;
-  const fresh: CompiledRules<R, F> = { src: rules, rules: rules.slice(), fns: rules.map((r, i) => compile(chain, r, i + 1)) };
+  if (c !== undefined && c.src === rules && (c.frozen || sameRules(c.rules, rules))) return c;
+  const frozen = Object.isFrozen(rules);
+  const fresh: CompiledRules<R, F> = { src: rules, frozen, rules: frozen ? rules : rules.slice(), fns: rules.map((r, i) => compile(chain, r, i + 1)) };
   slot.set(chain, fresh);
   return fresh;
 }

@@ -2,7 +2,7 @@
 // the kernel's order. The tracer knows exactly the matches and targets the proxier emits (the
 // shapes listed at the top of model.ts); anything else throws UnknownRuleShape, so a new rule
 // shape can never route silently wrong.
-import type { Chain, Match, Rule, Ruleset, Table, Target } from "../proxy/iptables/model.js";
+import { type Chain, type Match, type Rule, type Ruleset, type Table, type Target, chainsVersion } from "../proxy/iptables/model.js";
 import { saveRule, kernelProbability } from "../proxy/iptables/render.js";
 import { IpsetEntries } from "../proxy/ipvs/index.js";
 import { type CompiledRules, HiddenSlot, addrMatcher, compiledRules } from "./compiled.js";
@@ -47,23 +47,84 @@ const ACCEPT: Outcome = { t: "accept" };
 
 /** Runs every table's built-in chain on `hook`. nat chains only see a connection's first packet. */
 export function iptablesHook(rs: Ruleset, hook: HookName, pkt: Pkt, ctx: EvalContext): HookOutcome {
+  const idx = hookIndex(rs);
+  if (idx !== undefined) {
+    const on = idx.byHook[hookNum(hook)];
+    for (let i = 0; i < on.length; i++) {
+      const out = runHookChain(on[i].table, on[i].chain, pkt, ctx);
+      if (out !== undefined) return out;
+    }
+    return HOOK_ACCEPT;
+  }
   const tables = HOOK_TABLES[hook];
   for (let i = 0; i < tables.length; i++) {
-    const tname = tables[i][0];
-    const cname = tables[i][1];
-    if (tname === "nat" && !pkt.ctNew) continue;
-    const table = findTable(rs, tname);
-    const chain = table?.chains.get(cname);
+    const table = findTable(rs, tables[i][0]);
+    const chain = table?.chains.get(tables[i][1]);
     if (!table || !chain) continue;
-    if (chain.rules.length === 0 && ctx.trace === undefined) continue;
-    const out = runChain(table, chain, pkt, ctx, 0);
-    if (out.t === "drop" || out.t === "reject") return out;
-    if (out.t === "continue" && chain.policy === "DROP") {
-      ctx.step({ kind: "verdict", table: tname, chain: cname, text: `policy DROP of ${tname}/${cname}` });
-      return { t: "drop", reason: `policy DROP in ${tname} ${cname}` };
-    }
+    const out = runHookChain(table, chain, pkt, ctx);
+    if (out !== undefined) return out;
   }
   return HOOK_ACCEPT;
+}
+
+/** A hook's built-in chain of one table: its drop or reject, or undefined (on to the next table). */
+function runHookChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext): HookOutcome | undefined {
+  // nat chains only see a connection's first packet.
+  if (table.name === "nat" && !pkt.ctNew) return undefined;
+  if (chain.rules.length === 0 && ctx.trace === undefined) return undefined;
+  const out = runChain(table, chain, pkt, ctx, 0);
+  if (out.t === "drop" || out.t === "reject") return out;
+  if (out.t === "continue" && chain.policy === "DROP") {
+    ctx.step({ kind: "verdict", table: table.name, chain: chain.name, text: `policy DROP of ${table.name}/${chain.name}` });
+    return { t: "drop", reason: `policy DROP in ${table.name} ${chain.name}` };
+  }
+  return undefined;
+}
+
+const HOOK_NAMES: readonly HookName[] = ["prerouting", "input", "forward", "output", "postrouting"];
+function hookNum(hook: HookName): number {
+  return hook === "prerouting" ? 0 : hook === "input" ? 1 : hook === "forward" ? 2 : hook === "output" ? 3 : 4;
+}
+
+/**
+ * A ruleset's built-in chains per hook (HOOK_TABLES' order, the tables and chains present),
+ * kept on the ruleset while its tables array is the same and each table's chains keep their
+ * version. Only for rulesets whose tables are all VersionedChains (a merged ruleset after a
+ * mode switch is made anew on each read: it looks its chains up by name).
+ */
+interface HookIndex {
+  readonly tables: readonly Table[];
+  readonly versions: readonly number[];
+  readonly byHook: readonly (readonly { readonly table: Table; readonly chain: Chain }[])[];
+}
+const HOOK_INDEX = new HiddenSlot<Ruleset, HookIndex>("hook chains");
+
+function hookIndex(rs: Ruleset): HookIndex | undefined {
+  const tables = rs.tables;
+  const idx = HOOK_INDEX.get(rs);
+  if (idx !== undefined && idx.tables === tables) {
+    let current = true;
+    for (let i = 0; i < tables.length; i++) if (chainsVersion(tables[i].chains) !== idx.versions[i]) current = false;
+    if (current) return idx;
+  }
+  const versions: number[] = [];
+  for (const t of tables) {
+    const v = chainsVersion(t.chains);
+    if (v === undefined) return undefined;
+    versions.push(v);
+  }
+  const byHook = HOOK_NAMES.map((hook) => {
+    const on: { table: Table; chain: Chain }[] = [];
+    for (const [tname, cname] of HOOK_TABLES[hook]) {
+      const table = findTable(rs, tname);
+      const chain = table?.chains.get(cname);
+      if (table && chain) on.push({ table, chain });
+    }
+    return on;
+  });
+  const fresh: HookIndex = { tables, versions, byHook };
+  HOOK_INDEX.set(rs, fresh);
+  return fresh;
 }
 
 /** Shared: callers only read a hook outcome. */
@@ -422,8 +483,16 @@ function compileMatch(m: Match, chain: string, n: number): MatchFn | undefined {
     case "set": {
       const name = m.name;
       const f = m.flags.split(",");
+      // A handle's set of a name is the same object for the handle's life (IpvsHandle.ipset).
+      let handle: EvalContext["ipvs"] = undefined;
+      let known: ReturnType<NonNullable<EvalContext["ipvs"]>["ipset"]> = undefined;
       return (pkt, ctx) => {
-        const set = ctx.ipvs?.ipset(name);
+        const h = ctx.ipvs;
+        let set = known;
+        if (h !== handle || set === undefined) {
+          set = known = h?.ipset(name);
+          handle = h;
+        }
         if (!set) throw new Error(`packet tracer: ipset ${name} does not exist`);
         return ipsetHasFields(set, f, pkt);
       };
@@ -440,8 +509,19 @@ function compileTarget(chain: Chain, r: Rule, n: number): RuleFn {
   switch (t.t) {
     case "jump": {
       const name = t.chain;
+      // The target as last resolved, while the table's chains keep their version (VersionedChains).
+      let seen: number | undefined = -1;
+      let target: Chain | undefined;
       return (table, pkt, ctx, depth) => {
-        const next = table.chains.get(name);
+        const chains = table.chains;
+        const v = chainsVersion(chains);
+        let next: Chain | undefined;
+        if (v === seen) next = target;
+        else {
+          next = chains.get(name);
+          seen = v;
+          target = next;
+        }
         if (!next) throw new Error(`packet tracer: ${table.name}/${chain.name} rule ${n} jumps to missing chain ${name}`);
         const out = runChain(table, next, pkt, ctx, depth + 1);
         return out.t === "continue" ? undefined : out; // came back from a user chain

@@ -23,7 +23,7 @@
 
 import { addrNum, canonicalIPv4Num } from "../../net/addr-index.js";
 import { formatIPv4, parseIPv4Sloppy, parsePrefix, prefixContains } from "../../net/ip.js";
-import { BUILTIN_CHAINS, rule, type Chain, type Match, type Rule, type Ruleset, type Table, type Target } from "../iptables/model.js";
+import { BUILTIN_CHAINS, VersionedChains, rule, type Match, type Rule, type Ruleset, type Table, type Target } from "../iptables/model.js";
 import { categorizeEndpoints } from "../topology.js";
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, servicePortNameString } from "../types.js";
@@ -300,6 +300,7 @@ export class IpvsProxier implements Proxier {
   readonly services = new VirtualServerMap<VirtualServer>();
   /** Addresses bound to kube-ipvs0 -> number of virtual servers using each. */
   readonly bound = new AddrMap<number>();
+  /** Every set of IPSET_INFO, made with the proxier: entries change, the sets are never replaced (IpvsHandle.ipset). */
   readonly ipsets = new Map<string, IpSet>();
   /** The iptables rules of IPVS mode. */
   readonly iptables: Ruleset;
@@ -349,7 +350,7 @@ export class IpvsProxier implements Proxier {
         : ips.filter((ip, i) => (primary && i === 0) || np.some((p) => p !== undefined && prefixContains(p, parseIPv4Sloppy(ip)!)));
     for (const info of IPSET_INFO) this.ipsets.set(info.name, { ...info, entries: new IpsetEntries() });
     const tables: Table[] = (["filter", "nat"] as const).map((name) => {
-      const chains = new Map<string, Chain>();
+      const chains = new VersionedChains();
       for (const b of BUILTIN_CHAINS[name]) chains.set(b, { name: b, origin: "builtin", policy: "ACCEPT", rules: [] });
       return { name, chains, chainSetVersion: 0 };
     });
@@ -726,6 +727,9 @@ export class IpvsProxier implements Proxier {
     for (const [t, from, to, c] of jumps) {
       t.chains.get(from)!.rules.unshift(rule({ matches: c ? [comment(c)] : [], target: { t: "jump", chain: to } }));
     }
+    // Rules arrays are never changed once written (syncs write new ones): frozen, the packet
+    // path knows its compiled chains are current from the array alone (net/compiled.ts).
+    for (const t of this.iptables.tables) for (const ch of t.chains.values()) Object.freeze(ch.rules);
   }
 
   private nonEmpty(set: string): boolean {
@@ -815,8 +819,8 @@ export class IpvsProxier implements Proxier {
       rule({ matches: [comment("kubernetes service traffic requiring SNAT")], target: { t: "MASQUERADE", randomFully: true } }),
     );
     natR.get(KUBE_MARK_MASQ)!.push(rule({ target: { t: "MARK", op: "or", value: mark } }));
-    for (const [name, rules] of natR) nat.chains.get(name)!.rules = rules;
-    for (const [name, rules] of filR) filter.chains.get(name)!.rules = rules;
+    for (const [name, rules] of natR) nat.chains.get(name)!.rules = Object.freeze(rules) as Rule[];
+    for (const [name, rules] of filR) filter.chains.get(name)!.rules = Object.freeze(rules) as Rule[];
   }
 
   /** True when `ip` is excluded from cleanup (ipvs.excludeCIDRs). */
