@@ -127,8 +127,10 @@ describe("IPVS connection entries", () => {
     // Canonical client addresses (low and high) are kept as numbers, other texts as they are.
     const clients = ["10.244.0.9", "192.168.1.5", "255.255.255.255", "10.244.00.9"];
     const want = new Map<number, { ip: string; port: number; dest: string; expires: number }>();
-    for (let i = 0; i < 3000; i++) {
-      const now = i * 1000;
+    // 10 connections per second of cluster time: ~9000 entries live at once, over several chunks of the table.
+    let most = 0;
+    for (let i = 0; i < 12000; i++) {
+      const now = i * 100;
       const c = p.connect(vs, { ip: clients[i % 4], port: i }, now)!;
       want.set(c.id, { ip: clients[i % 4], port: i, dest: c.dest.ip, expires: c.expires });
       if (i % 3 === 0) {
@@ -139,7 +141,9 @@ describe("IPVS connection entries", () => {
         p.expire(now);
         for (const [id, w] of want) if (w.expires <= now) want.delete(id);
       }
+      most = Math.max(most, want.size);
     }
+    expect(most).toBeGreaterThan(3 * 1024);
     const got = p.connectionEntries().map((e) => [e.id, { ip: e.client.ip, port: e.client.port, dest: e.dest.ip, expires: e.expires }]);
     expect(got).toEqual([...want]);
     expect(vs.dests.reduce((n, d) => n + d.activeConns + d.inactiveConns, 0)).toBe(want.size);

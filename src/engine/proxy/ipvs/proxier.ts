@@ -152,65 +152,81 @@ const ESTABLISHED = 1;
 const TIME_WAIT = 2;
 const CONN_STATES: readonly ConnState[] = ["NONE", "ESTABLISHED", "TIME_WAIT", "CLOSE"];
 
-/** Entries per chunk of the connection table's reference columns (see ConnectionTable). */
+/** Entries per chunk of the connection table (see ConnectionTable). */
 const CHUNK_BITS = 10;
 const CHUNK = 1 << CHUNK_BITS;
+const IN_CHUNK = CHUNK - 1;
+
+/** 1024 connection entries as columns, in one buffer (the references beside it). */
+class ConnChunk {
+  readonly ids: Float64Array;
+  readonly clientPort: Float64Array;
+  readonly expires: Float64Array;
+  readonly clientAddr: Int32Array;
+  readonly state: Uint8Array;
+  readonly vs: VirtualServer[] = new Array<VirtualServer>(CHUNK);
+  readonly dest: RealServer[] = new Array<RealServer>(CHUNK);
+
+  constructor() {
+    const buf = new ArrayBuffer(CHUNK * (3 * 8 + 4 + 1));
+    this.ids = new Float64Array(buf, 0, CHUNK);
+    this.clientPort = new Float64Array(buf, CHUNK * 8, CHUNK);
+    this.expires = new Float64Array(buf, CHUNK * 16, CHUNK);
+    this.clientAddr = new Int32Array(buf, CHUNK * 24, CHUNK);
+    this.state = new Uint8Array(buf, CHUNK * 28, CHUNK);
+  }
+}
 
 /**
- * IPVS connection entries in the order they were made, as columns: references to the virtual
- * and real server, and typed arrays for the rest (the client's address as a uint32). Entries live
- * 15 minutes of cluster time (2 once closed), long enough to be promoted as objects and die in
- * the old generation; here an entry allocates nothing. Ids grow with each entry and expiry keeps
- * the order, so an entry's index is found by binary search over the ids.
+ * IPVS connection entries in the order they were made, as columns in chunks of 1024: references
+ * to the virtual and real server, and numbers for the rest (the client's address as a uint32).
+ * Entries live 15 minutes of cluster time (2 once closed), long enough to be promoted as objects
+ * and die in the old generation; here an entry allocates nothing. Ids grow with each entry and
+ * expiry keeps the order, so an entry's index is found by binary search over the ids.
  *
- * A busy node makes 100k+ entries in those 15 minutes. The reference columns are chunks of 1024
- * (a growing JS array of 100k references was reallocated, copied and page-faulted in again a
- * dozen times on the way), and the client's address is a number: a canonical dotted quad gives
- * its text back exactly; any other text is kept by entry id in `oddClients`.
+ * A busy node makes 100k+ entries in those 15 minutes. In chunks, the table grows without
+ * copying what it holds (doubling columns copied every entry again, into fresh memory, and
+ * the copies were a tenth of a connection's cost in a long run), and the client's address is a
+ * number: a canonical dotted quad gives its text back exactly; any other text is kept by entry
+ * id in `oddClients`.
  */
 class ConnectionTable {
   length = 0;
   private nextId = 0;
-  private ids = new Float64Array(64);
-  private vsChunks: VirtualServer[][] = [];
-  private destChunks: RealServer[][] = [];
-  private clientAddr = new Int32Array(64);
+  private chunks: ConnChunk[] = [];
   private readonly oddClients = new Map<number, string>();
-  clientPort = new Float64Array(64);
-  state = new Uint8Array(64);
-  expires = new Float64Array(64);
 
   add(vs: VirtualServer, dest: RealServer, clientIP: string, clientPort: number, state: number, expires: number): number {
     const i = this.length;
-    if (i === this.ids.length) this.grow();
-    if (i >> CHUNK_BITS === this.vsChunks.length) {
-      // Made at their full size: growing them as they fill left garbage in the old generation.
-      this.vsChunks.push(new Array<VirtualServer>(CHUNK));
-      this.destChunks.push(new Array<RealServer>(CHUNK));
-    }
+    if (i >> CHUNK_BITS === this.chunks.length) this.chunks.push(new ConnChunk());
+    const c = this.chunks[i >> CHUNK_BITS];
+    const j = i & IN_CHUNK;
     const id = this.nextId++;
-    this.ids[i] = id;
-    this.vsChunks[i >> CHUNK_BITS][i & (CHUNK - 1)] = vs;
-    this.destChunks[i >> CHUNK_BITS][i & (CHUNK - 1)] = dest;
+    c.ids[j] = id;
+    c.vs[j] = vs;
+    c.dest[j] = dest;
     const a = addrNum(clientIP);
-    this.clientAddr[i] = a;
+    c.clientAddr[j] = a;
     if (a < 0) this.oddClients.set(id, clientIP);
-    this.clientPort[i] = clientPort;
-    this.state[i] = state;
-    this.expires[i] = expires;
+    c.clientPort[j] = clientPort;
+    c.state[j] = state;
+    c.expires[j] = expires;
     this.length = i + 1;
     return id;
   }
 
+  private id(i: number): number {
+    return this.chunks[i >> CHUNK_BITS].ids[i & IN_CHUNK];
+  }
+
   /** The index of entry `id`, or -1 (expired). The newest entry is the usual one. */
   indexOf(id: number): number {
-    const ids = this.ids;
     let hi = this.length - 1;
-    if (hi >= 0 && ids[hi] === id) return hi;
+    if (hi >= 0 && this.id(hi) === id) return hi;
     let lo = 0;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const v = ids[mid];
+      const v = this.id(mid);
       if (v === id) return mid;
       if (v < id) lo = mid + 1;
       else hi = mid - 1;
@@ -219,65 +235,73 @@ class ConnectionTable {
   }
 
   vs(i: number): VirtualServer {
-    return this.vsChunks[i >> CHUNK_BITS][i & (CHUNK - 1)];
+    return this.chunks[i >> CHUNK_BITS].vs[i & IN_CHUNK];
   }
 
   dest(i: number): RealServer {
-    return this.destChunks[i >> CHUNK_BITS][i & (CHUNK - 1)];
+    return this.chunks[i >> CHUNK_BITS].dest[i & IN_CHUNK];
+  }
+
+  state(i: number): number {
+    return this.chunks[i >> CHUNK_BITS].state[i & IN_CHUNK];
+  }
+
+  expires(i: number): number {
+    return this.chunks[i >> CHUNK_BITS].expires[i & IN_CHUNK];
+  }
+
+  /** Entry i turns `state` until `expires`. */
+  update(i: number, state: number, expires: number): void {
+    const c = this.chunks[i >> CHUNK_BITS];
+    c.state[i & IN_CHUNK] = state;
+    c.expires[i & IN_CHUNK] = expires;
   }
 
   entry(i: number): IpvsConnection {
-    const odd = this.oddClients.size === 0 ? undefined : this.oddClients.get(this.ids[i]);
+    const c = this.chunks[i >> CHUNK_BITS];
+    const j = i & IN_CHUNK;
+    const odd = this.oddClients.size === 0 ? undefined : this.oddClients.get(c.ids[j]);
     return {
-      id: this.ids[i],
-      vs: this.vs(i),
-      dest: this.dest(i),
-      client: { ip: odd ?? formatIPv4(this.clientAddr[i] >>> 0), port: this.clientPort[i] },
-      state: CONN_STATES[this.state[i]],
-      expires: this.expires[i],
+      id: c.ids[j],
+      vs: c.vs[j],
+      dest: c.dest[j],
+      client: { ip: odd ?? formatIPv4(c.clientAddr[j] >>> 0), port: c.clientPort[j] },
+      state: CONN_STATES[c.state[j]],
+      expires: c.expires[j],
     };
   }
 
   /** Entry i to index w (< i), for compaction. */
   move(i: number, w: number): void {
-    this.ids[w] = this.ids[i];
-    this.vsChunks[w >> CHUNK_BITS][w & (CHUNK - 1)] = this.vs(i);
-    this.destChunks[w >> CHUNK_BITS][w & (CHUNK - 1)] = this.dest(i);
-    this.clientAddr[w] = this.clientAddr[i];
-    this.clientPort[w] = this.clientPort[i];
-    this.state[w] = this.state[i];
-    this.expires[w] = this.expires[i];
+    const a = this.chunks[i >> CHUNK_BITS];
+    const b = this.chunks[w >> CHUNK_BITS];
+    const x = i & IN_CHUNK;
+    const y = w & IN_CHUNK;
+    b.ids[y] = a.ids[x];
+    b.vs[y] = a.vs[x];
+    b.dest[y] = a.dest[x];
+    b.clientAddr[y] = a.clientAddr[x];
+    b.clientPort[y] = a.clientPort[x];
+    b.state[y] = a.state[x];
+    b.expires[y] = a.expires[x];
   }
 
   /** Entry i is dropped (compaction will write over it). */
   forget(i: number): void {
-    if (this.oddClients.size !== 0) this.oddClients.delete(this.ids[i]);
+    if (this.oddClients.size !== 0) this.oddClients.delete(this.id(i));
   }
 
   truncate(n: number): void {
+    const had = this.length;
     this.length = n;
-    // The references go with the entries: chunks past the end are dropped, the last one cut.
+    // The references go with the entries: chunks past the end are dropped, the last one cleared past it.
     const chunks = (n + CHUNK - 1) >> CHUNK_BITS;
-    this.vsChunks.length = this.destChunks.length = chunks;
-    if (chunks > 0) this.vsChunks[chunks - 1].length = this.destChunks[chunks - 1].length = n - ((chunks - 1) << CHUNK_BITS);
-  }
-
-  private grow(): void {
-    const n = this.ids.length * 2;
-    const f64 = (a: Float64Array) => {
-      const b = new Float64Array(n);
-      b.set(a);
-      return b;
-    };
-    this.ids = f64(this.ids);
-    this.clientPort = f64(this.clientPort);
-    this.expires = f64(this.expires);
-    const addr = new Int32Array(n);
-    addr.set(this.clientAddr);
-    this.clientAddr = addr;
-    const st = new Uint8Array(n);
-    st.set(this.state);
-    this.state = st;
+    this.chunks.length = chunks;
+    if (chunks > 0) {
+      const c = this.chunks[chunks - 1];
+      const end = Math.min(CHUNK, had - ((chunks - 1) << CHUNK_BITS));
+      for (let j = n - ((chunks - 1) << CHUNK_BITS); j < end; j++) c.vs[j] = c.dest[j] = undefined as never;
+    }
   }
 }
 
@@ -657,12 +681,11 @@ export class IpvsProxier implements Proxier {
   close(c: IpvsConnection | number, now: number): void {
     const t = this.conns;
     const i = t.indexOf(typeof c === "number" ? c : c.id);
-    if (i < 0 || t.state[i] !== ESTABLISHED) return;
-    t.state[i] = TIME_WAIT;
+    if (i < 0 || t.state(i) !== ESTABLISHED) return;
     const d = t.dest(i);
     d.activeConns--;
     d.inactiveConns++;
-    t.expires[i] = now + this.tcpFinTimeout * 1000;
+    t.update(i, TIME_WAIT, now + this.tcpFinTimeout * 1000);
   }
 
   /** Drops connection entries whose timer ran out, then finishes graceful deletions. */
@@ -670,12 +693,12 @@ export class IpvsProxier implements Proxier {
     const t = this.conns;
     let w = 0;
     for (let i = 0; i < t.length; i++) {
-      if (t.expires[i] > now) {
+      if (t.expires(i) > now) {
         if (w !== i) t.move(i, w);
         w++;
         continue;
       }
-      if (t.state[i] === ESTABLISHED) t.dest(i).activeConns--;
+      if (t.state(i) === ESTABLISHED) t.dest(i).activeConns--;
       else t.dest(i).inactiveConns--;
       t.forget(i);
     }
