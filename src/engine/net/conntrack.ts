@@ -90,19 +90,42 @@ export interface FlowFields extends Omit<CtEntry, "orig" | "reply"> {
   rdport: number;
 }
 
+/** Int32s per flow record: one 64-byte cache line. */
+const W = 16;
+// A record's fields (int32 offsets).
+const R_KEY = 0;
+/** proto code | state code << 4 | flags << 8 */
+const R_META = 1;
+const R_SPORT = 2;
+const R_DPORT = 3;
+const R_RSPORT = 4;
+const R_RDPORT = 5;
+/** src, dst, rsrc, rdst as uint32 at R_ADDR + 0..3. */
+const R_ADDR = 6;
+const R_OLDER = 10;
+const R_NEWER = 11;
+const R_MARK = 12;
+/** The expiry (a float64) is int32s 14-15: float64 index W/2 * i + R_EXPIRES. */
+const R_EXPIRES = 7;
+
+/** Every field of an ODD flow, as given (see ODD). */
+type OddFlow = readonly [src: string, dst: string, rsrc: string, rdst: string, sport: number, dport: number, rsport: number, rdport: number, mark: number];
+
 /**
- * An open-addressing hash table (linear probing, at most half full) over flows stored as columns
- * (typed arrays only: addresses are kept as numbers, see `fAddr`). A table holds ~65k flows per node and every
- * new connection inserts one per node it crosses while a full table evicts as often: flows kept
- * as objects lived long enough to be promoted and then died in the old generation, and the
- * collector's work for them was most of a connection's cost. A flow here is an index; `find`
- * reads the compact key array and compares a flow's columns only when its key matches. Deletion
- * shifts the following run back (no tombstones); freed indexes are reused. Age order (oldest
- * first) is a doubly linked list of indexes. Slots double and columns quadruple as the table
- * fills, up to `max` flows, so an idle node's table stays small. (A busy node fills its table
- * in seconds of traffic: each growth copies every column into freshly mapped memory, and with
- * four times the room, 16 to 65536 flows copy a third of the final columns instead of all of
- * them. Room not yet written is memory the system has not handed out.)
+ * An open-addressing hash table (linear probing, at most half full) over flows stored as
+ * records of numbers (typed arrays only: addresses are kept as numbers). A table holds ~65k
+ * flows per node and every new connection inserts one per node it crosses while a full table
+ * evicts as often: flows kept as objects lived long enough to be promoted and then died in the
+ * old generation, and the collector's work for them was most of a connection's cost. A flow
+ * here is an index into `rec`, its fields one 64-byte record (kept as columns, a flow was a
+ * dozen cache lines, and writing one into a full table read each from memory: most of a
+ * connection's memory traffic). `find` reads the slots and a flow's record only when its key
+ * matches. Deletion shifts the following run back (no tombstones); freed indexes are reused. Age
+ * order (oldest first) is a doubly linked list of indexes. Slots double and records quadruple
+ * as the table fills, up to `max` flows, so an idle node's table stays small. (A busy node
+ * fills its table in seconds of traffic: each growth copies every record into freshly mapped
+ * memory, and with four times the room, 16 to 65536 flows copy a third of the final records
+ * instead of all of them. Room not yet written is memory the system has not handed out.)
  */
 export class ConntrackTable {
   /**
@@ -112,28 +135,16 @@ export class ConntrackTable {
   private slots = new Int32Array(64);
   private mask = 31;
 
-  // Flow columns, by flow index.
+  /** Flow records (W int32s each), and the same memory as float64s for the expiry. */
   private cap = 0;
-  private fKey = new Int32Array(0);
-  private fProto = new Uint8Array(0);
-  private fState = new Uint8Array(0);
-  private fFlags = new Uint8Array(0);
-  /** sport, dport, rsport, rdport of flow i at 4i..4i+3. */
-  private fPorts = new Float64Array(0);
-  private fExpires = new Float64Array(0);
-  private fMark = new Float64Array(0);
+  private rec = new Int32Array(0);
+  private exp = new Float64Array(0);
   /**
-   * src, dst, rsrc, rdst of flow i at 4i..4i+3, as uint32 (canonical dotted quads, whose text
-   * the number gives back exactly). They were columns of the packets' strings: growing arrays
-   * of 65k references as a table filled cost more than the flows put into them, and each
-   * string stored was a young object referenced from the old generation. A flow with any other
-   * address text (flag ODD) keeps its four texts in `oddAddrs` instead.
+   * A flow with a field the record cannot hold exactly (an address that is not a canonical
+   * dotted quad, a port or mark that is not a 32-bit integer: flag ODD) keeps them here.
    */
-  private fAddr = new Int32Array(0);
-  private readonly oddAddrs = new Map<number, readonly [src: string, dst: string, rsrc: string, rdst: string]>();
-  private fOlder = new Int32Array(0);
-  private fNewer = new Int32Array(0);
-  /** Flow indexes never used are `used`..cap-1; freed ones are chained through fNewer. */
+  private readonly odd = new Map<number, OddFlow>();
+  /** Flow indexes never used are `used`..cap-1; freed ones are chained through R_NEWER. */
   private used = 0;
   private freeHead = NONE;
 
@@ -165,7 +176,7 @@ export class ConntrackTable {
     const key = flowKeyOf(a < 0 ? ipNum(src) : a, sport, b < 0 ? ipNum(dst) : b, dport);
     const i = this.find(key, PROTO_CODE[proto], src, a, sport, dst, b, dport);
     if (i === NONE) return NONE;
-    if (this.fExpires[i] <= now) {
+    if (this.expiresOf(i) <= now) {
       this.remove(i);
       return NONE;
     }
@@ -174,26 +185,26 @@ export class ConntrackTable {
 
   // Fields of a flow found by lookupFlow.
   protoOf(i: number): L4 {
-    return PROTOS[this.fProto[i]];
+    return PROTOS[this.rec[W * i + R_META] & 15];
   }
   replySrc(i: number): string {
     return this.addrText(i, 2);
   }
   replySport(i: number): number {
-    return this.fPorts[4 * i + 2];
+    return this.port(i, 2);
   }
   replyDst(i: number): string {
     return this.addrText(i, 3);
   }
   replyDport(i: number): number {
-    return this.fPorts[4 * i + 3];
+    return this.port(i, 3);
   }
   snatOf(i: number): boolean {
-    return (this.fFlags[i] & SNAT) !== 0;
+    return (this.flags(i) & SNAT) !== 0;
   }
   /** A later expiry for a flow (never an earlier one: `earliestExpiry` is a lower bound). */
   extend(i: number, expires: number): void {
-    this.fExpires[i] = expires;
+    this.exp[(W / 2) * i + R_EXPIRES] = expires;
   }
 
   add(e: CtEntry, now: number): void {
@@ -230,36 +241,35 @@ export class ConntrackTable {
     const dst = canonicalIPv4Num(f.dst);
     const rsrc = f.rsrc === f.dst ? dst : canonicalIPv4Num(f.rsrc);
     const rdst = f.rdst === f.src ? src : canonicalIPv4Num(f.rdst);
-    const odd = src < 0 || dst < 0 || rsrc < 0 || rdst < 0;
+    const odd =
+      src < 0 || dst < 0 || rsrc < 0 || rdst < 0 || !isInt32(f.sport) || !isInt32(f.dport) || !isInt32(f.rsport) || !isInt32(f.rdport) || f.mark !== f.mark >>> 0;
     const key = flowKeyOf(src < 0 ? ipNum(f.src) : src, f.sport, dst < 0 ? ipNum(f.dst) : dst, f.dport);
     const proto = PROTO_CODE[f.proto];
     const old = this.find(key, proto, f.src, src, f.sport, f.dst, dst, f.dport);
     if (old !== NONE) this.remove(old);
     if ((this.count + 1) * 2 > this.mask + 1) this.grow();
     const i = this.alloc();
-    this.fKey[i] = key;
-    this.fProto[i] = proto;
-    this.fState[i] = f.state === undefined ? 0 : STATE_CODE[f.state];
-    this.fFlags[i] = (f.assured ? ASSURED : 0) | (f.unreplied ? UNREPLIED : 0) | (f.dnat ? DNAT : 0) | (f.snat ? SNAT : 0) | (odd ? ODD : 0);
-    const p = 4 * i;
-    const ports = this.fPorts;
-    ports[p] = f.sport;
-    ports[p + 1] = f.dport;
-    ports[p + 2] = f.rsport;
-    ports[p + 3] = f.rdport;
-    this.fExpires[i] = f.expires;
-    this.fMark[i] = f.mark;
-    const addr = this.fAddr;
-    addr[p] = src;
-    addr[p + 1] = dst;
-    addr[p + 2] = rsrc;
-    addr[p + 3] = rdst;
-    if (odd) this.oddAddrs.set(i, [f.src, f.dst, f.rsrc, f.rdst]);
+    const flags = (f.assured ? ASSURED : 0) | (f.unreplied ? UNREPLIED : 0) | (f.dnat ? DNAT : 0) | (f.snat ? SNAT : 0) | (odd ? ODD : 0);
+    const r = this.rec;
+    const p = W * i;
+    r[p + R_KEY] = key;
+    r[p + R_META] = proto | ((f.state === undefined ? 0 : STATE_CODE[f.state]) << 4) | (flags << 8);
+    r[p + R_SPORT] = f.sport;
+    r[p + R_DPORT] = f.dport;
+    r[p + R_RSPORT] = f.rsport;
+    r[p + R_RDPORT] = f.rdport;
+    r[p + R_ADDR] = src;
+    r[p + R_ADDR + 1] = dst;
+    r[p + R_ADDR + 2] = rsrc;
+    r[p + R_ADDR + 3] = rdst;
+    r[p + R_MARK] = f.mark;
+    this.exp[(W / 2) * i + R_EXPIRES] = f.expires;
+    if (odd) this.odd.set(i, [f.src, f.dst, f.rsrc, f.rdst, f.sport, f.dport, f.rsport, f.rdport, f.mark]);
     this.place(i, key);
     if (f.expires < this.earliestExpiry) this.earliestExpiry = f.expires;
-    this.fOlder[i] = this.newest;
-    this.fNewer[i] = NONE;
-    if (this.newest !== NONE) this.fNewer[this.newest] = i;
+    r[p + R_OLDER] = this.newest;
+    r[p + R_NEWER] = NONE;
+    if (this.newest !== NONE) r[W * this.newest + R_NEWER] = i;
     else this.oldest = i;
     this.newest = i;
     this.count++;
@@ -269,7 +279,7 @@ export class ConntrackTable {
   flush(): number {
     const n = this.count;
     this.slots.fill(0);
-    this.oddAddrs.clear();
+    this.odd.clear();
     this.used = 0;
     this.freeHead = NONE;
     this.earliestExpiry = Infinity;
@@ -282,7 +292,7 @@ export class ConntrackTable {
   deleteWhere(pred: (e: CtEntry) => boolean): number {
     let n = 0;
     for (let i = this.oldest; i !== NONE; ) {
-      const next = this.fNewer[i];
+      const next = this.newer(i);
       if (pred(this.entry(i))) (this.remove(i), n++);
       i = next;
     }
@@ -293,8 +303,8 @@ export class ConntrackTable {
   list(now: number): CtEntry[] {
     const out: CtEntry[] = [];
     for (let i = this.oldest; i !== NONE; ) {
-      const next = this.fNewer[i];
-      if (this.fExpires[i] <= now) this.remove(i);
+      const next = this.newer(i);
+      if (this.expiresOf(i) <= now) this.remove(i);
       else out.push(this.entry(i));
       i = next;
     }
@@ -302,26 +312,43 @@ export class ConntrackTable {
   }
 
   private entry(i: number): CtEntry {
-    const proto = PROTOS[this.fProto[i]];
-    const p = 4 * i;
-    const ports = this.fPorts;
-    const flags = this.fFlags[i];
+    const meta = this.rec[W * i + R_META];
+    const proto = PROTOS[meta & 15];
+    const flags = meta >>> 8;
+    const o = (flags & ODD) !== 0 ? this.odd.get(i)! : undefined;
     return {
-      orig: { proto, src: this.addrText(i, 0), sport: ports[p], dst: this.addrText(i, 1), dport: ports[p + 1] },
-      reply: { proto, src: this.addrText(i, 2), sport: ports[p + 2], dst: this.addrText(i, 3), dport: ports[p + 3] },
-      state: STATES[this.fState[i]],
-      expires: this.fExpires[i],
+      orig: { proto, src: this.addrText(i, 0), sport: this.port(i, 0), dst: this.addrText(i, 1), dport: this.port(i, 1) },
+      reply: { proto, src: this.addrText(i, 2), sport: this.port(i, 2), dst: this.addrText(i, 3), dport: this.port(i, 3) },
+      state: STATES[(meta >>> 4) & 15],
+      expires: this.expiresOf(i),
       assured: (flags & ASSURED) !== 0,
       unreplied: (flags & UNREPLIED) !== 0,
-      mark: this.fMark[i],
+      mark: o !== undefined ? o[8] : this.rec[W * i + R_MARK] >>> 0,
       dnat: (flags & DNAT) !== 0,
       snat: (flags & SNAT) !== 0,
     };
   }
 
+  private flags(i: number): number {
+    return this.rec[W * i + R_META] >>> 8;
+  }
+
+  private expiresOf(i: number): number {
+    return this.exp[(W / 2) * i + R_EXPIRES];
+  }
+
+  private newer(i: number): number {
+    return this.rec[W * i + R_NEWER];
+  }
+
   /** Address `k` (0 src, 1 dst, 2 rsrc, 3 rdst) of flow i, as the packet had it. */
   private addrText(i: number, k: number): string {
-    return (this.fFlags[i] & ODD) !== 0 ? this.oddAddrs.get(i)![k] : formatIPv4(this.fAddr[4 * i + k] >>> 0);
+    return (this.flags(i) & ODD) !== 0 ? (this.odd.get(i)![k] as string) : formatIPv4(this.rec[W * i + R_ADDR + k] >>> 0);
+  }
+
+  /** Port `k` (0 sport, 1 dport, 2 rsport, 3 rdport) of flow i. */
+  private port(i: number, k: number): number {
+    return (this.flags(i) & ODD) !== 0 ? (this.odd.get(i)![4 + k] as number) : this.rec[W * i + R_SPORT + k];
   }
 
   /**
@@ -332,18 +359,20 @@ export class ConntrackTable {
     const slots = this.slots;
     const mask = this.mask;
     const tag = key | USED;
+    const r = this.rec;
     for (let s = key & mask; ; s = (s + 1) & mask) {
       const t = slots[2 * s];
       if (t === 0) return NONE;
       if (t === tag) {
         const i = slots[2 * s + 1];
-        const p = 4 * i;
-        if (this.fPorts[p] !== sport || this.fPorts[p + 1] !== dport || this.fProto[i] !== proto) continue;
-        if ((this.fFlags[i] & ODD) === 0) {
-          if (this.fAddr[p + 1] === (b | 0) && this.fAddr[p] === (a | 0) && a >= 0 && b >= 0) return i;
+        const p = W * i;
+        const meta = r[p + R_META];
+        if ((meta & 15) !== proto) continue;
+        if (((meta >>> 8) & ODD) === 0) {
+          if (r[p + R_SPORT] === sport && r[p + R_DPORT] === dport && r[p + R_ADDR + 1] === (b | 0) && r[p + R_ADDR] === (a | 0) && a >= 0 && b >= 0) return i;
         } else {
-          const texts = this.oddAddrs.get(i)!;
-          if (texts[1] === dst && texts[0] === src) return i;
+          const o = this.odd.get(i)!;
+          if (o[4] === sport && o[5] === dport && o[1] === dst && o[0] === src) return i;
         }
       }
     }
@@ -359,39 +388,31 @@ export class ConntrackTable {
     slots[2 * s + 1] = i;
   }
 
-  /** A free flow index, the columns grown if none is left. */
+  /** A free flow index, the records grown if none is left. */
   private alloc(): number {
     const f = this.freeHead;
     if (f !== NONE) {
-      this.freeHead = this.fNewer[f];
+      this.freeHead = this.rec[W * f + R_NEWER];
       return f;
     }
-    if (this.used === this.cap) this.growColumns();
+    if (this.used === this.cap) this.growRecords();
     return this.used++;
   }
 
-  private growColumns(): void {
+  private growRecords(): void {
     const cap = Math.max(16, this.cap * 4);
-    const i32 = (a: Int32Array, n: number) => (((b) => (b.set(a), b))(new Int32Array(n)));
-    const u8 = (a: Uint8Array, n: number) => (((b) => (b.set(a), b))(new Uint8Array(n)));
-    const f64 = (a: Float64Array, n: number) => (((b) => (b.set(a), b))(new Float64Array(n)));
-    this.fKey = i32(this.fKey, cap);
-    this.fOlder = i32(this.fOlder, cap);
-    this.fNewer = i32(this.fNewer, cap);
-    this.fProto = u8(this.fProto, cap);
-    this.fState = u8(this.fState, cap);
-    this.fFlags = u8(this.fFlags, cap);
-    this.fPorts = f64(this.fPorts, 4 * cap);
-    this.fAddr = i32(this.fAddr, 4 * cap);
-    this.fExpires = f64(this.fExpires, cap);
-    this.fMark = f64(this.fMark, cap);
+    const rec = new Int32Array(W * cap);
+    rec.set(this.rec);
+    this.rec = rec;
+    this.exp = new Float64Array(rec.buffer);
     this.cap = cap;
   }
 
   private remove(i: number): void {
     const slots = this.slots;
     const mask = this.mask;
-    let s = this.fKey[i] & mask;
+    const r = this.rec;
+    let s = r[W * i + R_KEY] & mask;
     for (;;) {
       if (slots[2 * s] === 0) throw new Error("conntrack: flow not in its table");
       if (slots[2 * s + 1] === i) break;
@@ -418,15 +439,15 @@ export class ConntrackTable {
       }
       if (j < 0) break;
     }
-    const older = this.fOlder[i];
-    const newer = this.fNewer[i];
-    if (older !== NONE) this.fNewer[older] = newer;
+    const older = r[W * i + R_OLDER];
+    const newer = r[W * i + R_NEWER];
+    if (older !== NONE) r[W * older + R_NEWER] = newer;
     else this.oldest = newer;
-    if (newer !== NONE) this.fOlder[newer] = older;
+    if (newer !== NONE) r[W * newer + R_OLDER] = older;
     else this.newest = older;
-    // Odd address texts go with the flow (an idle table keeps no strings alive).
-    if ((this.fFlags[i] & ODD) !== 0) this.oddAddrs.delete(i);
-    this.fNewer[i] = this.freeHead;
+    // Odd fields go with the flow (an idle table keeps no strings alive).
+    if (((r[W * i + R_META] >>> 8) & ODD) !== 0) this.odd.delete(i);
+    r[W * i + R_NEWER] = this.freeHead;
     this.freeHead = i;
     this.count--;
   }
@@ -436,7 +457,7 @@ export class ConntrackTable {
     const n = (this.mask + 1) * 2;
     this.slots = new Int32Array(2 * n);
     this.mask = n - 1;
-    for (let i = this.oldest; i !== NONE; i = this.fNewer[i]) this.place(i, this.fKey[i]);
+    for (let i = this.oldest; i !== NONE; i = this.newer(i)) this.place(i, this.rec[W * i + R_KEY]);
   }
 
   private evict(now: number): void {
@@ -445,8 +466,8 @@ export class ConntrackTable {
     if (this.earliestExpiry <= now) {
       let earliest = Infinity;
       for (let i = this.oldest; i !== NONE; ) {
-        const next = this.fNewer[i];
-        const x = this.fExpires[i];
+        const next = this.newer(i);
+        const x = this.expiresOf(i);
         if (x <= now) this.remove(i);
         else if (x < earliest) earliest = x;
         i = next;
@@ -457,6 +478,11 @@ export class ConntrackTable {
     let excess = this.count - target;
     while (excess-- > 0 && this.oldest !== NONE) this.remove(this.oldest);
   }
+}
+
+/** A number an Int32Array holds exactly. */
+function isInt32(n: number): boolean {
+  return n === (n | 0);
 }
 
 /** The hash of a flow's original tuple (tests reproduce collisions with it). */
