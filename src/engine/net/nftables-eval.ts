@@ -131,7 +131,8 @@ function runChain(table: NftTable, chain: Chain, pkt: Pkt, ctx: EvalContext, dep
  *   update @<affinitySet> { ip saddr }          (ClientIP affinity only)
  *   meta l4proto <proto> dnat to <ip>:<port>
  */
-const JUMP_MARK_MASQ: Verdict = { kind: "jump", chain: MARK_MASQ_CHAIN };
+// Frozen: shared by every table, it must not keep the chain it resolves to (see chainOf).
+const JUMP_MARK_MASQ: Verdict = Object.freeze({ kind: "jump", chain: MARK_MASQ_CHAIN });
 function runEndpointChain(table: NftTable, chain: EndpointChain, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
   ctx.rules++;
   if (pkt.src === chain.ip) {

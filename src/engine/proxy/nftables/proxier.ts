@@ -62,7 +62,9 @@ export interface ServicePortRecord {
   readonly hasExternalChain: boolean;
 }
 
-const MARK_MASQ_JUMP: Expr = jump(N.MARK_MASQ_CHAIN);
+// Shared by every table, so frozen: a jump verdict keeps the chain it resolved to (chainOf), and
+// a shared one would keep the last table that ran it, with its whole ruleset, alive.
+const MARK_MASQ_JUMP: Expr = Object.freeze({ t: "verdict", verdict: Object.freeze({ kind: "jump", chain: N.MARK_MASQ_CHAIN }) }) as Expr;
 type IpExpr = Extract<Expr, { t: "ip" }>;
 const CT_NEW: Expr = Object.freeze({ t: "ct-state", states: Object.freeze(["new"]) }) as Expr;
 const DADDR_PROTO_PORT = Object.freeze(["daddr", "l4proto", "dport"] as const);
