@@ -509,18 +509,19 @@ function compileTarget(chain: Chain, r: Rule, n: number): RuleFn {
   switch (t.t) {
     case "jump": {
       const name = t.chain;
-      // The target as last resolved, while the table's chains keep their version (VersionedChains).
-      let seen: number | undefined = -1;
+      // The target as last resolved, while the table's chains keep their version (VersionedChains:
+      // versions are unique across maps). Other maps are asked every time.
+      let seen = -1;
       let target: Chain | undefined;
       return (table, pkt, ctx, depth) => {
         const chains = table.chains;
         const v = chainsVersion(chains);
         let next: Chain | undefined;
-        if (v === seen) next = target;
+        if (v !== undefined && v === seen) next = target;
         else {
           next = chains.get(name);
-          seen = v;
-          target = next;
+          seen = v ?? -1;
+          target = v === undefined ? undefined : next;
         }
         if (!next) throw new Error(`packet tracer: ${table.name}/${chain.name} rule ${n} jumps to missing chain ${name}`);
         const out = runChain(table, next, pkt, ctx, depth + 1);

@@ -1,0 +1,50 @@
+// The trace-less iptables path keeps what it resolved (jump targets, each hook's built-in chains,
+// compiled chains) only while it provably stands: a chain replaced or refilled between two
+// packets is the one the next packet runs, whatever kind of map holds the table's chains.
+import { describe, expect, it } from "vitest";
+import { Rng } from "../rng.js";
+import { type Chain, type ChainMap, type Rule, type Ruleset, VersionedChains, rule } from "../proxy/iptables/model.js";
+import { EvalContext, NodeKernelState, type Pkt } from "./context.js";
+import { iptablesHook } from "./iptables-eval.js";
+
+const MARK = (value: number): Rule => rule({ target: { t: "MARK", op: "or", value } });
+const chain = (name: string, rules: Rule[], builtin = false): Chain => ({ name, origin: builtin ? "builtin" : "restore", policy: builtin ? "ACCEPT" : undefined, rules });
+
+function ruleset(chains: ChainMap): Ruleset {
+  chains.set("PREROUTING", chain("PREROUTING", [rule({ target: { t: "jump", chain: "KUBE-SERVICES" } })], true));
+  chains.set("KUBE-SERVICES", chain("KUBE-SERVICES", [MARK(1)]));
+  return { tables: [{ name: "nat", chains, chainSetVersion: 0 }] };
+}
+
+/** The mark a new connection's first packet leaves PREROUTING with, on the compiled path (IPVS mode's). */
+function markAfter(rs: Ruleset): number {
+  const ctx = new EvalContext("node1", () => false, 0, new Rng(1), new NodeKernelState(), undefined);
+  ctx.ipvs = { ipset: () => undefined };
+  const pkt: Pkt = { proto: "tcp", src: "10.244.1.2", sport: 40000, dst: "10.96.0.1", dport: 80, mark: 0, ctNew: true, dnat: false, masquerade: false };
+  expect(iptablesHook(rs, "prerouting", pkt, ctx).t).toBe("accept");
+  return pkt.mark;
+}
+
+describe.each([
+  ["a plain Map", () => new Map<string, Chain>()],
+  ["VersionedChains", () => new VersionedChains()],
+])("compiled iptables chains in %s", (_name, make) => {
+  it("follow a jump target replaced between packets", () => {
+    const rs = ruleset(make());
+    expect(markAfter(rs)).toBe(1);
+    rs.tables[0].chains.set("KUBE-SERVICES", chain("KUBE-SERVICES", [MARK(2)]));
+    expect(markAfter(rs)).toBe(2);
+  });
+
+  it("follow a built-in chain replaced, and a chain's rules array replaced or refilled", () => {
+    const rs = ruleset(make());
+    expect(markAfter(rs)).toBe(1);
+    rs.tables[0].chains.set("PREROUTING", chain("PREROUTING", [MARK(4)], true));
+    expect(markAfter(rs)).toBe(4);
+    const pre = rs.tables[0].chains.get("PREROUTING")!;
+    pre.rules = [MARK(8)];
+    expect(markAfter(rs)).toBe(8);
+    pre.rules.push(MARK(16));
+    expect(markAfter(rs)).toBe(24);
+  });
+});
