@@ -154,14 +154,7 @@ export class AddrIndex<T> {
   private find(addr: number, tag: number): number {
     const u = addr >>> 0;
     if (u < this.lo || u > this.hi) return -1;
-    const a = addr | 0;
-    const slots = this.slots;
-    const mask = this.mask;
-    for (let s = slotOf(a, tag, mask); ; s = (s + 1) & mask) {
-      const t = slots[2 * s];
-      if (t === 0) return -1;
-      if (t === tag && slots[2 * s + 1] === a) return s;
-    }
+    return probeSlot(this.slots, 2, this.mask, addr | 0, tag);
   }
 
   set(addr: number, tag: number, v: T): void {
@@ -245,7 +238,20 @@ export class AddrIndex<T> {
   }
 }
 
-function slotOf(a: number, tag: number, mask: number): number {
+/**
+ * The slot of (a, tag) in open-addressing `slots` (linear probing; `stride` int32s per slot: the
+ * tag, 0 for an empty slot, then the address as int32), or -1.
+ */
+export function probeSlot(slots: Int32Array, stride: number, mask: number, a: number, tag: number): number {
+  for (let s = slotOf(a, tag, mask); ; s = (s + 1) & mask) {
+    const t = slots[stride * s];
+    if (t === 0) return -1;
+    if (t === tag && slots[stride * s + 1] === a) return s;
+  }
+}
+
+/** The home slot of (a, tag) in a table of mask + 1 slots. */
+export function slotOf(a: number, tag: number, mask: number): number {
   let h = Math.imul(a ^ Math.imul(tag, 0x9e3779b1), 0x85ebca6b);
   h ^= h >>> 15;
   h = Math.imul(h, 0x2c1b3c6d);

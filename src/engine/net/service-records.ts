@@ -14,7 +14,7 @@
 // endpoint chain the table's chain of its name. Records are dropped when the table's chains or
 // the map's elements change (ChainMap.version, IndexedMap.version) and made again, one by one,
 // by the connections that look them up.
-import { canonicalIPv4Num, protoCode } from "./addr-index.js";
+import { canonicalIPv4Num, portNum, probeSlot, protoCode, slotOf } from "./addr-index.js";
 import { cidrOf } from "./context.js";
 import { ChainMap, ElementMap, gotoTarget, heldBy, type SetElement } from "../proxy/nftables/model.js";
 import { EndpointChain, ServiceChain } from "../proxy/nftables/proxier.js";
@@ -78,14 +78,8 @@ export class ServiceRecords {
   find(addr: number, tag: number): number {
     const u = addr >>> 0;
     if (u < this.lo || u > this.hi) return -1;
-    const a = addr | 0;
-    const slots = this.slots;
-    const mask = this.mask;
-    for (let s = slotOf(a, tag, mask); ; s = (s + 1) & mask) {
-      const t = slots[3 * s];
-      if (t === 0) return -1;
-      if (t === tag && slots[3 * s + 1] === a) return slots[3 * s + 2];
-    }
+    const s = probeSlot(this.slots, 3, this.mask, addr | 0, tag);
+    return s < 0 ? -1 : this.slots[3 * s + 2];
   }
 
   /**
@@ -131,7 +125,7 @@ export class ServiceRecords {
       if (!(ep instanceof EndpointChain) || ep.affinitySet !== undefined || !heldBy(chains as ChainMap, ep)) return NO_RECORD;
       const a = canonicalIPv4Num(ep.ip);
       const p = protoCode(ep.proto);
-      if (a < 0 || p === 0 || !(ep.port >= 0 && ep.port <= 65535 && ep.port === Math.floor(ep.port))) return NO_RECORD;
+      if (a < 0 || p === 0 || portNum(ep.port) < 0) return NO_RECORD;
       r[o + R_EPS + 2 * k] = a | 0;
       r[o + R_EPS + 2 * k + 1] = ep.port | (p << PROTO_SHIFT);
     }
@@ -189,12 +183,4 @@ export class ServiceRecords {
     this.used = 0;
     this.chains.length = 0;
   }
-}
-
-function slotOf(a: number, tag: number, mask: number): number {
-  let h = Math.imul(a ^ Math.imul(tag, 0x9e3779b1), 0x85ebca6b);
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x2c1b3c6d);
-  h ^= h >>> 13;
-  return h & mask;
 }
