@@ -239,6 +239,68 @@ export class AddrIndex<T> {
 }
 
 /**
+ * An open-addressing table (linear probing, at most half full, no deletion: cleared whole) from
+ * (uint32 address, tag >= 1) to an int32, held in the slot beside its key: a probe reads one
+ * cache line for the key and its value. For offsets into records of numbers (the data plane's
+ * per-service records), where AddrIndex's value array would be one more cache miss.
+ */
+export class AddrOffsets {
+  /** Slot s: tag at 3s (0: empty), address at 3s+1, value at 3s+2. */
+  private slots = new Int32Array(3 * 64);
+  private mask = 63;
+  private n = 0;
+  /** Bounds of the addresses held (see AddrIndex). */
+  private lo = 0xffffffff;
+  private hi = 0;
+
+  get size(): number {
+    return this.n;
+  }
+
+  /** The value at (addr, tag), or -1 when there is none (so -1 is not a value to store). */
+  get(addr: number, tag: number): number {
+    const u = addr >>> 0;
+    if (u < this.lo || u > this.hi) return -1;
+    const s = probeSlot(this.slots, 3, this.mask, addr | 0, tag);
+    return s < 0 ? -1 : this.slots[3 * s + 2];
+  }
+
+  /** Adds (addr, tag) -> v; the key must not be in the table. */
+  add(addr: number, tag: number, v: number): void {
+    if ((this.n + 1) * 2 > this.mask + 1) this.grow();
+    const a = addr | 0;
+    const slots = this.slots;
+    const mask = this.mask;
+    let s = slotOf(a, tag, mask);
+    while (slots[3 * s] !== 0) s = (s + 1) & mask;
+    slots[3 * s] = tag;
+    slots[3 * s + 1] = a;
+    slots[3 * s + 2] = v;
+    this.n++;
+    const u = addr >>> 0;
+    if (u < this.lo) this.lo = u;
+    if (u > this.hi) this.hi = u;
+  }
+
+  clear(): void {
+    this.slots = new Int32Array(3 * 64);
+    this.mask = 63;
+    this.n = 0;
+    this.lo = 0xffffffff;
+    this.hi = 0;
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    const size = (this.mask + 1) * 2;
+    this.slots = new Int32Array(3 * size);
+    this.mask = size - 1;
+    this.n = 0;
+    for (let s = 0; s < old.length; s += 3) if (old[s] !== 0) this.add(old[s + 1], old[s], old[s + 2]);
+  }
+}
+
+/**
  * The slot of (a, tag) in open-addressing `slots` (linear probing; `stride` int32s per slot: the
  * tag, 0 for an empty slot, then the address as int32), or -1.
  */

@@ -14,7 +14,7 @@
 // endpoint chain the table's chain of its name. Records are dropped when the table's chains or
 // the map's elements change (ChainMap.version, IndexedMap.version) and made again, one by one,
 // by the connections that look them up.
-import { canonicalIPv4Num, portNum, probeSlot, protoCode, slotOf } from "./addr-index.js";
+import { AddrOffsets, canonicalIPv4Num, portNum, protoCode } from "./addr-index.js";
 import { cidrOf } from "./context.js";
 import { ChainMap, ElementMap, gotoTarget, heldBy, type SetElement } from "../proxy/nftables/model.js";
 import { EndpointChain, ServiceChain } from "../proxy/nftables/proxier.js";
@@ -46,13 +46,8 @@ export const F_FROM_NEG = 8;
 export const PROTO_SHIFT = 16;
 
 export class ServiceRecords {
-  /** Slot s: tag at 3s (0: empty), address at 3s+1, record offset at 3s+2. */
-  private slots = new Int32Array(3 * 64);
-  private mask = 63;
-  private n = 0;
-  /** Bounds of the addresses held (see AddrIndex). */
-  private lo = 0xffffffff;
-  private hi = 0;
+  /** (address, tag) -> the record's offset, or NO_RECORD. */
+  private readonly index = new AddrOffsets();
   recs = new Int32Array(1024);
   private used = 0;
   /** The service chains, by record (R_CHAIN). */
@@ -67,7 +62,7 @@ export class ServiceRecords {
   usable(chains: ReadonlyMap<string, unknown>, els: ElementMap): boolean {
     if (!(chains instanceof ChainMap)) return false;
     if (chains.version !== this.chainVersion || els.version !== this.mapVersion) {
-      if (this.n !== 0 || this.used !== 0) this.clear();
+      if (this.index.size !== 0) this.clear();
       this.chainVersion = chains.version;
       this.mapVersion = els.version;
     }
@@ -76,10 +71,7 @@ export class ServiceRecords {
 
   /** The offset of the record at (addr, tag), NO_RECORD (its chains run as they are), or -1 (not seen). */
   find(addr: number, tag: number): number {
-    const u = addr >>> 0;
-    if (u < this.lo || u > this.hi) return -1;
-    const s = probeSlot(this.slots, 3, this.mask, addr | 0, tag);
-    return s < 0 ? -1 : this.slots[3 * s + 2];
+    return this.index.get(addr, tag);
   }
 
   /**
@@ -88,7 +80,7 @@ export class ServiceRecords {
    */
   add(addr: number, tag: number, el: SetElement, chains: ReadonlyMap<string, unknown>): number {
     const o = this.make(el, chains);
-    this.place(addr, tag, o);
+    this.index.add(addr, tag, o);
     return o;
   }
 
@@ -140,31 +132,6 @@ export class ServiceRecords {
     return o;
   }
 
-  private place(addr: number, tag: number, o: number): void {
-    if ((this.n + 1) * 2 > this.mask + 1) this.grow();
-    const a = addr | 0;
-    const slots = this.slots;
-    const mask = this.mask;
-    let s = slotOf(a, tag, mask);
-    while (slots[3 * s] !== 0) s = (s + 1) & mask;
-    slots[3 * s] = tag;
-    slots[3 * s + 1] = a;
-    slots[3 * s + 2] = o;
-    this.n++;
-    const u = addr >>> 0;
-    if (u < this.lo) this.lo = u;
-    if (u > this.hi) this.hi = u;
-  }
-
-  private grow(): void {
-    const old = this.slots;
-    const size = (this.mask + 1) * 2;
-    this.slots = new Int32Array(3 * size);
-    this.mask = size - 1;
-    this.n = 0;
-    for (let s = 0; s < old.length; s += 3) if (old[s] !== 0) this.place(old[s + 1], old[s], old[s + 2]);
-  }
-
   private growRecs(need: number): void {
     let n = this.recs.length * 2;
     while (n < need) n *= 2;
@@ -174,11 +141,7 @@ export class ServiceRecords {
   }
 
   private clear(): void {
-    this.slots = new Int32Array(3 * 64);
-    this.mask = 63;
-    this.n = 0;
-    this.lo = 0xffffffff;
-    this.hi = 0;
+    this.index.clear();
     this.recs = new Int32Array(1024);
     this.used = 0;
     this.chains.length = 0;
