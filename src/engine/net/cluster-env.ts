@@ -9,9 +9,9 @@ import type { Pod, Service } from "../api/types.js";
 import type { Cluster } from "../cluster.js";
 import { MetalLBController } from "../controllers/metallb.js";
 import { listenerApp } from "../kubelet/apps.js";
-import type { IpvsProxier } from "../proxy/ipvs/proxier.js";
-import { addrText, noteAddrNum } from "./addr-index.js";
-import { Dataplane, type IpvsHandle, type NetEnv, type NodeRules, type PodHost } from "./dataplane.js";
+import type { IpvsProxier, RealServer } from "../proxy/ipvs/proxier.js";
+import { addrNum, addrText, noteAddrNum } from "./addr-index.js";
+import { Dataplane, type IpvsHandle, type IpvsScheduled, type NetEnv, type NodeRules, type PodHost } from "./dataplane.js";
 import type { L4 } from "./packet.js";
 
 const PODS = rkey(R.pods);
@@ -98,12 +98,35 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
   // noted for addrNum), not the server's own string: one object less to read per connection.
   const real = { ip: "", port: 0 };
   const found = { found: true as const, service: "", real: undefined as typeof real | undefined, conn: undefined as unknown };
+  const answer = (service: string, dest: RealServer | undefined): IpvsScheduled => {
+    found.service = service;
+    if (dest !== undefined) {
+      const a = dest.addr;
+      if (a >= 0) {
+        real.ip = addrText(a);
+        noteAddrNum(real.ip, a);
+      } else real.ip = dest.ip;
+      real.port = dest.port;
+    }
+    found.real = dest === undefined ? undefined : real;
+    found.conn = dest ? p.lastConnection : undefined;
+    return found;
+  };
   return {
     isBound: (ip) => p.bound.hasAddr(ip),
     ipset: (name) => p.ipsets.get(name),
     schedule(proto, ip, port, clientIP, clientPort, now, steps) {
       if (proto === "icmp") return NOT_FOUND;
-      const vs = p.virtualServer(proto === "tcp" ? "TCP" : proto === "udp" ? "UDP" : "SCTP", ip, port);
+      const protocol = proto === "tcp" ? "TCP" : proto === "udp" ? "UDP" : "SCTP";
+      // Without a trace, the virtual server's record (see VsRecords) when it can take the connection.
+      const a = steps === undefined ? addrNum(ip) : -1;
+      const o = a >= 0 ? p.recordOf(protocol, ip, a, port) : -1;
+      if (o >= 0) {
+        if (now !== expiredAt) (p.expire(now), (expiredAt = now));
+        const dest = p.openRecord(o, clientIP, clientPort, now);
+        if (dest !== undefined) return answer("", dest);
+      }
+      const vs = p.virtualServer(protocol, ip, port);
       if (!vs) return NOT_FOUND;
       if (now !== expiredAt) (p.expire(now), (expiredAt = now));
       const dest = p.open(vs, clientIP, clientPort, now);
@@ -118,18 +141,7 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
             : `scheduler ${vs.scheduler}: no real server with weight > 0`,
         );
       }
-      found.service = service;
-      if (dest !== undefined) {
-        const a = dest.addr;
-        if (a >= 0) {
-          real.ip = addrText(a);
-          noteAddrNum(real.ip, a);
-        } else real.ip = dest.ip;
-        real.port = dest.port;
-      }
-      found.real = dest === undefined ? undefined : real;
-      found.conn = dest ? p.lastConnection : undefined;
-      return found;
+      return answer(service, dest);
     },
     close: (conn, now) => p.close(conn as number, now),
   };

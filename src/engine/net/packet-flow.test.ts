@@ -245,6 +245,20 @@ describe.each(MODES)("packet flow (%s)", (mode) => {
       expect(both("10.96.0.106", 80).pod).toBeUndefined();
       expect(both("10.96.0.106", 81).pod).toBe("default/web-b");
     }
+    // Only web's endpoints change (same service port), twice: web-c is added beside web-a, and
+    // both answer; then web-a goes (IPVS drains it at weight 0), and web-c alone answers.
+    const withEps = (eps: ReturnType<typeof at>[]): SimOptions["services"] => next.map(([s, e]) => (s.name.name === "web" ? ([s, eps] as const) : ([s, e] as const)));
+    for (const [eps, want] of [
+      [[at(WEB[0], "node1"), at(WEB[2], "master")], ["default/web-a", "default/web-c"]],
+      [[at(WEB[2], "master")], ["default/web-c"]],
+    ] as const) {
+      quiet.sync(withEps([...eps]));
+      traced.sync(withEps([...eps]));
+      quiet.now = traced.now += 1000;
+      const seen = new Set<string | undefined>();
+      for (let i = 0; i < 12; i++) seen.add(both("10.96.0.100", 8081).pod);
+      expect([...seen].sort()).toEqual(want);
+    }
     expect(quiet.rng.uint32()).toBe(traced.rng.uint32());
   });
 

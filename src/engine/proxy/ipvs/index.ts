@@ -99,11 +99,21 @@ const VS_PROTO: Record<string, number> = { TCP: 1, UDP: 2, SCTP: 3 };
  * keys each server by exactly those three fields, see vsKey). Servers with a canonical address,
  * TCP/UDP/SCTP and a port 0-65535 are in a numeric index; any other in a list by address text.
  */
+/** The index tag of a virtual server's protocol ("TCP", "UDP", "SCTP") and port, or 0 (not indexed). */
+export function vsTag(protocol: string, port: number): number {
+  const p = VS_PROTO[protocol] ?? 0;
+  const n = portNum(port);
+  return p === 0 || n < 0 ? 0 : protoPortTag(p, n);
+}
+
 export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
   private readonly index = new AddrIndex<V>();
   private readonly odd = new Map<string, V[]>();
+  /** Changes with every set, delete and clear (for what is derived from the servers). */
+  version = 0;
 
   override set(key: string, vs: V): this {
+    this.version++;
     const old = super.get(key);
     if (old !== vs) {
       if (old !== undefined) this.unindex(old);
@@ -121,6 +131,7 @@ export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
   override delete(key: string): boolean {
     const old = super.get(key);
     if (!super.delete(key)) return false;
+    this.version++;
     if (old !== undefined) this.unindex(old);
     return true;
   }
@@ -129,14 +140,14 @@ export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
     super.clear();
     this.index.clear();
     this.odd.clear();
+    this.version++;
   }
 
   find(protocol: string, ip: string, port: number): V | undefined {
     // numKey without its object: this runs for every packet to a local address.
     const a = addrNum(ip);
-    const p = VS_PROTO[protocol] ?? 0;
-    const n = portNum(port);
-    if (a >= 0 && p !== 0 && n >= 0) return this.index.get(a, protoPortTag(p, n));
+    const tag = vsTag(protocol, port);
+    if (a >= 0 && tag !== 0) return this.index.get(a, tag);
     const list = this.odd.get(ip);
     if (list === undefined) return undefined;
     for (let i = 0; i < list.length; i++) {
@@ -148,9 +159,8 @@ export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
 
   private static numKey(protocol: string, ip: string, port: number): { a: number; tag: number } | undefined {
     const a = addrNum(ip);
-    const p = VS_PROTO[protocol] ?? 0;
-    const n = portNum(port);
-    return a < 0 || p === 0 || n < 0 ? undefined : { a, tag: protoPortTag(p, n) };
+    const tag = vsTag(protocol, port);
+    return a < 0 || tag === 0 ? undefined : { a, tag };
   }
 
   private unindex(vs: V): void {
