@@ -7,8 +7,8 @@ import { EndpointChain, ServiceChain } from "../proxy/nftables/proxier.js";
 import { ruleText } from "../proxy/nftables/render.js";
 import { addrNum, addrText, noteAddrNum, portNum, protoCode, protoPortTag } from "./addr-index.js";
 import { type CompiledRules, HiddenSlot, addrMatcher, compiledRules } from "./compiled.js";
-import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches, ipNum } from "./context.js";
-import { F_FROM, F_FROM_NEG, F_FROM_SADDR, F_MASQ, PROTO_SHIFT, R_CHAIN, R_COUNT, R_EPS, R_FLAGS, R_FROM_BASE, R_FROM_MASK, R_MASQ_DADDR, ServiceRecords } from "./service-records.js";
+import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
+import { ServiceRecords } from "./service-records.js";
 
 const MAX_DEPTH = 32;
 
@@ -231,37 +231,25 @@ function serviceRecord(table: NftTable, els: ElementMap, pkt: Pkt, depth: number
 
 /** A record's service chain (at `depth`) and the endpoint chain it picks: runServiceChain's outcome. */
 function runRecord(table: NftTable, recs: ServiceRecords, o: number, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
-  const r = recs.recs;
-  const flags = r[o + R_FLAGS];
-  if ((flags & F_MASQ) !== 0) {
-    // ip daddr <clusterIP> [ip saddr != <cluster CIDR>] jump mark-for-masquerade
-    let taken = addrNum(pkt.dst) === r[o + R_MASQ_DADDR] >>> 0;
-    if (taken && (flags & F_FROM) !== 0) {
-      const ip = (flags & F_FROM_SADDR) !== 0 ? pkt.src : pkt.dst;
-      const x = addrNum(ip);
-      const inside = ((x >= 0 ? x : ipNum(ip)) & r[o + R_FROM_MASK]) >>> 0 === r[o + R_FROM_BASE] >>> 0;
-      taken = inside !== ((flags & F_FROM_NEG) !== 0);
-    }
-    if (taken) return runChain(table, recs.chains[r[o + R_CHAIN]], pkt, ctx, depth);
-    ctx.rules++;
-  }
+  // ip daddr <clusterIP> [ip saddr != <cluster CIDR>] jump mark-for-masquerade
+  const masq = recs.masquerade(o, pkt.src, pkt.dst);
+  if (masq === 1) return runChain(table, recs.chain(o), pkt, ctx, depth);
+  if (masq === 0) ctx.rules++;
   // numgen random mod <count> vmap { ... : goto <endpoint chain> }
   ctx.rules++;
-  const pick = numgenPick(ctx, r[o + R_COUNT]);
-  const e = o + R_EPS + 2 * pick;
-  const ep = r[e] >>> 0;
+  const pick = numgenPick(ctx, recs.count(o));
+  const ep = recs.endpointAddr(o, pick);
   // The endpoint chain: ip saddr <ip> jump mark-for-masquerade (hairpin); meta l4proto <proto> dnat to <ip>:<port>
   if (addrNum(pkt.src) === ep) {
-    const out = runChain(table, recs.chains[r[o + R_CHAIN]].endpoints[pick], pkt, ctx, depth + 1);
+    const out = runChain(table, recs.chain(o).endpoints[pick], pkt, ctx, depth + 1);
     return out.t === "continue" ? CONTINUE : out;
   }
   ctx.rules += 2;
-  const pp = r[e + 1];
-  if (protoCode(pkt.proto) !== pp >>> PROTO_SHIFT) return CONTINUE;
+  if (protoCode(pkt.proto) !== recs.endpointProto(o, pick)) return CONTINUE;
   const text = addrText(ep);
   noteAddrNum(text, ep);
   pkt.dst = text;
-  pkt.dport = pp & 0xffff;
+  pkt.dport = recs.endpointPort(o, pick);
   pkt.dnat = true;
   return ACCEPT;
 }
