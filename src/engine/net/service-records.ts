@@ -51,7 +51,7 @@ export class ServiceRecords {
   private recs = new Int32Array(1024);
   private used = 0;
   /** The service chains, by record (R_CHAIN). */
-  readonly chains: ServiceChain[] = [];
+  private readonly chains: ServiceChain[] = [];
   private chainVersion = -1;
   private mapVersion = -1;
 
