@@ -92,6 +92,9 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
   // to now + a positive timeout, and syncs finish graceful deletions themselves), so it runs
   // once per clock value instead of once per packet.
   let expiredAt = Number.NaN;
+  const expireOnce = (now: number): void => {
+    if (now !== expiredAt) (p.expire(now), (expiredAt = now));
+  };
   // No closure per packet: under tsx every inner arrow also costs a __name (defineProperty) call.
   // The answer to a schedule call is one object per handle, rewritten by the next call.
   // The real server's address is its number's text from addrText (one string per address,
@@ -122,13 +125,13 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
       const a = steps === undefined ? addrNum(ip) : -1;
       const o = a >= 0 ? p.recordOf(protocol, ip, a, port) : -1;
       if (o >= 0) {
-        if (now !== expiredAt) (p.expire(now), (expiredAt = now));
+        expireOnce(now);
         const dest = p.openRecord(o, clientIP, clientPort, now);
         if (dest !== undefined) return answer("", dest);
       }
       const vs = p.virtualServer(protocol, ip, port);
       if (!vs) return NOT_FOUND;
-      if (now !== expiredAt) (p.expire(now), (expiredAt = now));
+      expireOnce(now);
       const dest = p.open(vs, clientIP, clientPort, now);
       // The ipvsadm line of the virtual server, for the trace only.
       let service = "";

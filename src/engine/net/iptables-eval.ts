@@ -6,7 +6,7 @@ import { type Chain, type Match, type Rule, type Ruleset, type Table, type Targe
 import { saveRule, kernelProbability } from "../proxy/iptables/render.js";
 import { IpsetEntries } from "../proxy/ipvs/index.js";
 import { type CompiledRules, HiddenSlot, addrMatcher, compiledRules } from "./compiled.js";
-import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
+import { type EvalContext, HOOK_NAMES, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches, hookNum } from "./context.js";
 
 /** Tables registered on each hook, in priority order (mangle -150, nat -100 / +100, filter 0). */
 const HOOK_TABLES: Record<HookName, ReadonlyArray<readonly [string, string]>> = {
@@ -79,11 +79,6 @@ function runHookChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext): H
     return { t: "drop", reason: `policy DROP in ${table.name} ${chain.name}` };
   }
   return undefined;
-}
-
-const HOOK_NAMES: readonly HookName[] = ["prerouting", "input", "forward", "output", "postrouting"];
-function hookNum(hook: HookName): number {
-  return hook === "prerouting" ? 0 : hook === "input" ? 1 : hook === "forward" ? 2 : hook === "output" ? 3 : 4;
 }
 
 /**

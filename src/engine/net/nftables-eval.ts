@@ -7,7 +7,7 @@ import { EndpointChain, ServiceChain } from "../proxy/nftables/proxier.js";
 import { ruleText } from "../proxy/nftables/render.js";
 import { addrNum, addrText, noteAddrNum, portNum, protoCode, protoPortTag } from "./addr-index.js";
 import { type CompiledRules, HiddenSlot, addrMatcher, compiledRules } from "./compiled.js";
-import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
+import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches, hookNum } from "./context.js";
 import { ServiceRecords } from "./service-records.js";
 
 const MAX_DEPTH = 32;
@@ -28,21 +28,6 @@ interface HookIndex {
  * node a connection crosses, was a measurable share of a connection.
  */
 const INDEX = new HiddenSlot<NftTable, HookIndex>("hook index");
-
-function hookNum(hook: HookName): number {
-  switch (hook) {
-    case "prerouting":
-      return 0;
-    case "input":
-      return 1;
-    case "forward":
-      return 2;
-    case "output":
-      return 3;
-    case "postrouting":
-      return 4;
-  }
-}
 
 /**
  * The base chains of `hook`, re-validated on each use: each must still be the table's chain of
