@@ -10,9 +10,9 @@
 // full at its 65536 flows and evicting, the JIT's optimized code in place), five measured rounds,
 // reported as their median and range. The first round after 1000 warm-up connections is printed
 // as "cold": it also pays the tables' growth into fresh memory (page faults) and the optimizing
-// compiler's background work, which process.cpuUsage counts. A full collection after each build
-// (the benchmark runs with --expose-gc) keeps the previous rows' node sets, hundreds of MB at 10k
-// Services, from being collected during this row's rounds.
+// compiler's background work, which process.cpuUsage counts. Each row runs in a process of its
+// own (rowInProcess), and a full collection after its build (the benchmark runs with --expose-gc)
+// keeps the build's garbage from being collected during its rounds.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Report } from "./run.js";
