@@ -53,6 +53,21 @@ export function compiledRules<C extends { readonly rules: readonly R[] }, R, F>(
   const rules = chain.rules;
   const c = slot.get(chain);
   if (c !== undefined && c.src === rules && (c.frozen || sameRules(c.rules, rules))) return c;
+  return compile_(slot, chain, rules, compile);
+}
+
+/**
+ * compiledRules' compiling, in a function of its own: the closure it makes for `map` captures
+ * `chain` and `compile`, and a function that makes a closure allocates the context for the
+ * captured variables on every call, on whichever path. Inline in compiledRules it cost a
+ * 48-byte context per call (~15 per connection in nftables mode, 60% of what one allocated).
+ */
+function compile_<C extends { readonly rules: readonly R[] }, R, F>(
+  slot: HiddenSlot<C, CompiledRules<R, F>>,
+  chain: C,
+  rules: readonly R[],
+  compile: (chain: C, rule: R, n: number) => F,
+): CompiledRules<R, F> {
   const frozen = Object.isFrozen(rules);
   const fresh: CompiledRules<R, F> = { src: rules, frozen, rules: frozen ? rules : rules.slice(), fns: rules.map((r, i) => compile(chain, r, i + 1)) };
   slot.set(chain, fresh);

@@ -251,14 +251,22 @@ export class Dataplane {
   /** The node's evaluation context for a packet: a new one when tracing, else its trace-less one, reset. */
   private context(info: NodeInfo, now: number, trace: TraceStep[] | undefined): EvalContext {
     // A context is used only while the walk is on its node, where info.hopRules are the node's rules.
-    if (trace) return new EvalContext(info.net.name, (ip) => this.isLocalTo(info, info.hopRules, ip), now, this.env.rng, this.kernelOf(info), trace);
+    if (trace) return this.newContext(info, now, trace);
     let c = info.quiet;
-    if (c === undefined) info.quiet = c = new EvalContext(info.net.name, (ip) => this.isLocalTo(info, info.hopRules, ip), now, this.env.rng, this.kernelOf(info), undefined);
+    if (c === undefined) info.quiet = c = this.newContext(info, now, undefined);
     c.now = now;
     c.rng = this.env.rng;
     c.rules = 0;
     c.ipvs = undefined;
     return c;
+  }
+
+  /**
+   * A new evaluation context on `info`. Apart from context(): a function that makes a closure
+   * allocates the context of the variables it captures on every call, on whichever path.
+   */
+  private newContext(info: NodeInfo, now: number, trace: TraceStep[] | undefined): EvalContext {
+    return new EvalContext(info.net.name, (ip) => this.isLocalTo(info, info.hopRules, ip), now, this.env.rng, this.kernelOf(info), trace);
   }
 
   conntrack(node: string): ConntrackTable {
@@ -373,8 +381,22 @@ export class Dataplane {
     if (info === undefined) throw new Error(`data plane: unknown node ${node}`);
     const sport = proto === "icmp" ? (opts.sport ?? 0) : (opts.sport ?? this.ephemeralPort(srcIP));
     const tuple: Tuple = { proto, src: srcIP, sport, dst, dport };
-    const res: ConnectResult = { verdict: "timeout", tuple, masqueraded: false, path: NO_PATH, rules: 0, reason: "" };
-    if (trace) res.trace = trace;
+    // Every field from the start (undefined until set): fields added later went to a property
+    // array allocated per connection.
+    const res: ConnectResult = {
+      verdict: "timeout",
+      tuple,
+      dst: undefined,
+      pod: undefined,
+      host: undefined,
+      seenSrc: undefined,
+      masqueraded: false,
+      path: NO_PATH,
+      rules: 0,
+      reason: "",
+      trace,
+      established: undefined,
+    };
 
     if (trace) {
       const what = `${proto} ${srcIP}:${sport} -> ${dst}:${dport}`;
@@ -489,7 +511,7 @@ export class Dataplane {
     const { pkt, ctx } = w;
     const trace = ctx.trace;
     const node = info.net.name;
-    const vs = ipvs.schedule(pkt.proto, pkt.dst, pkt.dport, pkt.src, pkt.sport, w.now, trace ? (t) => trace.push({ node, kind: "scheduler", text: t }) : undefined);
+    const vs = ipvs.schedule(pkt.proto, pkt.dst, pkt.dport, pkt.src, pkt.sport, w.now, trace ? schedulerSteps(trace, node) : undefined);
     ctx.rules++;
     if (trace) trace.push({ node, kind: "lookup", table: "ipvs", text: `IPVS virtual server ${pkt.proto.toUpperCase()} ${pkt.dst}:${pkt.dport}: ${vs.found ? vs.service : "none"}` });
     if (!vs.found) return VS_NONE;
@@ -660,6 +682,11 @@ export class Dataplane {
     }
     flow.src = flow.dst = flow.rsrc = flow.rdst = "";
   }
+}
+
+/** The scheduler's steps into `trace` (apart from ipvsLocalIn, which then makes no closure context per call). */
+function schedulerSteps(trace: TraceStep[], node: string): (text: string) => void {
+  return (text) => trace.push({ node, kind: "scheduler", text });
 }
 
 /** The flow `record` fills for each node (the table copies it). */

@@ -102,6 +102,11 @@ function hookIndex(rs: Ruleset): HookIndex | undefined {
     for (let i = 0; i < tables.length; i++) if (chainsVersion(tables[i].chains) !== idx.versions[i]) current = false;
     if (current) return idx;
   }
+  return buildHookIndex(rs, tables);
+}
+
+/** hookIndex's building, apart: its closure would allocate a context on every hookIndex call (see compiled.ts). */
+function buildHookIndex(rs: Ruleset, tables: readonly Table[]): HookIndex | undefined {
   const versions: number[] = [];
   for (const t of tables) {
     const v = chainsVersion(t.chains);
