@@ -5,10 +5,10 @@
 // every call, on whichever path (see net/compiled.ts). This keeps it from creeping back.
 import { describe, expect, it } from "vitest";
 import { ep, svc } from "../proxy/iptables/testing.js";
-import type { ProxyMode } from "../proxy/types.js";
+import type { EndpointInfo, ProxyMode, ServicePortInfo } from "../proxy/types.js";
 import { IpvsProxier } from "../proxy/ipvs/proxier.js";
 import { ipvsHandle } from "./cluster-env.js";
-import { SimNet, type RulesFactory, type SimOptions, type SimPod } from "./sim.js";
+import { SimNet, type RulesFactory, type SimPod } from "./sim.js";
 
 const NODES = ["master", "node1", "node2"];
 const ipvsFactory: RulesFactory = (node, config) => {
@@ -17,7 +17,7 @@ const ipvsFactory: RulesFactory = (node, config) => {
 };
 
 function build(mode: ProxyMode, n: number): { net: SimNet; ips: string[] } {
-  const services: SimOptions["services"] = [];
+  const services: [ServicePortInfo, EndpointInfo[]][] = [];
   const pods: SimPod[] = [];
   const ips: string[] = [];
   let seq = 0;
