@@ -5,6 +5,7 @@
 import { type Chain, type Match, type Rule, type Ruleset, type Table, type Target, chainsVersion } from "../proxy/iptables/model.js";
 import { saveRule, kernelProbability } from "../proxy/iptables/render.js";
 import { IpsetEntries } from "../proxy/ipvs/index.js";
+import { DnatRule, EndpointJumpRule, statisticMatch } from "../proxy/iptables/compact.js";
 import { type CompiledRules, HiddenSlot, addrMatcher, compiledRules } from "./compiled.js";
 import { type EvalContext, HOOK_NAMES, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches, hookNum } from "./context.js";
 
@@ -162,6 +163,11 @@ function runChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, depth:
   for (let i = 0; i < rules.length; i++) {
     const r = rules[i];
     ctx.rules++;
+    if (!tracing && (r instanceof EndpointJumpRule || r instanceof DnatRule) && r.ep.svc.sticky === 0) {
+      const out = r instanceof EndpointJumpRule ? endpointJump(table, chain, r, pkt, ctx, depth, i + 1) : endpointDnat(table, chain, r, pkt, ctx, depth, i + 1);
+      if (out === undefined || out.t === "continue") continue;
+      return out;
+    }
     if (!ruleMatches(r, pkt, ctx, chain.name, i + 1, tracing)) continue;
     if (tracing) {
       flushSkips(table, chain, ctx, skippedFrom, i);
@@ -183,6 +189,37 @@ function runChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, depth:
   if (tracing) flushSkips(table, chain, ctx, skippedFrom, rules.length);
   if (tracing && chain.origin !== "builtin") ctx.step({ kind: "chain", table: table.name, chain: chain.name, text: `<- end of ${chain.name}, return` });
   return CONTINUE;
+}
+
+// ---- Compact endpoint rules without ClientIP affinity (no trace) ------------------------------
+//
+// A KUBE-SVC chain's jumps to its endpoints and a KUBE-SEP chain's DNAT rule are compact rules
+// (proxy/iptables/compact.ts) that make their matches and targets on each read (a comment
+// string, match and target objects: most of what an iptables-mode connection allocated). These
+// run them from their fields: the same matches in the same order, the same draws and effects.
+
+/**
+ * [-m comment --comment "<spn> -> IP:port"] [-m statistic --mode random --probability 1/remaining] -j KUBE-SEP-...
+ * undefined: no match.
+ */
+function endpointJump(table: Table, chain: Chain, r: EndpointJumpRule, pkt: Pkt, ctx: EvalContext, depth: number, n: number): Outcome | undefined {
+  if (r.remaining > 1 && !matchOne(statisticMatch(r.remaining), pkt, ctx, chain.name, n, false)) return undefined;
+  const name = r.ep.name;
+  const next = table.chains.get(name);
+  if (!next) throw new Error(`packet tracer: ${table.name}/${chain.name} rule ${n} jumps to missing chain ${name}`);
+  return runChain(table, next, pkt, ctx, depth + 1);
+}
+
+/** [-m comment --comment <spn>] -m P -p P -j DNAT --to-destination IP:port. undefined: no match. */
+function endpointDnat(table: Table, chain: Chain, r: DnatRule, pkt: Pkt, ctx: EvalContext, depth: number, n: number): Outcome | undefined {
+  if (pkt.proto !== r.ep.svc.proto) return undefined;
+  const info = r.ep.info;
+  if (info.ip.includes(":")) return applyTarget(table, chain, r.target, pkt, ctx, depth, n);
+  // IPv4: the target's IP:port (endpointString) read back as DNAT reads it is the address and port.
+  pkt.dst = info.ip;
+  pkt.dport = info.port;
+  pkt.dnat = true;
+  return ACCEPT;
 }
 
 /** undefined: keep going with the next rule. */

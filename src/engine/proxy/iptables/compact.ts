@@ -124,7 +124,7 @@ class HairpinRule extends EndpointRule {
 }
 
 /** D2: [-m comment --comment <spn>] [-m recent --name SEP --set] -m P -p P -j DNAT --to-destination IP:port. */
-class DnatRule extends EndpointRule {
+export class DnatRule extends EndpointRule {
   override get proto(): L4 {
     return this.ep.svc.proto;
   }
