@@ -38,22 +38,47 @@ export function canonicalIPv4Num(s: string): number {
 }
 
 /**
- * The last two addresses parsed: a packet's addresses are looked up several times per node, and
- * ipset lookups alternate between its destination and its source.
+ * The last four addresses parsed (or noted), replaced in turn. A connection's packet carries a
+ * handful of addresses (the client's, the ClusterIP, the endpoint's, a masquerade address) and
+ * each is read several times per node: by rules, lookups and the conntrack tables. Comparing a
+ * string with four others costs less than parsing it again.
  */
-let lastText = "";
-let lastNum = -1;
-let prevText = "";
-let prevNum = -1;
-/** canonicalIPv4Num with a two-entry cache. */
+let t0 = "";
+let t1 = "";
+let t2 = "";
+let t3 = "";
+let n0 = -1;
+let n1 = -1;
+let n2 = -1;
+let n3 = -1;
+/** The entry the next new address replaces. */
+let victim = 0;
+
+function remember(s: string, n: number): void {
+  switch (victim) {
+    case 0:
+      (t0 = s), (n0 = n);
+      break;
+    case 1:
+      (t1 = s), (n1 = n);
+      break;
+    case 2:
+      (t2 = s), (n2 = n);
+      break;
+    default:
+      (t3 = s), (n3 = n);
+  }
+  victim = (victim + 1) & 3;
+}
+
+/** canonicalIPv4Num with a four-entry cache. */
 export function addrNum(s: string): number {
-  if (s === lastText) return lastNum;
-  if (s === prevText) return prevNum;
+  if (s === t0) return n0;
+  if (s === t1) return n1;
+  if (s === t2) return n2;
+  if (s === t3) return n3;
   const n = canonicalIPv4Num(s);
-  prevText = lastText;
-  prevNum = lastNum;
-  lastText = s;
-  lastNum = n;
+  remember(s, n);
   return n;
 }
 
@@ -62,11 +87,8 @@ export function addrNum(s: string): number {
  * packet rewritten to an address whose number the rewriter knew is not parsed again.
  */
 export function noteAddrNum(text: string, num: number): void {
-  if (text === lastText) return;
-  prevText = lastText;
-  prevNum = lastNum;
-  lastText = text;
-  lastNum = num;
+  if (text === t0 || text === t1 || text === t2 || text === t3) return;
+  remember(text, num);
 }
 
 /** addrText's cache: direct-mapped by a hash of the address (a slot holds the last one). */

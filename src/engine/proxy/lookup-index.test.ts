@@ -163,6 +163,21 @@ describe("addrText", () => {
     expect(addrNum("10.96.0.1")).toBe(0x0a600001);
     expect(addrNum(t)).toBe(0x0af40105);
   });
+
+  it("addrNum is canonicalIPv4Num through its cache, whatever the order of texts and notes", () => {
+    const rng = new Rng(13);
+    // Texts as packets carry them: the same text as new strings too, odd ones among them.
+    const texts = [...ADDRS, "10.244.2.7", "10.1.8.31", "10.244.1.254", "1.2.3.04", "10.96.0.1 ", ""];
+    for (let i = 0; i < 20000; i++) {
+      const t = texts[rng.uint32() % texts.length];
+      const s = rng.uint32() % 3 === 0 ? [...t].join("") : t;
+      if (rng.uint32() % 5 === 0) {
+        const n = canonicalIPv4Num(s);
+        if (n >= 0) noteAddrNum(s, n);
+      }
+      expect(addrNum(s)).toBe(canonicalIPv4Num(s));
+    }
+  });
 });
 
 describe("nftables chainOf", () => {
