@@ -53,7 +53,7 @@ export function compiledRules<C extends { readonly rules: readonly R[] }, R, F>(
   const rules = chain.rules;
   const c = slot.get(chain);
   if (c !== undefined && c.src === rules && (c.frozen || sameRules(c.rules, rules))) return c;
-  return compile_(slot, chain, rules, compile);
+  return compileChain(slot, chain, rules, compile);
 }
 
 /**
@@ -62,7 +62,7 @@ export function compiledRules<C extends { readonly rules: readonly R[] }, R, F>(
  * captured variables on every call, on whichever path. Inline in compiledRules it cost a
  * 48-byte context per call (~15 per connection in nftables mode, 60% of what one allocated).
  */
-function compile_<C extends { readonly rules: readonly R[] }, R, F>(
+function compileChain<C extends { readonly rules: readonly R[] }, R, F>(
   slot: HiddenSlot<C, CompiledRules<R, F>>,
   chain: C,
   rules: readonly R[],
