@@ -70,10 +70,12 @@ function build(mode: ProxyMode, nServices: number): { net: SimNet; ips: string[]
 
 /**
  * This machine's memory latency now: ns per dependent random read in `mb` MB. At 8 MB a read
- * is mostly a hit in the last-level cache this VM gets (~20-30 ns when the host is quiet); when
- * other work on the host fills that cache it is a miss (~40-130 ns). At 64 MB it is always a
- * miss (~180 ns quiet, ~270 busy). The 10k rows' tables (conntrack records and slots, service
- * records) are ~17 MB, so their figures move with the 8 MB figure most.
+ * is mostly a hit in the last-level cache this VM gets (~20-40 ns when the host is quiet) and a
+ * miss when other work fills that cache (~40-170 ns); at 64 MB it is always a miss (~180-250
+ * ns). The rows do not follow it closely: over 30 runs of the two 10k rows in one session the 8
+ * MB read took 33-175 ns and the rows did not track it, and a process on this VM's other CPU
+ * that held it at 100-130 ns (random writes over 48 MB, or streaming through 256 MB) left the
+ * 10k rows where they were. It is printed to tell a disturbed run, with cpuStep.
  */
 function memoryLatency(mb: number): number {
   const n = (mb << 20) >> 2;
@@ -87,9 +89,28 @@ function memoryLatency(mb: number): number {
   return j === -1 ? 0 : ns;
 }
 
-/** The two memory latencies, as a report value. */
+/**
+ * This machine's speed at plain arithmetic now: ns per step of a xorshift chain (six dependent
+ * integer operations, no memory read; ~1.7 ns on a quiet host). Slower means the host gives this
+ * VM's CPU less: another tenant on the same core, or the VM descheduled (this VM reports no
+ * steal time, so descheduled time counts as the process's CPU time, as in the rows' figures).
+ */
+function cpuStep(): number {
+  let x = 1;
+  const steps = 20_000_000;
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < steps; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+  }
+  const ns = Number(process.hrtime.bigint() - t) / steps;
+  return x === 0 ? 0 : ns;
+}
+
+/** The two memory latencies and the arithmetic step, as a report value. */
 function latencies(): string {
-  return `${memoryLatency(8).toFixed(0)} / ${memoryLatency(64).toFixed(0)} ns`;
+  return `${memoryLatency(8).toFixed(0)} / ${memoryLatency(64).toFixed(0)} ns; arithmetic ${cpuStep().toFixed(2)} ns`;
 }
 
 export default async function (report: Report): Promise<void> {
@@ -100,9 +121,9 @@ export default async function (report: Report): Promise<void> {
     return;
   }
   const modes: ProxyMode[] = ["iptables", "nftables", "ipvs"];
-  report("memory latency now: random read in 8 MB / 64 MB (quiet ~25 / ~180)", latencies());
+  report("host now: random read in 8 MB / 64 MB (quiet ~30 / ~180); xorshift step (quiet ~1.7)", latencies());
   for (const n of [10, 1000, 10000]) for (const mode of modes) rowInProcess(mode, n);
-  report("memory latency after the rows (8 MB / 64 MB)", latencies());
+  report("host after the rows (the same three figures)", latencies());
   await curlLoop(report);
 }
 
