@@ -494,19 +494,20 @@ export class IpvsProxier implements Proxier {
       let vs = this.services.get(k);
       if (!vs) {
         vs = {
-          key: k,
-          protocol: svc.protocol,
-          ip: w.ip,
-          port,
+          // What a connection reads and writes first, within the object's first cache line.
           scheduler: this.scheduler,
           persistent: 0,
-          dests: [],
           rrLast: -1,
+          protocol: svc.protocol,
+          conns: 0,
+          key: k,
+          ip: w.ip,
+          port,
+          dests: [],
           wrrIndex: -1,
           wrrCw: 0,
           table: undefined,
           templates: new Map(),
-          conns: 0,
           inPkts: 0,
           outPkts: 0,
           inBytes: 0,
@@ -597,7 +598,8 @@ export class IpvsProxier implements Proxier {
 
   private addDest(vs: VirtualServer, ep: EndpointInfo): void {
     this.destsVersion++;
-    vs.dests.push({ ip: ep.ip, addr: canonicalIPv4Num(ep.ip), port: ep.port, weight: 1, activeConns: 0, inactiveConns: 0, conns: 0, inPkts: 0, outPkts: 0, inBytes: 0, outBytes: 0 });
+    // What a connection reads and writes first, within the object's first cache line.
+    vs.dests.push({ weight: 1, activeConns: 0, inactiveConns: 0, conns: 0, addr: canonicalIPv4Num(ep.ip), port: ep.port, ip: ep.ip, inPkts: 0, outPkts: 0, inBytes: 0, outBytes: 0 });
   }
 
   private dropDest(vs: VirtualServer, d: RealServer): void {
