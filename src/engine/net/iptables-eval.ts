@@ -5,7 +5,7 @@
 import { type Chain, type Match, type Rule, type Ruleset, type Table, type Target, chainsVersion } from "../proxy/iptables/model.js";
 import { saveRule, kernelProbability } from "../proxy/iptables/render.js";
 import { IpsetEntries } from "../proxy/ipvs/index.js";
-import { DnatRule, EndpointJumpRule, statisticMatch } from "../proxy/iptables/compact.js";
+import { DnatRule, EndpointChain, EndpointJumpRule, PolicyChain, statisticMatch } from "../proxy/iptables/compact.js";
 import { type CompiledRules, HiddenSlot, addrMatcher, compiledRules } from "./compiled.js";
 import { type EvalContext, HOOK_NAMES, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches, hookNum } from "./context.js";
 
@@ -160,10 +160,14 @@ function runChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, depth:
   const rules = chain.rules;
   if (tracing) ctx.step({ kind: "chain", table: table.name, chain: chain.name, text: `-> ${table.name} ${chain.name} (${rules.length} rules)` });
   let skippedFrom = 0;
+  // Compact endpoint rules are only in KUBE-SVC/SVL and KUBE-SEP chains (compact.ts): the check
+  // is made once per chain, not per rule of KUBE-SERVICES' thousands (and under tsx an imported
+  // class read per rule was a generic instanceof each: iptables at 1k Services ran at a third).
+  const compact = !tracing && (chain instanceof PolicyChain || chain instanceof EndpointChain);
   for (let i = 0; i < rules.length; i++) {
     const r = rules[i];
     ctx.rules++;
-    if (!tracing && (r instanceof EndpointJumpRule || r instanceof DnatRule) && r.ep.svc.sticky === 0) {
+    if (compact && (r instanceof EndpointJumpRule || r instanceof DnatRule) && r.ep.svc.sticky === 0) {
       const out = r instanceof EndpointJumpRule ? endpointJump(table, chain, r, pkt, ctx, depth, i + 1) : endpointDnat(table, chain, r, pkt, ctx, depth, i + 1);
       if (out === undefined || out.t === "continue") continue;
       return out;
