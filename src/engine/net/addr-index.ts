@@ -38,10 +38,12 @@ export function canonicalIPv4Num(s: string): number {
 }
 
 /**
- * The last four addresses parsed (or noted), replaced in turn. A connection's packet carries a
- * handful of addresses (the client's, the ClusterIP, the endpoint's, a masquerade address) and
- * each is read several times per node: by rules, lookups and the conntrack tables. Comparing a
- * string with four others costs less than parsing it again.
+ * The last four addresses parsed or noted, most recently used first. A connection's packet
+ * carries a handful of addresses (the client's, the ClusterIP, the endpoint's, a masquerade
+ * address) and each is read several times per node: by rules, lookups and the conntrack tables.
+ * Comparing a string with a few others costs less than parsing it again, and the address read
+ * now is the one most likely read next (iptables' KUBE-SERVICES reads the destination once per
+ * rule): a hit moves to the front, so a run of reads of one address compares once each.
  */
 let t0 = "";
 let t1 = "";
@@ -51,34 +53,37 @@ let n0 = -1;
 let n1 = -1;
 let n2 = -1;
 let n3 = -1;
-/** The entry the next new address replaces. */
-let victim = 0;
 
+/** Puts (s, n) in front; the last entry drops out. */
 function remember(s: string, n: number): void {
-  switch (victim) {
-    case 0:
-      (t0 = s), (n0 = n);
-      break;
-    case 1:
-      (t1 = s), (n1 = n);
-      break;
-    case 2:
-      (t2 = s), (n2 = n);
-      break;
-    default:
-      (t3 = s), (n3 = n);
-  }
-  victim = (victim + 1) & 3;
+  (t3 = t2), (n3 = n2);
+  (t2 = t1), (n2 = n1);
+  (t1 = t0), (n1 = n0);
+  (t0 = s), (n0 = n);
 }
 
 /** canonicalIPv4Num with a four-entry cache. */
 export function addrNum(s: string): number {
   if (s === t0) return n0;
-  if (s === t1) return n1;
-  if (s === t2) return n2;
-  if (s === t3) return n3;
-  const n = canonicalIPv4Num(s);
-  remember(s, n);
+  let n: number;
+  if (s === t1) {
+    n = n1;
+    (t1 = t0), (n1 = n0);
+  } else if (s === t2) {
+    n = n2;
+    (t2 = t1), (n2 = n1);
+    (t1 = t0), (n1 = n0);
+  } else if (s === t3) {
+    n = n3;
+    (t3 = t2), (n3 = n2);
+    (t2 = t1), (n2 = n1);
+    (t1 = t0), (n1 = n0);
+  } else {
+    n = canonicalIPv4Num(s);
+    remember(s, n);
+    return n;
+  }
+  (t0 = s), (n0 = n);
   return n;
 }
 
