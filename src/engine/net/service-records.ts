@@ -19,6 +19,9 @@ import { cidrOf, ipNum } from "./context.js";
 import { ChainMap, ElementMap, gotoTarget, heldBy, type SetElement } from "../proxy/nftables/model.js";
 import { EndpointChain, ServiceChain } from "../proxy/nftables/proxier.js";
 
+/** ChainMap as a module-local constant: usable() runs per connection (see nftables-eval.ts on instanceof under tsx). */
+const ChainMapC = ChainMap;
+
 // Record layout (offsets from the record's start).
 /** Index of the record's ServiceChain in `chains` (for the rare rules a record does not run). */
 const R_CHAIN = 0;
@@ -60,7 +63,7 @@ export class ServiceRecords {
    * made. Records are only kept for a ChainMap (whose version says when chains change).
    */
   usable(chains: ReadonlyMap<string, unknown>, els: ElementMap): boolean {
-    if (!(chains instanceof ChainMap)) return false;
+    if (!(chains instanceof ChainMapC)) return false;
     if (chains.version !== this.chainVersion || els.version !== this.mapVersion) {
       if (this.index.size !== 0) this.clear();
       this.chainVersion = chains.version;
