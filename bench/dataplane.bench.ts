@@ -14,6 +14,7 @@
 // own (rowInProcess), and a full collection after its build (the benchmark runs with --expose-gc)
 // keeps the build's garbage from being collected during its rounds.
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Report } from "./run.js";
 import { Cluster } from "../src/engine/cluster.js";
@@ -170,10 +171,26 @@ function row(report: Report, mode: ProxyMode, n: number): void {
   const target = mode === "iptables" ? undefined : n === 10000 ? ">= 200k/s" : undefined;
   const k = (r: number) => `${Math.round(r / 1000)}k`;
   report(
-    `${mode} ${n} services: routed connections/s (rules/conn ${perConn}; cold ${k(rate(cold))}/s; rounds ${k(rates[0])}-${k(rates[ROUNDS - 1])})`,
+    `${mode} ${n} services: routed connections/s (rules/conn ${perConn}; cold ${k(rate(cold))}/s; rounds ${k(rates[0])}-${k(rates[ROUNDS - 1])}; cpu ${cpuNow()})`,
     `${rates[ROUNDS >> 1].toLocaleString("en-US")}/s`,
     target,
   );
+}
+
+/**
+ * The CPU this process last ran on (Linux: /proc/self/stat's `processor`), or "?". A row runs
+ * ~35% slower on a CPU whose core another tenant is busy on, in all its rounds, while the other
+ * CPU runs it at full speed (seen pinning rows with taskset: 232-240k against 363-381k/s for
+ * nftables at 10 Services, and the fast CPU turned slow later); the arithmetic probe moved only
+ * ~5%. Printed with each row so that a slow row can be told from a slow core.
+ */
+function cpuNow(): string {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[36] ?? "?";
+  } catch {
+    return "?";
+  }
 }
 
 /** CPU milliseconds of fn. */
