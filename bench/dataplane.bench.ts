@@ -22,9 +22,7 @@ import { Session } from "../src/shell/session.js";
 import { fetch } from "../src/shell/net/http.js";
 import { ep, svc } from "../src/engine/proxy/iptables/testing.js";
 import type { ProxyMode } from "../src/engine/proxy/types.js";
-import { IpvsProxier } from "../src/engine/proxy/ipvs/proxier.js";
-import { ipvsHandle } from "../src/engine/net/cluster-env.js";
-import { SimNet, type RulesFactory, type SimOptions, type SimPod } from "../src/engine/net/sim.js";
+import { SimNet, type SimOptions, type SimPod } from "../src/engine/net/sim.js";
 
 const NODES = ["master", "node1", "node2"];
 /**
@@ -33,12 +31,6 @@ const NODES = ["master", "node1", "node2"];
  */
 const ROUNDS = 5;
 const gc = (globalThis as { gc?: () => void }).gc;
-
-/** IPVS mode as the Cluster wires it (as packet-flow.test.ts does). */
-const ipvsFactory: RulesFactory = (node, config) => {
-  const p = new IpvsProxier({ name: node.name, ips: [node.ip], podCIDR: node.podCIDR, zone: "" }, config);
-  return { rules: { mode: "ipvs", ruleset: p.iptables, ipvs: ipvsHandle(p) }, sync: (s) => void p.sync(s) };
-};
 
 /** The ClusterIP of service i. */
 const clusterIP = (i: number) => `10.${96 + Math.floor((i + 256) / 65536)}.${Math.floor((i + 256) / 256) % 256}.${(i + 256) % 256}`;
@@ -60,7 +52,7 @@ function build(mode: ProxyMode, nServices: number): { net: SimNet; ips: string[]
     services.push([svc({ ns: "default", name: `svc${i}`, clusterIP: cip, port: 80 }), eps]);
   }
   pods.push({ key: "default/client", ip: "10.244.1.254", node: "node1" });
-  const net = new SimNet({ mode, services: services as SimOptions["services"], pods, seed: 1, factory: ipvsFactory });
+  const net = new SimNet({ mode, services: services as SimOptions["services"], pods, seed: 1 });
   // The client's destinations, made in one pass as a client holds its targets. Made in the loop
   // above, each lay among its service's objects, and reading it was a cache and TLB miss per
   // connection (~5% at 10k Services) that is the harness's, not the data plane's.

@@ -6,15 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { ep, svc } from "../proxy/iptables/testing.js";
 import type { EndpointInfo, ProxyMode, ServicePortInfo } from "../proxy/types.js";
-import { IpvsProxier } from "../proxy/ipvs/proxier.js";
-import { ipvsHandle } from "./cluster-env.js";
-import { SimNet, type RulesFactory, type SimPod } from "./sim.js";
+import { SimNet, type SimPod } from "./sim.js";
 
 const NODES = ["master", "node1", "node2"];
-const ipvsFactory: RulesFactory = (node, config) => {
-  const p = new IpvsProxier({ name: node.name, ips: [node.ip], podCIDR: node.podCIDR, zone: "" }, config);
-  return { rules: { mode: "ipvs", ruleset: p.iptables, ipvs: ipvsHandle(p) }, sync: (s) => void p.sync(s) };
-};
 
 function build(mode: ProxyMode, n: number): { net: SimNet; ips: string[] } {
   const services: [ServicePortInfo, EndpointInfo[]][] = [];
@@ -35,7 +29,7 @@ function build(mode: ProxyMode, n: number): { net: SimNet; ips: string[] } {
     services.push([svc({ ns: "default", name: `s${i}`, clusterIP: ip, port: 80 }), eps]);
   }
   pods.push({ key: "default/client", ip: "10.244.1.254", node: "node1" });
-  return { net: new SimNet({ mode, services, pods, seed: 1, factory: ipvsFactory }), ips };
+  return { net: new SimNet({ mode, services, pods, seed: 1 }), ips };
 }
 
 /**

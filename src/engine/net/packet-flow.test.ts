@@ -5,9 +5,7 @@ import { ep, svc } from "../proxy/iptables/testing.js";
 import type { EndpointInfo, ProxyMode, ServicePortInfo } from "../proxy/types.js";
 import type { ConnectOptions } from "./dataplane.js";
 import type { L4, Source, Verdict } from "./packet.js";
-import { IpvsProxier } from "../proxy/ipvs/proxier.js";
-import { ipvsHandle } from "./cluster-env.js";
-import { SimNet, type RulesFactory, type SimOptions, type SimPod } from "./sim.js";
+import { SimNet, type SimOptions, type SimPod } from "./sim.js";
 
 const at = (ip: string, node: string, port = 80, o: Partial<EndpointInfo> = {}) => ep(ip, port, { nodeName: node, ...o });
 
@@ -100,14 +98,8 @@ const rows: Row[] = [
 
 const MODES: ProxyMode[] = ["iptables", "nftables", "ipvs"];
 
-/** IPVS mode as the Cluster wires it: the proxier's iptables rules plus its IPVS state, through cluster-env's adapter. */
-const ipvsFactory: RulesFactory = (node, config) => {
-  const p = new IpvsProxier({ name: node.name, ips: [node.ip], podCIDR: node.podCIDR, zone: "" }, config);
-  return { rules: { mode: "ipvs", ruleset: p.iptables, ipvs: ipvsHandle(p) }, sync: (s) => void p.sync(s) };
-};
-
 function net(mode: ProxyMode, seed = 7): SimNet {
-  return new SimNet({ mode, services, pods, seed, announce: { "10.1.8.40": "node1" }, factory: ipvsFactory });
+  return new SimNet({ mode, services, pods, seed, announce: { "10.1.8.40": "node1" } });
 }
 
 describe.each(MODES)("packet flow (%s)", (mode) => {
@@ -174,7 +166,7 @@ describe.each(MODES)("packet flow (%s)", (mode) => {
   it("canary 8:2 gives 80/20 (chi-square, df=1, p=0.001 bound 10.83)", () => {
     const eps = [...Array(10).keys()].map((i) => at(`10.244.${i % 3}.${50 + i}`, ["master", "node1", "node2"][i % 3]));
     const cpods: SimPod[] = eps.map((e, i) => ({ key: i < 8 ? `default/web-28-${i}` : `default/web-29-${i}`, ip: e.ip, node: e.nodeName }));
-    const n = new SimNet({ mode, services: [[svc({ ns: "default", name: "canary", clusterIP: "10.96.0.200" }), eps]], pods: [...cpods, pods[8]], seed: 99, factory: ipvsFactory });
+    const n = new SimNet({ mode, services: [[svc({ ns: "default", name: "canary", clusterIP: "10.96.0.200" }), eps]], pods: [...cpods, pods[8]], seed: 99 });
     const N = 5000;
     let old = 0;
     for (let i = 0; i < N; i++) if (n.dp.connect(client1, "10.96.0.200", 80).pod!.startsWith("default/web-28")) old++;
@@ -197,7 +189,7 @@ describe.each(MODES)("packet flow (%s)", (mode) => {
   // fields, numeric lookups); a traced walk reads every rule. Both must route alike, count the
   // same rules and draw the same random numbers, with or without masquerade rules and affinity.
   it.each([false, true])("a traced walk and a trace-less one agree (masqueradeAll %s)", (masqueradeAll) => {
-    const make = () => new SimNet({ mode, services, pods, seed: 3, announce: { "10.1.8.40": "node1" }, factory: ipvsFactory, config: { masqueradeAll } });
+    const make = () => new SimNet({ mode, services, pods, seed: 3, announce: { "10.1.8.40": "node1" }, config: { masqueradeAll } });
     const quiet = make();
     const traced = make();
     const sources = [client1, client2, outside(), { kind: "node", node: "master" } as Source, { kind: "pod", ip: "10.244.1.6", node: "node1" } as Source];
@@ -220,7 +212,7 @@ describe.each(MODES)("packet flow (%s)", (mode) => {
   // The trace-less path keeps what it derives from the rules (nftables' service records, compiled
   // chains) until the rules change: after a re-sync it must route by the new rules only.
   it("after a re-sync, connections follow the new endpoints (traced and trace-less alike)", () => {
-    const make = () => new SimNet({ mode, services, pods, seed: 4, announce: { "10.1.8.40": "node1" }, factory: ipvsFactory });
+    const make = () => new SimNet({ mode, services, pods, seed: 4, announce: { "10.1.8.40": "node1" } });
     const quiet = make();
     const traced = make();
     const both = (to: string, port: number) => {

@@ -3,11 +3,13 @@
 // in the chosen mode, and a Dataplane over them. Packet-flow tests and benchmarks use it; the
 // cluster's own adapter (cluster-env.ts) builds the same NetEnv from the store and kube-proxy.
 import { IptablesProxier } from "../proxy/iptables/proxier.js";
+import { IpvsProxier } from "../proxy/ipvs/proxier.js";
 import { NftablesProxier } from "../proxy/nftables/proxier.js";
 import type { EndpointInfo, ProxyConfig, ProxyMode, ProxyState, ServicePortInfo } from "../proxy/types.js";
 import { servicePortKey } from "../proxy/types.js";
 import { Rng } from "../rng.js";
 import { Dataplane, type NetEnv, type NodeNet, type NodeRules, type PodHost } from "./dataplane.js";
+import { ipvsHandle } from "./ipvs-handle.js";
 import type { L4 } from "./packet.js";
 
 export const SIM_NODES: readonly NodeNet[] = [
@@ -39,9 +41,6 @@ export interface SimPod {
   udp?: number[];
 }
 
-/** A proxier factory for modes the sim does not build itself (IPVS, from its own module). */
-export type RulesFactory = (node: NodeNet, config: ProxyConfig) => { rules: NodeRules; sync(state: ProxyState): void };
-
 export interface SimOptions {
   mode: ProxyMode;
   nodes?: readonly NodeNet[];
@@ -51,8 +50,6 @@ export interface SimOptions {
   config?: Partial<ProxyConfig>;
   /** MetalLB layer 2: address -> announcing node. */
   announce?: Record<string, string>;
-  /** Needed for mode "ipvs". */
-  factory?: RulesFactory;
 }
 
 class SimPodHost implements PodHost {
@@ -102,10 +99,9 @@ export class SimNet {
         this.rules.set(n.name, { mode: "nftables", table: p.table });
         this.syncs.set(n.name, (s) => p.sync(s));
       } else {
-        if (!opts.factory) throw new Error("SimNet: mode ipvs needs a factory");
-        const f = opts.factory(n, config);
-        this.rules.set(n.name, f.rules);
-        this.syncs.set(n.name, (s) => f.sync(s));
+        const p = new IpvsProxier(pn, config);
+        this.rules.set(n.name, { mode: "ipvs", ruleset: p.iptables, ipvs: ipvsHandle(p) });
+        this.syncs.set(n.name, (s) => void p.sync(s));
       }
     }
     this.sync(opts.services);
