@@ -218,10 +218,7 @@ function runChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, depth:
  */
 function endpointJump(table: Table, chain: Chain, r: EndpointJumpRule, pkt: Pkt, ctx: EvalContext, depth: number, n: number): Outcome | undefined {
   if (r.remaining > 1 && !matchOne(statisticMatch(r.remaining), pkt, ctx, chain.name, n, false)) return undefined;
-  const name = r.ep.name;
-  const next = table.chains.get(name);
-  if (!next) throw new Error(`packet tracer: ${table.name}/${chain.name} rule ${n} jumps to missing chain ${name}`);
-  return runChain(table, next, pkt, ctx, depth + 1);
+  return jump(table, chain, r.ep.name, pkt, ctx, depth, n);
 }
 
 /** [-m comment --comment <spn>] -m P -p P -j DNAT --to-destination IP:port. undefined: no match. */
@@ -236,14 +233,18 @@ function endpointDnat(table: Table, chain: Chain, r: DnatRule, pkt: Pkt, ctx: Ev
   return ACCEPT;
 }
 
+/** `-j name` from rule n of `chain`: the chain of that name in the table (never a missing one) runs. */
+function jump(table: Table, chain: Chain, name: string, pkt: Pkt, ctx: EvalContext, depth: number, n: number): Outcome {
+  const next = table.chains.get(name);
+  if (!next) throw new Error(`packet tracer: ${table.name}/${chain.name} rule ${n} jumps to missing chain ${name}`);
+  return runChain(table, next, pkt, ctx, depth + 1);
+}
+
 /** undefined: keep going with the next rule. */
 function applyTarget(table: Table, chain: Chain, t: Target, pkt: Pkt, ctx: EvalContext, depth: number, n: number): Outcome | undefined {
   switch (t.t) {
-    case "jump": {
-      const next = table.chains.get(t.chain);
-      if (!next) throw new Error(`packet tracer: ${table.name}/${chain.name} rule ${n} jumps to missing chain ${t.chain}`);
-      return runChain(table, next, pkt, ctx, depth + 1);
-    }
+    case "jump":
+      return jump(table, chain, t.chain, pkt, ctx, depth, n);
     case "ACCEPT":
       return ACCEPT;
     case "RETURN":
