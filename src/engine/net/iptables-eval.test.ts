@@ -47,4 +47,24 @@ describe.each([
     pre.rules.push(MARK(16));
     expect(markAfter(rs)).toBe(24);
   });
+
+  it("follow a jump target's rules array replaced (frozen or not) or refilled", () => {
+    const rs = ruleset(make());
+    const svcs = rs.tables[0].chains.get("KUBE-SERVICES")!;
+    svcs.rules = Object.freeze([MARK(1)]) as Rule[];
+    expect(markAfter(rs)).toBe(1);
+    expect(markAfter(rs)).toBe(1);
+    svcs.rules = Object.freeze([MARK(2)]) as Rule[];
+    expect(markAfter(rs)).toBe(2);
+    svcs.rules = [MARK(4)];
+    expect(markAfter(rs)).toBe(4);
+    svcs.rules.push(MARK(8));
+    expect(markAfter(rs)).toBe(12);
+  });
+
+  it("stop a chain that jumps to itself at the depth limit", () => {
+    const rs = ruleset(make());
+    rs.tables[0].chains.set("KUBE-SERVICES", chain("KUBE-SERVICES", [rule({ target: { t: "jump", chain: "KUBE-SERVICES" } })]));
+    expect(() => markAfter(rs)).toThrow("packet tracer: jump depth over 32 at nat/KUBE-SERVICES");
+  });
 });

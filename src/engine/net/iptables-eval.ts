@@ -163,8 +163,12 @@ function flushSkips(table: Table, chain: Chain, ctx: EvalContext, skippedFrom: n
   }
 }
 
+function tooDeep(table: Table, chain: Chain): Error {
+  return new Error(`packet tracer: jump depth over ${MAX_DEPTH} at ${table.name}/${chain.name}`);
+}
+
 function runChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
-  if (depth > MAX_DEPTH) throw new Error(`packet tracer: jump depth over ${MAX_DEPTH} at ${table.name}/${chain.name}`);
+  if (depth > MAX_DEPTH) throw tooDeep(table, chain);
   const tracing = ctx.trace !== undefined;
   if (!tracing && ctx.ipvs !== undefined) return runCompiled(table, compiled(chain), pkt, ctx, depth);
   const rules = chain.rules;
@@ -565,6 +569,10 @@ function compileTarget(chain: Chain, r: Rule, n: number): RuleFn {
       // versions are unique across maps). Other maps are asked every time.
       let seen = -1;
       let target: Chain | undefined;
+      // Compiled rules run only on runChain's trace-less IPVS-mode path, so the target's rules do
+      // too: its compiled form as last found, good while the chain holds the same frozen array
+      // (as compiledRules checks it), without the hidden-slot read of runChain.
+      let rules: Compiled | undefined;
       return (table, pkt, ctx, depth) => {
         const chains = table.chains;
         const v = chainsVersion(chains);
@@ -576,7 +584,10 @@ function compileTarget(chain: Chain, r: Rule, n: number): RuleFn {
           target = v === undefined ? undefined : next;
         }
         if (!next) throw new Error(`packet tracer: ${table.name}/${chain.name} rule ${n} jumps to missing chain ${name}`);
-        const out = runChain(table, next, pkt, ctx, depth + 1);
+        if (depth + 1 > MAX_DEPTH) throw tooDeep(table, next);
+        let c = rules;
+        if (c === undefined || c.src !== next.rules || !c.frozen) c = rules = compiled(next);
+        const out = runCompiled(table, c, pkt, ctx, depth + 1);
         return out.t === "continue" ? undefined : out; // came back from a user chain
       };
     }
