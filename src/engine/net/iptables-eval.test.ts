@@ -46,6 +46,10 @@ describe.each([
     expect(markAfter(rs)).toBe(8);
     pre.rules.push(MARK(16));
     expect(markAfter(rs)).toBe(24);
+    pre.rules = Object.freeze([MARK(32)]) as Rule[];
+    expect(markAfter(rs)).toBe(32);
+    pre.rules = Object.freeze([MARK(64)]) as Rule[];
+    expect(markAfter(rs)).toBe(64);
   });
 
   it("follow a jump target's rules array replaced (frozen or not) or refilled", () => {

@@ -62,7 +62,8 @@ export function iptablesHook(rs: Ruleset, hook: HookName, pkt: Pkt, ctx: EvalCon
   if (idx !== undefined) {
     const on = idx.byHook[hookNum(hook)];
     for (let i = 0; i < on.length; i++) {
-      const out = runHookChain(on[i].table, on[i].chain, pkt, ctx);
+      const e = on[i];
+      const out = runHookChain(e.table, e.chain, pkt, ctx, e);
       if (out !== undefined) return out;
     }
     return HOOK_ACCEPT;
@@ -78,12 +79,17 @@ export function iptablesHook(rs: Ruleset, hook: HookName, pkt: Pkt, ctx: EvalCon
   return HOOK_ACCEPT;
 }
 
-/** A hook's built-in chain of one table: its drop or reject, or undefined (on to the next table). */
-function runHookChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext): HookOutcome | undefined {
+/**
+ * A hook's built-in chain of one table: its drop or reject, or undefined (on to the next table).
+ * `entry`: the chain's hook index entry, which keeps its compiled rules for the compiled path.
+ */
+function runHookChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, entry?: HookEntry): HookOutcome | undefined {
   // nat chains only see a connection's first packet.
   if (table.name === "nat" && !pkt.ctNew) return undefined;
   if (chain.rules.length === 0 && ctx.trace === undefined) return undefined;
-  const out = runChain(table, chain, pkt, ctx, 0);
+  let out: Outcome;
+  if (entry !== undefined && ctx.trace === undefined && ctx.ipvs !== undefined) out = runCompiled(table, (entry.compiled = compiledFrom(entry.compiled, chain)), pkt, ctx, 0);
+  else out = runChain(table, chain, pkt, ctx, 0);
   if (out.t === "drop" || out.t === "reject") return out;
   if (out.t === "continue" && chain.policy === "DROP") {
     ctx.step({ kind: "verdict", table: table.name, chain: chain.name, text: `policy DROP of ${table.name}/${chain.name}` });
@@ -101,7 +107,13 @@ function runHookChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext): H
 interface HookIndex {
   readonly tables: readonly Table[];
   readonly versions: readonly number[];
-  readonly byHook: readonly (readonly { readonly table: Table; readonly chain: Chain }[])[];
+  readonly byHook: readonly (readonly HookEntry[])[];
+}
+/** A built-in chain on a hook; `compiled`: its rules as last compiled (see compiledFrom). */
+interface HookEntry {
+  readonly table: Table;
+  readonly chain: Chain;
+  compiled: Compiled | undefined;
 }
 const HOOK_INDEX = new HiddenSlot<Ruleset, HookIndex>("hook chains");
 
@@ -125,11 +137,11 @@ function buildHookIndex(rs: Ruleset, tables: readonly Table[]): HookIndex | unde
     versions.push(v);
   }
   const byHook = HOOK_NAMES.map((hook) => {
-    const on: { table: Table; chain: Chain }[] = [];
+    const on: HookEntry[] = [];
     for (const [tname, cname] of HOOK_TABLES[hook]) {
       const table = findTable(rs, tname);
       const chain = table?.chains.get(cname);
-      if (table && chain) on.push({ table, chain });
+      if (table && chain) on.push({ table, chain, compiled: undefined });
     }
     return on;
   });
@@ -463,6 +475,16 @@ function compiled(chain: Chain): Compiled {
   return compiledRules(COMPILED, chain, compileRule);
 }
 
+/**
+ * The chain's compiled rules: `c`, kept by a caller that runs the chain again and again (a
+ * compiled jump, a hook index entry), while it stands for them (the chain holds the frozen array
+ * it was compiled from, the check compiledRules makes for one), else compiled(chain). Spares the
+ * hidden-slot read (a megamorphic keyed load) of each chain run.
+ */
+function compiledFrom(c: Compiled | undefined, chain: Chain): Compiled {
+  return c !== undefined && c.src === chain.rules && c.frozen ? c : compiled(chain);
+}
+
 /** runChain's loop over a compiled chain (same count, same outcomes). */
 function runCompiled(table: Table, c: Compiled, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
   const fns = c.fns;
@@ -570,8 +592,7 @@ function compileTarget(chain: Chain, r: Rule, n: number): RuleFn {
       let seen = -1;
       let target: Chain | undefined;
       // Compiled rules run only on runChain's trace-less IPVS-mode path, so the target's rules do
-      // too: its compiled form as last found, good while the chain holds the same frozen array
-      // (as compiledRules checks it), without the hidden-slot read of runChain.
+      // too, kept here (compiledFrom) rather than read from the chain by runChain.
       let rules: Compiled | undefined;
       return (table, pkt, ctx, depth) => {
         const chains = table.chains;
@@ -585,9 +606,7 @@ function compileTarget(chain: Chain, r: Rule, n: number): RuleFn {
         }
         if (!next) throw new Error(`packet tracer: ${table.name}/${chain.name} rule ${n} jumps to missing chain ${name}`);
         if (depth + 1 > MAX_DEPTH) throw tooDeep(table, next);
-        let c = rules;
-        if (c === undefined || c.src !== next.rules || !c.frozen) c = rules = compiled(next);
-        const out = runCompiled(table, c, pkt, ctx, depth + 1);
+        const out = runCompiled(table, (rules = compiledFrom(rules, next)), pkt, ctx, depth + 1);
         return out.t === "continue" ? undefined : out; // came back from a user chain
       };
     }
