@@ -88,7 +88,7 @@ function runHookChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, en
   if (table.name === "nat" && !pkt.ctNew) return undefined;
   if (chain.rules.length === 0 && ctx.trace === undefined) return undefined;
   let out: Outcome;
-  if (entry !== undefined && ctx.trace === undefined && ctx.ipvs !== undefined) out = runCompiled(table, (entry.compiled = compiledFrom(entry.compiled, chain)), pkt, ctx, 0);
+  if (entry !== undefined && compiledPath(ctx)) out = runCompiled(table, (entry.compiled = compiledFrom(entry.compiled, chain)), pkt, ctx, 0);
   else out = runChain(table, chain, pkt, ctx, 0);
   if (out.t === "drop" || out.t === "reject") return out;
   if (out.t === "continue" && chain.policy === "DROP") {
@@ -175,14 +175,19 @@ function flushSkips(table: Table, chain: Chain, ctx: EvalContext, skippedFrom: n
   }
 }
 
+/** Chains run compiled without a trace in IPVS mode (its fixed chains); iptables mode reads its rules. */
+function compiledPath(ctx: EvalContext): boolean {
+  return ctx.trace === undefined && ctx.ipvs !== undefined;
+}
+
 function tooDeep(table: Table, chain: Chain): Error {
   return new Error(`packet tracer: jump depth over ${MAX_DEPTH} at ${table.name}/${chain.name}`);
 }
 
 function runChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, depth: number): Outcome {
   if (depth > MAX_DEPTH) throw tooDeep(table, chain);
+  if (compiledPath(ctx)) return runCompiled(table, compiled(chain), pkt, ctx, depth);
   const tracing = ctx.trace !== undefined;
-  if (!tracing && ctx.ipvs !== undefined) return runCompiled(table, compiled(chain), pkt, ctx, depth);
   const rules = chain.rules;
   if (tracing) ctx.step({ kind: "chain", table: table.name, chain: chain.name, text: `-> ${table.name} ${chain.name} (${rules.length} rules)` });
   let skippedFrom = 0;
@@ -591,8 +596,8 @@ function compileTarget(chain: Chain, r: Rule, n: number): RuleFn {
       // versions are unique across maps). Other maps are asked every time.
       let seen = -1;
       let target: Chain | undefined;
-      // Compiled rules run only on runChain's trace-less IPVS-mode path, so the target's rules do
-      // too, kept here (compiledFrom) rather than read from the chain by runChain.
+      // Compiled rules run only on the compiled path (compiledPath), so the target's rules do too,
+      // kept here (compiledFrom) rather than read from the chain by runChain.
       let rules: Compiled | undefined;
       return (table, pkt, ctx, depth) => {
         const chains = table.chains;
