@@ -273,6 +273,38 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     }
   });
 
+  it("a missing, mistyped or misplaced command: kubectl's help, suggestions and usage errors", { timeout: 120_000 }, async () => {
+    const cases = [
+      [],
+      ["help"],
+      ["-n", "default"],
+      ["foo"],
+      ["gett"],
+      ["ps"],
+      ["opt"],
+      ["xyzzy"],
+      ["-n", "default", "foo"],
+      ["rollout"],
+      ["set"],
+      ["config"],
+      ["rollout", "foo", "bar"],
+      ["-n", "default", "set", "foo"],
+      ["config", "foo"],
+      ["rollout", "restart"],
+      ["rollout", "status"],
+      ["rollout", "pause"],
+      ["create"],
+      ["create", "foo", "bar"],
+      ["apply"],
+      ["apply", "-f", "x.yaml", "foo"],
+      ["label"],
+      ["label", "--all"],
+      ["annotate", "pods"],
+      ["logs", "a", "b", "c"],
+    ];
+    for (const c of cases) await same(c);
+  });
+
   it("bad input and dry runs: kubectl's own words, exit codes, and nothing changed", { timeout: 120_000 }, async () => {
     expect((await kubectl(["create", "deployment", "bad", "--image=httpd"])).code).toBe(0);
     expect((await kubectl(["create", "service", "clusterip", "bad", "--tcp=80:80"])).code).toBe(0);

@@ -20,7 +20,9 @@ import { cmp, parseQuantity } from "../../engine/api/quantity.js";
 import { gvDocument } from "../../kubeapi/openapi.js";
 import { versionInfo } from "../../kubeapi/discovery.js";
 import type { KubectlContext, Output } from "./context.js";
+import { GROUP_SUBCOMMANDS, ROOT_COMMANDS, unknownCommandMessage } from "./commands.js";
 import { arr, bool, type FlagSpec, type Parsed, parseFlags, str, UsageError } from "./flags.js";
+import { CONFIG_HELP, ROLLOUT_HELP, ROOT_HELP, SET_HELP } from "./help-texts.js";
 import { objRef, qualified, resolveType } from "./resources.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -165,14 +167,47 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
     i++;
   }
   const verb = argv[i];
-  if (verb === undefined) {
-    o.out("kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n");
+  if (verb === undefined || (verb === "help" && i === argv.length - 1)) {
+    o.out(ROOT_HELP);
     return;
   }
   const fn = VERBS[verb];
-  if (!fn) throw new KubectlError(`unknown command "${verb}" for "kubectl"\n\nDid you mean this?\n\t${closest(verb, Object.keys(VERBS))}\n`.replace(/\n\nDid you mean this\?\n\t\n$/, ""));
-  const args = [...pre, ...argv.slice(i + 1)];
-  await fn(SUBCOMMANDS.has(verb) ? subcommandFirst(args) : args, ctx, o);
+  if (!fn) {
+    if (ROOT_COMMANDS.includes(verb) || verb === "help") throw notInServiceLab(`kubectl ${verb}`);
+    // kubectl looks for a plugin first, and takes the first word for its name.
+    if (pre.length) throw new KubectlError(`Error: flags cannot be placed before plugin name: ${pre[0]}`, 1, { raw: true });
+    throw new KubectlError(unknownCommandMessage(verb));
+  }
+  let args = [...pre, ...argv.slice(i + 1)];
+  if (SUBCOMMANDS.has(verb)) args = subcommandFirst(args);
+  if (verb === "rollout" || verb === "set" || verb === "config") checkGroupSubcommand(verb, args, o);
+  await fn(args, ctx, o);
+}
+
+/**
+ * kubectl rollout / set / config, whose own run (cmdutil.DefaultSubCommandRun) prints the
+ * command's help when no subcommand is given (rollout on stdout, set and config on stderr) and
+ * fails on words that are not one of its subcommands; both exit 1.
+ */
+function checkGroupSubcommand(verb: "rollout" | "set" | "config", args: string[], o: Out): void {
+  const sub = args[0];
+  if (sub === undefined || sub.startsWith("-")) {
+    if (verb === "rollout") o.out(ROLLOUT_HELP);
+    else o.err(verb === "set" ? SET_HELP : CONFIG_HELP);
+    throw new KubectlError("", 1);
+  }
+  if (GROUP_SUBCOMMANDS[verb].includes(sub)) return;
+  const words: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (VALUE_FLAGS.test(args[i])) i++;
+    else if (!args[i].startsWith("-")) words.push(args[i]);
+  }
+  throw new KubectlError(`unknown command ${JSON.stringify(words.join(" "))}\nSee 'kubectl ${verb} -h' for help and examples`);
+}
+
+/** A command kubectl has and ServiceLab's does not run: said plainly, not as kubectl's unknown command. */
+function notInServiceLab(command: string): KubectlError {
+  return new KubectlError(`"${command}" is not available in ServiceLab's kubectl`);
 }
 
 /** Verbs whose first word is a subcommand (kubectl rollout restart, kubectl create configmap...). */
@@ -196,10 +231,6 @@ function subcommandFirst(args: string[]): string[] {
     return i === 0 ? args : [a, ...args.slice(0, i), ...args.slice(i + 1)];
   }
   return args;
-}
-
-function closest(word: string, words: string[]): string {
-  return words.find((w) => w.startsWith(word.slice(0, 2))) ?? "";
 }
 
 function nsOf(p: Parsed, ctx: KubectlContext): string {
@@ -1114,11 +1145,10 @@ async function cmdApply(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
 
 async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, verb: "apply" | "create"): Promise<void> {
   const p = parseFlags(argv, [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("validate", "string"), f("force", "bool"), f("server-side", "bool"), f("field-manager", "string"), f("prune", "bool"), f("selector", "string", "l"), f("save-config", "bool"), f("overwrite", "bool"), f("wait", "bool"), f("kustomize", "string", "k")], `kubectl ${verb}`);
+  // Complete, then Validate: words that are not flags first, then the files.
+  if (p.args.length) throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]\nSee 'kubectl ${verb} -h' for help and examples`);
   const files = arr(p, "filename");
-  if (!files.length) {
-    if (verb === "create") throw new KubectlError("must specify one of -f and -k\n\nerror: Unexpected args: " + JSON.stringify(p.args) + "\nSee 'kubectl create -h' for help and examples");
-    throw new KubectlError("must specify one of -f and -k");
-  }
+  if (!files.length) throw new KubectlError("must specify one of -f and -k");
   const manifests = await readManifests(files, bool(p, "recursive"), ctx);
   const mode = dryRun(p);
   const errors: string[] = [];
@@ -1325,6 +1355,8 @@ function cmdLabel(argv: string[], ctx: KubectlContext, o: Out, field: "labels" |
   const p = parseFlags(argv, [...OUTPUT_FLAGS, f("overwrite", "bool"), f("all", "bool"), f("all-namespaces", "bool", "A"), f("selector", "string", "l"), f("list", "bool"), f("resource-version", "string"), f("local", "bool"), f("filename", "array", "f")], `kubectl ${cmd}`);
   const changes = p.args.filter((a) => a.includes("=") || a.endsWith("-"));
   const resArgs = p.args.filter((a) => !changes.includes(a));
+  // Validate: the resources first, then the updates.
+  if (!resArgs.length && !arr(p, "filename").length) throw new KubectlError(`one or more resources must be specified as <resource> <name> or <resource>/<name>`);
   if (!changes.length && !bool(p, "list")) throw new KubectlError(`at least one ${field === "labels" ? "label" : "annotation"} update is required`);
   const set: Record<string, string | null> = {};
   for (const c of changes) {
@@ -1400,7 +1432,7 @@ async function cmdEdit(argv: string[], ctx: KubectlContext, o: Out): Promise<voi
 }
 
 function cmdSet(argv: string[], ctx: KubectlContext, o: Out): void {
-  if (argv[0] !== "image") throw new KubectlError(`unknown command "${argv[0] ?? ""}" for "kubectl set"`);
+  if (argv[0] !== "image") throw notInServiceLab(`kubectl set ${argv[0]}`);
   const p = parseFlags(argv.slice(1), [...OUTPUT_FLAGS, f("all", "bool"), f("selector", "string", "l"), f("local", "bool"), f("record", "bool")], "kubectl set image");
   const assigns = p.args.filter((a) => a.includes("="));
   p.args = p.args.filter((a) => !a.includes("="));
@@ -1435,6 +1467,8 @@ function restartedAt(ctx: KubectlContext): string {
 function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): void {
   const sub = argv[0];
   const p = parseFlags(argv.slice(1), [...OUTPUT_FLAGS, f("watch", "bool", "w"), f("timeout", "string"), f("revision", "int"), f("to-revision", "int"), f("selector", "string", "l")], `kubectl rollout ${sub ?? ""}`);
+  // Each subcommand's Complete: no resource, no run.
+  if (!p.args.length) throw new KubectlError("required resource not specified");
   const targets = oneTarget(p, ctx, "rollout");
   for (const t of targets) {
     if (![R.deployments, R.daemonsets, R.statefulsets].includes(t.info)) throw new KubectlError(`no ${sub === "restart" ? "restarter" : "viewer"} has been implemented for "${t.info.kind}"`);
@@ -1483,7 +1517,7 @@ function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): void {
         break;
       }
       default:
-        throw new KubectlError(`unknown command "${sub ?? ""}" for "kubectl rollout"`);
+        throw notInServiceLab(`kubectl rollout ${sub}`);
     }
   }
 }
@@ -1637,11 +1671,12 @@ function cmdConfig(argv: string[], ctx: KubectlContext, o: Out): void {
       return;
     }
     case "use-context":
+    case "use":
       if (p.args[0] !== "kubernetes-admin@kubernetes") throw new KubectlError(`no context exists with the name: "${p.args[0] ?? ""}"`);
       o.out(`Switched to context "kubernetes-admin@kubernetes".\n`);
       return;
     default:
-      throw new KubectlError(`unknown command "${sub ?? ""}" for "kubectl config"`);
+      throw notInServiceLab(`kubectl config ${sub}`);
   }
 }
 
@@ -1739,7 +1774,7 @@ function cmdLogs(argv: string[], ctx: KubectlContext, o: Out): void {
       return;
     }
   } else {
-    if (!p.args[0]) throw new KubectlError("expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples");
+    if (!p.args[0] || p.args.length > 2) throw new KubectlError("expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples");
     try {
       pods = [podFor(p.args[0], ns, ctx)];
     } catch (e) {
