@@ -305,6 +305,28 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     for (const c of cases) await same(c);
   });
 
+  it("rollout pause and resume: patched once, then kubectl's errors; not for a DaemonSet", { timeout: 120_000 }, async () => {
+    expect((await kubectl(["create", "deployment", "paws", "--image=httpd"])).code).toBe(0);
+    // The real run changes the object, so the terminal's same command meets the changed object:
+    // run each step in the terminal first, then compare with what the real one says next.
+    const step = async (args: string[]) => {
+      const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a}'`);
+      const term = await terminal(["kubectl", ...args].map(quote).join(" "));
+      const real = await kubectl(args);
+      return { term, real };
+    };
+    let r = await step(["rollout", "pause", "deployment/paws"]);
+    expect(r.term).toEqual({ stdout: "deployment.apps/paws paused\n", stderr: "", code: 0 });
+    expect(r.real).toEqual({ stdout: "", stderr: 'error: deployments.apps "paws" is already paused\n', code: 1 });
+    expect((await same(["get", "deployment", "paws", "-o", "jsonpath={.spec.paused}"])).stdout).toBe("true");
+    r = await step(["rollout", "resume", "deployment/paws"]);
+    expect(r.term).toEqual({ stdout: "deployment.apps/paws resumed\n", stderr: "", code: 0 });
+    expect(r.real).toEqual({ stdout: "", stderr: 'error: deployments.apps "paws" is not paused\n', code: 1 });
+    await same(["get", "deployment", "paws", "-o", "jsonpath={.spec.paused}"]);
+    await same(["-n", "kube-system", "rollout", "pause", "daemonset/kube-proxy"]);
+    await same(["-n", "kube-system", "rollout", "resume", "daemonset/kube-proxy"]);
+  });
+
   it("bad input and dry runs: kubectl's own words, exit codes, and nothing changed", { timeout: 120_000 }, async () => {
     expect((await kubectl(["create", "deployment", "bad", "--image=httpd"])).code).toBe(0);
     expect((await kubectl(["create", "service", "clusterip", "bad", "--tcp=80:80"])).code).toBe(0);

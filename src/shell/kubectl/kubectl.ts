@@ -1470,9 +1470,24 @@ function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): void {
   // Each subcommand's Complete: no resource, no run.
   if (!p.args.length) throw new KubectlError("required resource not specified");
   const targets = oneTarget(p, ctx, "rollout");
+  const errors: string[] = [];
   for (const t of targets) {
-    if (![R.deployments, R.daemonsets, R.statefulsets].includes(t.info)) throw new KubectlError(`no ${sub === "restart" ? "restarter" : "viewer"} has been implemented for "${t.info.kind}"`);
     const ref = objRef(t.info, t.name);
+    if (sub === "pause" || sub === "resume") {
+      // polymorphichelpers' ObjectPauser / ObjectResumer: deployments only; a patch of
+      // spec.paused, or the object as it is when there is nothing to change.
+      const pause = sub === "pause";
+      const obj = get(ctx, t.info, t.ns, t.name) as Obj;
+      const resource = `${t.info.resource}${t.info.group ? `.${t.info.group}` : ""}`;
+      if (t.info !== R.deployments) errors.push(`error: ${resource} ${JSON.stringify(t.name)} ${pause ? "pausing" : "resuming"} is not supported`);
+      else if (Boolean(obj.spec?.paused) === pause) errors.push(`error: ${resource} ${JSON.stringify(t.name)} ${pause ? "is already paused" : "is not paused"}`);
+      else {
+        ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", { spec: { paused: pause ? true : null } });
+        o.out(`${ref} ${pause ? "paused" : "resumed"}\n`);
+      }
+      continue;
+    }
+    if (![R.deployments, R.daemonsets, R.statefulsets].includes(t.info)) throw new KubectlError(`no ${sub === "restart" ? "restarter" : "viewer"} has been implemented for "${t.info.kind}"`);
     switch (sub) {
       case "restart": {
         const after = ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", {
@@ -1520,6 +1535,8 @@ function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): void {
         throw notInServiceLab(`kubectl rollout ${sub}`);
     }
   }
+  // The errors of a run that went on past them: an aggregate, one line each (MultipleErrors).
+  if (errors.length) throw new KubectlError(errors.join("\n"));
 }
 
 function revisions(info: ResourceInfo, ns: string, name: string, ctx: KubectlContext): { rev: number; cause?: string; template: Obj }[] {

@@ -20,4 +20,20 @@ describe("kubectl subcommands after flags", () => {
     expect(await run("kubectl -n kube-system set image deployment/web nginx=nginx:1.27")).toBe("deployment.apps/web image updated\n");
     expect(await run("kubectl --kubeconfig /etc/kubernetes/admin.conf config current-context")).toBe("kubernetes-admin@kubernetes\n");
   });
+
+  it("rollout pause and resume patch spec.paused once, then fail as kubectl does; a DaemonSet cannot pause", async () => {
+    const s = new Session(Cluster.create({ seed: 3 }));
+    const run = async (line: string) => {
+      const r = await s.run(line);
+      return { out: `${r.stdout}${r.stderr}`, code: r.exitCode };
+    };
+    await run("kubectl create deployment paws --image=httpd");
+    expect(await run("kubectl rollout pause deployment/paws")).toEqual({ out: "deployment.apps/paws paused\n", code: 0 });
+    expect(await run("kubectl get deploy paws -o jsonpath={.spec.paused}")).toEqual({ out: "true", code: 0 });
+    expect(await run("kubectl rollout pause deployment/paws")).toEqual({ out: 'error: deployments.apps "paws" is already paused\n', code: 1 });
+    expect(await run("kubectl rollout resume deployment paws")).toEqual({ out: "deployment.apps/paws resumed\n", code: 0 });
+    expect(await run("kubectl get deploy paws -o jsonpath={.spec.paused}")).toEqual({ out: "", code: 0 });
+    expect(await run("kubectl rollout resume deployment/paws")).toEqual({ out: 'error: deployments.apps "paws" is not paused\n', code: 1 });
+    expect(await run("kubectl -n kube-system rollout pause ds/kube-proxy")).toEqual({ out: 'error: daemonsets.apps "kube-proxy" pausing is not supported\n', code: 1 });
+  });
 });
