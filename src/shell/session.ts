@@ -3,8 +3,9 @@
 // a pod's shell (kubectl run --rm -it, kubectl exec -it ... sh) until `exit`. Time only moves
 // through the cluster: `sleep`, `kubectl wait` and `rollout status` advance its clock.
 
-import { Bash, DefenseInDepthBox, defineCommand, InMemoryFs } from "just-bash";
-import type { Command } from "just-bash";
+import * as justBash from "just-bash";
+import { Bash, defineCommand, InMemoryFs } from "just-bash";
+import type { Command, DefenseInDepthBox } from "just-bash";
 import { R } from "../engine/api/resources.js";
 import type { Pod } from "../engine/api/types.js";
 import type { Cluster } from "../engine/cluster.js";
@@ -67,7 +68,9 @@ function defense(on: boolean): typeof DEFENSE | false {
   if (!on) return false;
   if (!defenseHeld) {
     // just-bash's browser build, which Workers get, has no box (there the isolate is the boundary).
-    const box = DefenseInDepthBox as typeof DefenseInDepthBox | undefined;
+    // Read off the namespace: a named import of it fails wrangler's build of the Worker ("No
+    // matching export"), where the named import only resolved under Node and Vite.
+    const box = Reflect.get(justBash, "DefenseInDepthBox") as typeof DefenseInDepthBox | undefined;
     box?.getInstance(DEFENSE).activate();
     defenseHeld = true;
   }
