@@ -301,8 +301,20 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
       ["label", "--all"],
       ["annotate", "pods"],
       ["logs", "a", "b", "c"],
+      ["get", "pods", "-h"],
+      ["create", "deploy", "x", "--help"],
+      ["delete", "deployment", "nope", "--help"],
+      ["config", "use", "-h"],
+      ["top", "pod", "-h"],
+      ["cordon", "-h"],
+      ["get", "--bogus", "-h"],
+      ["help", "rollout", "status"],
+      ["help", "nope"],
+      ["options", "--help"],
     ];
     for (const c of cases) await same(c);
+    // The terminal is root's shell on a node: kubectl's cache directory is under /root there.
+    await same(["options"], (s) => s.replace(/--cache-dir='[^']*'/, "--cache-dir='/root/.kube/cache'"));
   });
 
   it("rollout pause and resume: patched once, then kubectl's errors; not for a DaemonSet", { timeout: 120_000 }, async () => {

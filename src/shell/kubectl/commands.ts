@@ -62,3 +62,27 @@ function levenshtein(a: string, b: string): number {
   }
   return prev[b.length];
 }
+
+/** Subcommand aliases (cobra's Aliases), by parent command path. */
+const ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  create: { cm: "configmap", cj: "cronjob", deploy: "deployment", ing: "ingress", ns: "namespace", pdb: "poddisruptionbudget", pc: "priorityclass", resourcequota: "quota", svc: "service", sa: "serviceaccount" },
+  config: { use: "use-context" },
+  set: { sa: "serviceaccount" },
+  top: { nodes: "node", no: "node", pods: "pod", po: "pod" },
+};
+
+/**
+ * The path of the command `words` name (subcommands followed while `known` has them, aliases
+ * resolved), as help texts are keyed: ["create", "deploy", "web"] -> "create deployment".
+ */
+export function commandPath(words: readonly string[], known: (path: string) => boolean): string {
+  let path = "";
+  for (const w of words) {
+    const name = ALIASES[path]?.[w] ?? w;
+    const next = path === "" ? name : `${path} ${name}`;
+    if (!known(next)) break;
+    path = next;
+  }
+  return path;
+}
+

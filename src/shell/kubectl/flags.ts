@@ -18,6 +18,16 @@ export interface Parsed {
 
 export class UsageError extends Error {}
 
+/**
+ * -h / --help given, and every flag parsed: cobra then prints the command's help instead of
+ * running it (flag errors come first). `command` is the command's path, "kubectl get".
+ */
+export class HelpRequested extends Error {
+  constructor(readonly command: string) {
+    super(`help for ${command}`);
+  }
+}
+
 export const GLOBAL_FLAGS: FlagSpec[] = [
   { name: "namespace", short: "n", type: "string" },
   { name: "kubeconfig", type: "string" },
@@ -53,6 +63,12 @@ function flagIndex(specs: FlagSpec[]): FlagIndex {
 }
 
 export function parseFlags(argv: string[], specs: FlagSpec[], command: string, interspersed = true): Parsed {
+  const p = parseAll(argv, specs, command, interspersed);
+  if (p.flags.get("help") === true) throw new HelpRequested(command);
+  return p;
+}
+
+function parseAll(argv: string[], specs: FlagSpec[], command: string, interspersed: boolean): Parsed {
   const { byName, byShort } = flagIndex(specs);
   const flags = new Map<string, string | boolean | string[]>();
   const args: string[] = [];

@@ -1,23 +1,32 @@
-// What kubectl 1.33 prints for a command that only groups others, run without one: the root
-// command (kubectl, kubectl help, kubectl -h) on stdout with exit 0; rollout on stdout, set and
-// config on stderr, each with exit 1 (cmdutil.DefaultSubCommandRun prints the help, then exits 1).
-// Taken from kubectl v1.33.1 itself (the help texts of these commands are the same in v1.32.4 and
-// v1.33.9); test/kubeapi/kubectl.e2e.test.ts compares them with the real kubectl when it is there.
-// To regenerate, with KUBECONFIG=/dev/null: `kubectl` > root, `kubectl rollout` > rollout, and
-// `kubectl set` / `kubectl config` 2> set / config, each JSON-quoted below.
+// What kubectl 1.33 prints for `--help` (and `-h`, `kubectl help <command>`): help-texts.json,
+// taken from kubectl v1.33.1 itself by help-texts.gen.ts, one text per command path ("" is the
+// root). A command that only groups others prints its help when run alone as well: the root on
+// stdout with exit 0 (`kubectl`, `kubectl help`), rollout on stdout and set and config on stderr,
+// each with exit 1 (cmdutil.DefaultSubCommandRun). test/kubeapi/kubectl.e2e.test.ts compares
+// them with the real kubectl when it is there.
+import { commandPath } from "./commands.js";
+import texts from "./help-texts.json";
 
-/** `kubectl`, `kubectl help`, `kubectl -h`. */
-export const ROOT_HELP =
-  "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n\nBasic Commands (Beginner):\n  create          Create a resource from a file or from stdin\n  expose          Take a replication controller, service, deployment or pod and expose it as a new Kubernetes service\n  run             Run a particular image on the cluster\n  set             Set specific features on objects\n\nBasic Commands (Intermediate):\n  explain         Get documentation for a resource\n  get             Display one or many resources\n  edit            Edit a resource on the server\n  delete          Delete resources by file names, stdin, resources and names, or by resources and label selector\n\nDeploy Commands:\n  rollout         Manage the rollout of a resource\n  scale           Set a new size for a deployment, replica set, or replication controller\n  autoscale       Auto-scale a deployment, replica set, stateful set, or replication controller\n\nCluster Management Commands:\n  certificate     Modify certificate resources\n  cluster-info    Display cluster information\n  top             Display resource (CPU/memory) usage\n  cordon          Mark node as unschedulable\n  uncordon        Mark node as schedulable\n  drain           Drain node in preparation for maintenance\n  taint           Update the taints on one or more nodes\n\nTroubleshooting and Debugging Commands:\n  describe        Show details of a specific resource or group of resources\n  logs            Print the logs for a container in a pod\n  attach          Attach to a running container\n  exec            Execute a command in a container\n  port-forward    Forward one or more local ports to a pod\n  proxy           Run a proxy to the Kubernetes API server\n  cp              Copy files and directories to and from containers\n  auth            Inspect authorization\n  debug           Create debugging sessions for troubleshooting workloads and nodes\n  events          List events\n\nAdvanced Commands:\n  diff            Diff the live version against a would-be applied version\n  apply           Apply a configuration to a resource by file name or stdin\n  patch           Update fields of a resource\n  replace         Replace a resource by file name or stdin\n  wait            Experimental: Wait for a specific condition on one or many resources\n  kustomize       Build a kustomization target from a directory or URL\n\nSettings Commands:\n  label           Update the labels on a resource\n  annotate        Update the annotations on a resource\n  completion      Output shell completion code for the specified shell (bash, zsh, fish, or powershell)\n\nSubcommands provided by plugins:\n\nOther Commands:\n  api-resources   Print the supported API resources on the server\n  api-versions    Print the supported API versions on the server, in the form of \"group/version\"\n  config          Modify kubeconfig files\n  plugin          Provides utilities for interacting with plugins\n  version         Print the client and server version information\n\nUsage:\n  kubectl [flags] [options]\n\nUse \"kubectl <command> --help\" for more information about a given command.\nUse \"kubectl options\" for a list of global command-line options (applies to all commands).\n";
+const HELP: Readonly<Record<string, string>> = texts;
 
-/** `kubectl rollout` (stdout). */
-export const ROLLOUT_HELP =
-  "Manage the rollout of one or many resources.\n        \n Valid resource types include:\n\n  *  deployments\n  *  daemonsets\n  *  statefulsets\n\nExamples:\n  # Rollback to the previous deployment\n  kubectl rollout undo deployment/abc\n  \n  # Check the rollout status of a daemonset\n  kubectl rollout status daemonset/foo\n  \n  # Restart a deployment\n  kubectl rollout restart deployment/abc\n  \n  # Restart deployments with the 'app=nginx' label\n  kubectl rollout restart deployment --selector=app=nginx\n\nAvailable Commands:\n  history       View rollout history\n  pause         Mark the provided resource as paused\n  restart       Restart a resource\n  resume        Resume a paused resource\n  status        Show the status of the rollout\n  undo          Undo a previous rollout\n\nUsage:\n  kubectl rollout SUBCOMMAND [options]\n\nUse \"kubectl rollout <command> --help\" for more information about a given command.\nUse \"kubectl options\" for a list of global command-line options (applies to all commands).\n";
+/** The help text of a command path ("get", "create deployment", "" for the root), if kubectl has it. */
+export function helpText(path: string): string | undefined {
+  return Object.prototype.hasOwnProperty.call(HELP, path) ? HELP[path] : undefined;
+}
 
-/** `kubectl set` (stderr). */
-export const SET_HELP =
-  "Configure application resources.\n\n These commands help you make changes to existing application resources.\n\nAvailable Commands:\n  env              Update environment variables on a pod template\n  image            Update the image of a pod template\n  resources        Update resource requests/limits on objects with pod templates\n  selector         Set the selector on a resource\n  serviceaccount   Update the service account of a resource\n  subject          Update the user, group, or service account in a role binding or cluster role binding\n\nUsage:\n  kubectl set SUBCOMMAND [options]\n\nUse \"kubectl set <command> --help\" for more information about a given command.\nUse \"kubectl options\" for a list of global command-line options (applies to all commands).\n";
+/**
+ * The help of the command `words` name (["create", "deploy", "web"]: create deployment's), or
+ * of the nearest command above it that kubectl has; the root's at the least.
+ */
+export function helpFor(words: readonly string[]): string {
+  return HELP[commandPath(words, (path) => helpText(path) !== undefined)] ?? HELP[""];
+}
 
-/** `kubectl config` (stderr). */
-export const CONFIG_HELP =
-  "Modify kubeconfig files using subcommands like \"kubectl config set current-context my-context\".\n\n The loading order follows these rules:\n\n  1.  If the --kubeconfig flag is set, then only that file is loaded. The flag may only be set once and no merging takes place.\n  2.  If $KUBECONFIG environment variable is set, then it is used as a list of paths (normal path delimiting rules for your system). These paths are merged. When a value is modified, it is modified in the file that defines the stanza. When a value is created, it is created in the first file that exists. If no files in the chain exist, then it creates the last file in the list.\n  3.  Otherwise, ${HOME}/.kube/config is used and no merging takes place.\n\nAvailable Commands:\n  current-context   Display the current-context\n  delete-cluster    Delete the specified cluster from the kubeconfig\n  delete-context    Delete the specified context from the kubeconfig\n  delete-user       Delete the specified user from the kubeconfig\n  get-clusters      Display clusters defined in the kubeconfig\n  get-contexts      Describe one or many contexts\n  get-users         Display users defined in the kubeconfig\n  rename-context    Rename a context from the kubeconfig file\n  set               Set an individual value in a kubeconfig file\n  set-cluster       Set a cluster entry in kubeconfig\n  set-context       Set a context entry in kubeconfig\n  set-credentials   Set a user entry in kubeconfig\n  unset             Unset an individual value in a kubeconfig file\n  use-context       Set the current-context in a kubeconfig file\n  view              Display merged kubeconfig settings or a specified kubeconfig file\n\nUsage:\n  kubectl config SUBCOMMAND [options]\n\nUse \"kubectl config <command> --help\" for more information about a given command.\nUse \"kubectl options\" for a list of global command-line options (applies to all commands).\n";
+export const ROOT_HELP = HELP[""];
+export const ROLLOUT_HELP = HELP.rollout;
+export const SET_HELP = HELP.set;
+export const CONFIG_HELP = HELP.config;
+/** `kubectl options`. */
+export const OPTIONS_TEXT = HELP.options;
+/** What `kubectl help <unknown>` prints after "Unknown help topic [`<unknown>`]". */
+export const UNKNOWN_TOPIC_USAGE = HELP["help: unknown topic usage"];

@@ -21,8 +21,8 @@ import { gvDocument } from "../../kubeapi/openapi.js";
 import { versionInfo } from "../../kubeapi/discovery.js";
 import type { KubectlContext, Output } from "./context.js";
 import { GROUP_SUBCOMMANDS, ROOT_COMMANDS, unknownCommandMessage } from "./commands.js";
-import { arr, bool, type FlagSpec, type Parsed, parseFlags, str, UsageError } from "./flags.js";
-import { CONFIG_HELP, ROLLOUT_HELP, ROOT_HELP, SET_HELP } from "./help-texts.js";
+import { arr, bool, type FlagSpec, HelpRequested, type Parsed, parseFlags, str, UsageError } from "./flags.js";
+import { CONFIG_HELP, helpFor, OPTIONS_TEXT, ROLLOUT_HELP, ROOT_HELP, SET_HELP, UNKNOWN_TOPIC_USAGE } from "./help-texts.js";
 import { objRef, qualified, resolveType } from "./resources.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -90,6 +90,7 @@ export async function kubectl(argv: string[], ctx: KubectlContext): Promise<Outp
     await dispatch(argv, ctx, o);
     return { stdout: o.stdout, stderr: o.stderr, exitCode: 0 };
   } catch (e) {
+    if (e instanceof HelpRequested) return { stdout: o.stdout + helpFor(e.command.split(" ").slice(1)), stderr: o.stderr, exitCode: 0 };
     if (e instanceof UsageError || e instanceof KubectlError || e instanceof JsonPathError) {
       const raw = e instanceof KubectlError && e.opts.raw;
       const msg = raw || /^(Error from server|The |Warning|error: )/.test(e.message) ? e.message : `error: ${e.message}`;
@@ -124,6 +125,8 @@ const VERBS: Record<string, (args: string[], ctx: KubectlContext, o: Out) => Pro
   autoscale: cmdAutoscale,
   explain: cmdExplain,
   version: cmdVersion,
+  // `kubectl options`: the flags every command takes (its own --help prints nothing).
+  options: (a, _c, o) => void (wantsHelp(a) || o.out(OPTIONS_TEXT)),
   // A kubeadm cluster has no metrics-server: top has nothing to read.
   top: () => {
     throw new KubectlError("Metrics API not available");
@@ -171,9 +174,17 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
     o.out(ROOT_HELP);
     return;
   }
+  if (verb === "help") return helpCommand(argv.slice(i + 1), o);
   const fn = VERBS[verb];
+  // Commands that do not parse their flags here (parseFlags answers -h for the others).
+  if (!fn || NO_FLAGS.has(verb)) {
+    if (wantsHelp(argv.slice(i + 1)) && ROOT_COMMANDS.includes(verb)) {
+      o.out(helpFor([verb, ...argv.slice(i + 1).filter((a) => !a.startsWith("-"))]));
+      return;
+    }
+  }
   if (!fn) {
-    if (ROOT_COMMANDS.includes(verb) || verb === "help") throw notInServiceLab(`kubectl ${verb}`);
+    if (ROOT_COMMANDS.includes(verb)) throw notInServiceLab(`kubectl ${verb}`);
     // kubectl looks for a plugin first, and takes the first word for its name.
     if (pre.length) throw new KubectlError(`Error: flags cannot be placed before plugin name: ${pre[0]}`, 1, { raw: true });
     throw new KubectlError(unknownCommandMessage(verb));
@@ -182,6 +193,28 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
   if (SUBCOMMANDS.has(verb)) args = subcommandFirst(args);
   if (verb === "rollout" || verb === "set" || verb === "config") checkGroupSubcommand(verb, args, o);
   await fn(args, ctx, o);
+}
+
+/** Verbs run here without parsing flags. */
+const NO_FLAGS = new Set(["top", "cluster-info"]);
+
+/** -h / --help among the flags (before "--"). */
+function wantsHelp(args: readonly string[]): boolean {
+  for (const a of args) {
+    if (a === "--") return false;
+    if (/^(-h|--help)(=(true|1|t|TRUE|True))?$/.test(a)) return true;
+  }
+  return false;
+}
+
+/** `kubectl help [command...]`: that command's help, or cobra's "Unknown help topic" and the root's usage. */
+function helpCommand(args: string[], o: Out): void {
+  const words = args.filter((a) => !a.startsWith("-"));
+  if (words.length && !ROOT_COMMANDS.includes(words[0])) {
+    o.err(`Unknown help topic [\`${words.join(" ")}\`]\n${UNKNOWN_TOPIC_USAGE}`);
+    return;
+  }
+  o.out(helpFor(words));
 }
 
 /**
@@ -1668,7 +1701,7 @@ function met(cond: string, obj: Obj): boolean {
 // config
 
 function cmdConfig(argv: string[], ctx: KubectlContext, o: Out): void {
-  const sub = argv[0];
+  const sub = argv[0] === "use" ? "use-context" : argv[0];
   const p = parseFlags(argv.slice(1), [f("current", "bool"), f("minify", "bool"), f("raw", "bool"), f("flatten", "bool"), f("output", "string", "o"), f("cluster", "string"), f("user", "string")], `kubectl config ${sub ?? ""}`);
   switch (sub) {
     case "current-context":
@@ -1688,7 +1721,6 @@ function cmdConfig(argv: string[], ctx: KubectlContext, o: Out): void {
       return;
     }
     case "use-context":
-    case "use":
       if (p.args[0] !== "kubernetes-admin@kubernetes") throw new KubectlError(`no context exists with the name: "${p.args[0] ?? ""}"`);
       o.out(`Switched to context "kubernetes-admin@kubernetes".\n`);
       return;
