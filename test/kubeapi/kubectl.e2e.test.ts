@@ -317,6 +317,23 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     await same(["options"], (s) => s.replace(/--cache-dir='[^']*'/, "--cache-dir='/root/.kube/cache'"));
   });
 
+  it("get by TYPE/NAME prints a table per run of one kind; logs of a Deployment names the pod it read; errors kubectl writes bare", { timeout: 120_000 }, async () => {
+    expect((await kubectl(["create", "deployment", "two", "--image=httpd", "--replicas=2"])).code).toBe(0);
+    expect((await kubectl(["rollout", "status", "deployment/two"])).code).toBe(0);
+    await same(["get", "svc/kubernetes", "svc/kubernetes"]);
+    await same(["-n", "kube-system", "get", "svc/kube-dns", "deploy/coredns", "svc/kube-dns"]);
+    expect((await same(["logs", "deployment/two", "--tail=1"])).stderr).toMatch(/^Found 2 pods, using pod\/two-[a-z0-9]+-[a-z0-9]{5}\n$/);
+    for (const c of [
+      ["explain", "foo"],
+      ["get", "-o", "yaml"],
+      ["version", "--short"],
+      ["patch", "svc", "kubernetes"],
+      ["patch", "svc", "kubernetes", "-p", "{}", "--patch-file", "x.json"],
+      ["patch", "svc", "kubernetes", "--patch-file", "/nonexistent.json"],
+    ])
+      await same(c);
+  });
+
   it("rollout pause and resume: patched once, then kubectl's errors; not for a DaemonSet", { timeout: 120_000 }, async () => {
     expect((await kubectl(["create", "deployment", "paws", "--image=httpd"])).code).toBe(0);
     // The real run changes the object, so the terminal's same command meets the changed object:

@@ -32,7 +32,7 @@ export class KubectlError extends Error {
   constructor(
     message: string,
     readonly exitCode = 1,
-    /** Printed as is (a klog line), without kubectl's "error: " prefix. */
+    /** Printed as is, without kubectl's "error: " prefix (a klog line, a message kubectl writes itself). */
     readonly opts: { raw?: boolean } = {},
   ) {
     super(message);
@@ -45,8 +45,8 @@ const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 class Out {
   stdout = "";
   stderr = "";
-  /** -o go-template-file / templatefile: the files named on the command line, read before it runs (undefined: unreadable). */
-  templateFiles = new Map<string, string | undefined>();
+  /** Files the command line names (readCommandFiles), read before it runs (undefined: unreadable). */
+  commandFiles = new Map<string, string | undefined>();
   out(s: string): void {
     this.stdout += s;
   }
@@ -138,29 +138,31 @@ const VERBS: Record<string, (args: string[], ctx: KubectlContext, o: Out) => Pro
 };
 
 /**
- * Reads the template files a command line names (-o go-template-file=PATH, -o templatefile=PATH,
- * --template PATH) before the command runs: the printers are synchronous.
+ * Reads the files a command line names (-o go-template-file=PATH, -o templatefile=PATH,
+ * --template PATH, patch's --patch-file PATH) before the command runs: commands are synchronous.
  */
-async function readTemplateFiles(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
+async function readCommandFiles(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
   const paths = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const m = /(?:^|=)(?:go-template-file|templatefile|jsonpath-file|custom-columns-file)=(.*)$/s.exec(argv[i]) ?? /^(?:-o|--output)?(?:go-template-file|templatefile|jsonpath-file|custom-columns-file)=(.*)$/s.exec(argv[i]);
     if (m) paths.add(m[1]);
-    if (argv[i] === "--template" && i + 1 < argv.length) paths.add(argv[i + 1]);
-    else if (argv[i].startsWith("--template=")) paths.add(argv[i].slice("--template=".length));
+    for (const flag of ["--template", "--patch-file"]) {
+      if (argv[i] === flag && i + 1 < argv.length) paths.add(argv[i + 1]);
+      else if (argv[i].startsWith(`${flag}=`)) paths.add(argv[i].slice(flag.length + 1));
+    }
   }
   for (const path of paths) {
-    if (!path || o.templateFiles.has(path)) continue;
+    if (!path || o.commandFiles.has(path)) continue;
     try {
-      o.templateFiles.set(path, await ctx.readFile(path));
+      o.commandFiles.set(path, await ctx.readFile(path));
     } catch {
-      o.templateFiles.set(path, undefined);
+      o.commandFiles.set(path, undefined);
     }
   }
 }
 
 async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
-  await readTemplateFiles(argv, ctx, o);
+  await readCommandFiles(argv, ctx, o);
   // Global flags may come before the verb (kubectl -n kube-system get pods).
   const pre: string[] = [];
   let i = 0;
@@ -358,7 +360,7 @@ function goTemplatePrinter(p: Parsed, o: Out): GoTemplatePrinter | undefined {
   if (!TEMPLATE_FORMATS.includes(fmt)) return undefined;
   if (!text) throw new KubectlError("template format specified but no template given");
   if (fmt === "go-template-file" || fmt === "templatefile") {
-    const content = o.templateFiles.get(text);
+    const content = o.commandFiles.get(text);
     if (content === undefined) throw new KubectlError(`error reading --template ${text}, open ${text}: no such file or directory`);
     text = content;
   }
@@ -396,7 +398,7 @@ function printObjects(objs: { info: ResourceInfo; obj: KObject }[], p: Parsed, o
     o.out(fmt.startsWith("jsonpath-as-json=") ? executeJsonPathAsJson(tpl, data) : executeJsonPath(tpl, data));
   } else if (fmt.startsWith("jsonpath-file=")) {
     const path = fmt.slice("jsonpath-file=".length);
-    const text = o.templateFiles.get(path);
+    const text = o.commandFiles.get(path);
     if (text === undefined) throw new KubectlError(`error reading --template ${path}, open ${path}: no such file or directory`);
     o.out(executeJsonPath(text, data));
   } else if (fmt.startsWith("custom-columns=") || fmt.startsWith("custom-columns-file=")) {
@@ -404,7 +406,7 @@ function printObjects(objs: { info: ResourceInfo; obj: KObject }[], p: Parsed, o
     if (fmt.startsWith("custom-columns-file=")) {
       // NewCustomColumnsPrinterFromTemplate: a line of headers, a line of field specs.
       const path = fmt.slice("custom-columns-file=".length);
-      const text = o.templateFiles.get(path);
+      const text = o.commandFiles.get(path);
       if (text === undefined) throw new KubectlError(`error reading template ${path}, open ${path}: no such file or directory`);
       // bufio.Scanner's lines: a final newline ends the last line and starts no other.
       const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
@@ -492,7 +494,7 @@ const GET_FLAGS = [
 function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
   const p = parseFlags(argv, GET_FLAGS, "kubectl get");
   if (!p.args.length) {
-    throw new KubectlError(`You must specify the type of resource to get. Use "kubectl api-resources" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse "kubectl explain <resource>" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples`);
+    throw new KubectlError(`You must specify the type of resource to get. Use "kubectl api-resources" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse "kubectl explain <resource>" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples`, 1, { raw: true });
   }
   const all = bool(p, "all-namespaces");
   const ns = nsOf(p, ctx);
@@ -500,7 +502,8 @@ function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
   const isAll = p.args[0].split(",").includes("all");
   if (groups.some((g) => g.info === R.endpoints)) o.err(ENDPOINTS_WARNING);
   if (bool(p, "watch") || bool(p, "watch-only")) return getWatch(p, groups, ctx, o, ns, all);
-  const multi = groups.length > 1 || isAll || bool(p, "show-kind");
+  // multipleGVKsRequested: the kind column only when more than one kind was asked for.
+  const multi = new Set(groups.map((g) => g.info)).size > 1 || isAll || bool(p, "show-kind");
   const found: { info: ResourceInfo; obj: KObject }[] = [];
   const errors: string[] = [];
   const byName = groups.some((g) => g.names.length > 0);
@@ -539,21 +542,23 @@ function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
     printed = true;
   }
   if (!printed) {
+    // A table per run of objects of one kind, in the order they came (get.go starts a new
+    // printer when the mapping changes): svc/a svc/b is one table, svc/a deploy/b svc/c three.
     const now = ctx.cluster.now();
-    let first = true;
-    for (const g of groups) {
-      const objs = found.filter((x) => x.info === g.info).map((x) => x.obj);
-      if (!objs.length) continue;
-      if (!first) o.out("\n");
-      first = false;
+    for (let i = 0; i < found.length; ) {
+      const start = i;
+      const info = found[i].info;
+      const objs: KObject[] = [];
+      for (; i < found.length && found[i].info === info; i++) objs.push(found[i].obj);
+      if (start > 0) o.out("\n");
       o.out(
         tabwrite(
-          tableText(g.info, objs, now, {
+          tableText(info, objs, now, {
             wide: str(p, "output") === "wide",
-            withNamespace: all && g.info.namespaced,
+            withNamespace: all && info.namespaced,
             showLabels: bool(p, "show-labels"),
             labelColumns: labelColumns(p),
-            withKind: multi ? `${g.info.kind.toLowerCase()}${g.info.group ? "." + g.info.group : ""}` : undefined,
+            withKind: multi ? `${info.kind.toLowerCase()}${info.group ? "." + info.group : ""}` : undefined,
             noHeaders: bool(p, "no-headers"),
           }),
           TABLE_TABWRITER,
@@ -1358,10 +1363,15 @@ function cmdScale(argv: string[], ctx: KubectlContext, o: Out): void {
 
 function cmdPatch(argv: string[], ctx: KubectlContext, o: Out): void {
   const p = parseFlags(argv, [...OUTPUT_FLAGS, f("patch", "string", "p"), f("type", "string"), f("patch-file", "string"), f("local", "bool"), f("subresource", "string"), f("filename", "array", "f")], "kubectl patch");
-  const text = str(p, "patch");
-  if (text === undefined) throw new KubectlError("must specify -p to patch");
+  const patch = str(p, "patch");
+  const file = str(p, "patch-file");
+  if (patch && file) throw new KubectlError("cannot specify --patch and --patch-file together");
+  if (!patch && !file) throw new KubectlError("must specify --patch or --patch-file containing the contents of the patch");
   const type = (str(p, "type") ?? "strategic") as PatchType;
   if (!["strategic", "merge", "json"].includes(type)) throw new KubectlError(`--type must be one of [json merge strategic], not "${type}"`);
+  // --patch-file was read before the command ran (readCommandFiles).
+  const text = patch || o.commandFiles.get(file!);
+  if (text === undefined) throw new KubectlError(`unable to read patch file: open ${file}: no such file or directory`);
   // kubectl's yaml.ToJSON: what starts like JSON goes to the server as it is (which answers a
   // syntax error with encoding/json's words); anything else is YAML, converted here.
   let body: unknown = text;
@@ -1767,7 +1777,7 @@ async function cmdExec(argv: string[], ctx: KubectlContext, o: Out): Promise<voi
   if (!p.rest && p.args.length > 1) throw new KubectlError(`exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- [COMMAND] instead\nSee 'kubectl exec -h' for help and examples`);
   if (!cmd.length) throw new KubectlError("you must specify at least one command for the container");
   const ns = nsOf(p, ctx);
-  const pod = podFor(target, ns, ctx);
+  const { pod } = podFor(target, ns, ctx, "attach");
   const containers = pod.spec.containers.map((c) => c.name);
   const cname = str(p, "container") ?? containers[0];
   if (!containers.includes(cname)) throw new KubectlError(`container ${cname} not found in pod ${pod.metadata.name}`);
@@ -1797,19 +1807,64 @@ async function cmdExec(argv: string[], ctx: KubectlContext, o: Out): Promise<voi
   }
 }
 
-function podFor(target: string, ns: string, ctx: KubectlContext): Pod {
-  if (!target.includes("/")) return get(ctx, R.pods, ns, target) as Pod;
+/**
+ * The pod a command on POD or TYPE/NAME works on, and how many the object's selector matched:
+ * polymorphichelpers' GetFirstPod, the first pod of the list in Go's sort.Sort by podutils'
+ * ByLogging (logs) or by ActivePods reversed (exec, attach).
+ */
+function podFor(target: string, ns: string, ctx: KubectlContext, order: "logging" | "attach"): { pod: Pod; count: number } {
+  if (!target.includes("/")) return { pod: get(ctx, R.pods, ns, target) as Pod, count: 1 };
   const [t, n] = target.split("/");
   const info = typeOrThrow(t, ctx);
-  if (info === R.pods) return get(ctx, R.pods, ns, n) as Pod;
+  if (info === R.pods) return { pod: get(ctx, R.pods, ns, n) as Pod, count: 1 };
   const owner = get(ctx, info, ns, n) as Obj;
   const sel = owner.spec?.selector?.matchLabels ?? owner.spec?.selector;
   const selStr = Object.entries(sel ?? {}).map(([k, v]) => `${k}=${v}`).join(",");
   const pods = ctx.cluster.client.list(R.pods, ns, { labelSelector: selStr }).items as Pod[];
-  const running = pods.filter((x) => x.status?.phase === "Running" && !x.metadata.deletionTimestamp);
-  const pod = running[0] ?? pods[0];
-  if (!pod) throw new KubectlError(`cannot attach to ${info.kind} ${n}: no pods found`);
-  return pod;
+  if (!pods.length) throw new KubectlError(`cannot attach to ${info.kind} ${n}: no pods found`);
+  const sorted = goSortArray([...pods], order === "logging" ? byLogging : (a, b) => activePodsLess(b, a));
+  return { pod: sorted[0], count: pods.length };
+}
+
+// podutils (k8s.io/kubectl/pkg/util/podutils) orders.
+const podReady = (p: Pod) => (p.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
+/** The Ready condition's transition time in ms, 0 for none (Go's zero time). */
+const readyTime = (p: Pod) => Date.parse((p.status?.conditions ?? []).find((c) => c.type === "Ready" && c.status === "True")?.lastTransitionTime ?? "") || 0;
+const created = (p: Pod) => Date.parse(p.metadata.creationTimestamp ?? "") || 0;
+const deleting = (p: Pod) => p.metadata.deletionTimestamp != null;
+const restarts = (p: Pod) => Math.max(0, ...(p.status?.containerStatuses ?? []).map((c) => c.restartCount ?? 0));
+/** afterOrZero: a zero time first, else the later one. */
+const afterOrZero = (t1: number, t2: number) => (t1 === 0 || t2 === 0 ? t1 === 0 : t1 > t2);
+const scheduled = (p: Pod) => (p.spec?.nodeName ?? "") !== "";
+
+function byLogging(a: Pod, b: Pod): boolean {
+  if ((a.spec?.nodeName ?? "") !== (b.spec?.nodeName ?? "") && (!scheduled(a) || !scheduled(b))) return scheduled(a);
+  const rank: Record<string, number> = { Running: 0, Unknown: 1, Pending: 2 };
+  const ra = rank[a.status?.phase ?? ""] ?? 0;
+  const rb = rank[b.status?.phase ?? ""] ?? 0;
+  if (ra !== rb) return ra < rb;
+  if (podReady(a) !== podReady(b)) return podReady(a);
+  if (podReady(a) && podReady(b) && readyTime(a) !== readyTime(b)) return afterOrZero(readyTime(b), readyTime(a));
+  if (restarts(a) !== restarts(b)) return restarts(a) > restarts(b);
+  if (created(a) !== created(b)) return afterOrZero(created(b), created(a));
+  return false;
+}
+
+function activePodsLess(a: Pod, b: Pod): boolean {
+  if ((a.spec?.nodeName ?? "") !== (b.spec?.nodeName ?? "") && (!scheduled(a) || !scheduled(b))) return !scheduled(a);
+  const rank: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
+  const ra = rank[a.status?.phase ?? ""] ?? 0;
+  const rb = rank[b.status?.phase ?? ""] ?? 0;
+  if (ra !== rb) return ra < rb;
+  if (podReady(a) !== podReady(b)) return !podReady(a);
+  if (deleting(a) !== deleting(b)) return deleting(a);
+  const da = Date.parse(a.metadata.deletionTimestamp ?? "") || 0;
+  const db = Date.parse(b.metadata.deletionTimestamp ?? "") || 0;
+  if (deleting(a) && deleting(b) && da !== db) return da < db;
+  if (podReady(a) && podReady(b) && readyTime(a) !== readyTime(b)) return afterOrZero(readyTime(a), readyTime(b));
+  if (restarts(a) !== restarts(b)) return restarts(a) > restarts(b);
+  if (created(a) !== created(b)) return afterOrZero(created(a), created(b));
+  return false;
 }
 
 function cmdLogs(argv: string[], ctx: KubectlContext, o: Out): void {
@@ -1825,7 +1880,9 @@ function cmdLogs(argv: string[], ctx: KubectlContext, o: Out): void {
   } else {
     if (!p.args[0] || p.args.length > 2) throw new KubectlError("expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples");
     try {
-      pods = [podFor(p.args[0], ns, ctx)];
+      const first = podFor(p.args[0], ns, ctx, "logging");
+      if (first.count > 1) o.err(`Found ${first.count} pods, using pod/${first.pod.metadata.name}\n`);
+      pods = [first.pod];
     } catch (e) {
       // The logs command's object lookup words a NotFound as its own error.
       if (!isStatusError(e) || e.reason !== "NotFound") throw e;
@@ -1922,7 +1979,8 @@ function cmdExplain(argv: string[], ctx: KubectlContext, o: Out): void {
   if (!what) throw new KubectlError("You must specify the type of resource to explain. Use \"kubectl api-resources\" for a complete list of supported resources.");
   const [t, ...path] = what.split(".");
   const info = resolveType(t, served(ctx));
-  if (!info) throw new KubectlError(`the server doesn't have a resource type "${t}"`);
+  // checkErr's NoResourceMatchError case: the message alone, without "error: ".
+  if (!info) throw new KubectlError(`the server doesn't have a resource type "${t}"`, 1, { raw: true });
   const doc = gvDocument(ctx.cluster, info.group ? `apis/${info.group}/${info.version}` : `api/${info.version}`);
   try {
     o.out(explain(doc ?? {}, { group: info.group, version: info.version, kind: info.kind, fieldPath: path, recursive: bool(p, "recursive") }));
@@ -1936,7 +1994,7 @@ function cmdExplain(argv: string[], ctx: KubectlContext, o: Out): void {
 }
 
 function cmdVersion(argv: string[], ctx: KubectlContext, o: Out): void {
-  const p = parseFlags(argv, [f("client", "bool"), f("output", "string", "o"), f("short", "bool")], "kubectl version");
+  const p = parseFlags(argv, [f("client", "bool"), f("output", "string", "o")], "kubectl version");
   const v = ctx.cluster.config.kubernetesVersion;
   const output = str(p, "output");
   if (output !== undefined && output !== "") {

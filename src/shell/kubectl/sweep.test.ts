@@ -1,0 +1,45 @@
+// What a sweep of command lines against the real kubectl 1.33 turned up (kubectl.e2e.test.ts
+// compares the same lines with it): tables per run of one kind for TYPE/NAME arguments, the pod
+// `logs deploy/x` reads and says it read, patch's --patch-file, and errors kubectl writes bare.
+import { describe, expect, it } from "vitest";
+import { Cluster } from "../../engine/cluster.js";
+import { Session } from "../session.js";
+
+const HEAD = "NAME         TYPE        CLUSTER-IP   EXTERNAL-IP   PORT(S)   AGE\n";
+
+describe("kubectl, as the real one answered", () => {
+  it("get TYPE/NAME...: one table per run of one kind, the kind column only for several kinds", async () => {
+    const s = new Session(Cluster.create({ seed: 7 }));
+    const r = await s.run("kubectl get svc/kubernetes svc/kubernetes");
+    expect(r.stdout.replace(/\d+s$/gm, "<age>")).toBe(HEAD + "kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP   <age>\n".repeat(2));
+    const mixed = (await s.run("kubectl -n kube-system get svc/kube-dns deploy/coredns svc/kube-dns")).stdout.split("\n\n");
+    expect(mixed.map((t) => t.split("\n")[1].split(/\s+/)[0])).toEqual(["service/kube-dns", "deployment.apps/coredns", "service/kube-dns"]);
+  });
+
+  it("logs deploy/x names the pod it read when the selector matched several", async () => {
+    const s = new Session(Cluster.create({ seed: 7 }));
+    await s.run("kubectl create deployment two --image=httpd --replicas=2 && kubectl rollout status deployment/two");
+    const r = await s.run("kubectl logs deployment/two --tail=1");
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/^Found 2 pods, using pod\/two-[a-z0-9]+-[a-z0-9]{5}\n$/);
+    const pods = (await s.run("kubectl get pods -l app=two -o name")).stdout;
+    expect(pods).toContain(r.stderr.slice(r.stderr.indexOf("pod/"), -1));
+  });
+
+  it("patch --patch-file reads the node's file; --patch and --patch-file exclude each other", async () => {
+    const s = new Session(Cluster.create({ seed: 7 }));
+    await s.run(`echo '{"metadata":{"labels":{"from":"file"}}}' > /tmp/p.json`);
+    expect((await s.run("kubectl patch svc kubernetes --patch-file /tmp/p.json")).stdout).toBe("service/kubernetes patched\n");
+    expect((await s.run("kubectl get svc kubernetes -o jsonpath={.metadata.labels.from}")).stdout).toBe("file");
+    expect((await s.run("kubectl patch svc kubernetes --patch-file=/tmp/none.json")).stderr).toBe("error: unable to read patch file: open /tmp/none.json: no such file or directory\n");
+    expect((await s.run("kubectl patch svc kubernetes -p {} --patch-file /tmp/p.json")).stderr).toBe("error: cannot specify --patch and --patch-file together\n");
+    expect((await s.run("kubectl patch svc kubernetes")).stderr).toBe("error: must specify --patch or --patch-file containing the contents of the patch\n");
+  });
+
+  it("explain of an unknown type and get without one are written without the error prefix kubectl adds elsewhere", async () => {
+    const s = new Session(Cluster.create({ seed: 7 }));
+    expect((await s.run("kubectl explain foo")).stderr).toBe('the server doesn\'t have a resource type "foo"\n');
+    expect((await s.run("kubectl get -o yaml")).stderr).toMatch(/^You must specify the type of resource to get\. .*\n\nerror: Required resource not specified\.\n/);
+    expect((await s.run("kubectl version --short")).stderr).toBe("error: unknown flag: --short\nSee 'kubectl version --help' for usage.\n");
+  });
+});
