@@ -8,6 +8,11 @@ import { helpText } from "./help-texts.js";
 /** Command lines the terminal runs, and the help text each one's -h prints. */
 const PATHS: [string, string][] = [
   ["get pods", "get"],
+  ["rollout", "rollout"],
+  ["set", "set"],
+  ["config", "config"],
+  ["set foo", "set"],
+  ["rollout -n kube-system", "rollout"],
   ["describe svc", "describe"],
   ["create", "create"],
   ["create configmap x", "create configmap"],

@@ -226,12 +226,15 @@ function helpCommand(args: string[], o: Out): void {
  */
 function checkGroupSubcommand(verb: "rollout" | "set" | "config", args: string[], o: Out): void {
   const sub = args[0];
+  const known = sub !== undefined && GROUP_SUBCOMMANDS[verb].includes(sub);
+  // -h without one of its subcommands: the command's own help, on stdout, exit 0.
+  if (!known && wantsHelp(args)) throw new HelpRequested(`kubectl ${verb}`);
   if (sub === undefined || sub.startsWith("-")) {
     if (verb === "rollout") o.out(ROLLOUT_HELP);
     else o.err(verb === "set" ? SET_HELP : CONFIG_HELP);
     throw new KubectlError("", 1);
   }
-  if (GROUP_SUBCOMMANDS[verb].includes(sub)) return;
+  if (known) return;
   const words: string[] = [];
   for (let i = 0; i < args.length; i++) {
     if (VALUE_FLAGS.test(args[i])) i++;
