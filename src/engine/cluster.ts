@@ -21,6 +21,7 @@ import { EndpointSliceController } from "./controllers/endpointslice.js";
 import { GarbageCollector } from "./controllers/gc.js";
 import { type Controller, type ControllerContext, ControllerManager } from "./controllers/manager.js";
 import { MetalLBController } from "./controllers/metallb.js";
+import { NodeLifecycleController } from "./controllers/nodelifecycle.js";
 import { NamespaceController } from "./controllers/namespace.js";
 import { ReplicaSetController } from "./controllers/replicaset.js";
 import { ServiceAccountController } from "./controllers/serviceaccount.js";
@@ -125,6 +126,7 @@ export class Cluster {
     this.proxies = new KubeProxies(ctx, this.kubelet);
     this.controllers = [
       new NamespaceController(ctx),
+      new NodeLifecycleController(ctx),
       new ServiceAccountController(ctx),
       new GarbageCollector(ctx),
       new DeploymentController(ctx),

@@ -55,7 +55,7 @@ export class ControllerManager {
   /**
    * Each controller with its queue's add, made once: a store event allocates no closures. The
    * watch method is kept on the record (one shape for all), so the per-event call site does not
-   * load it from thirteen controller classes.
+   * load it from fourteen controller classes.
    */
   private readonly watchers: Watcher[] = [];
   /** The watchers of each resource, in the order controllers were added (made on first use). */
@@ -88,7 +88,7 @@ export class ControllerManager {
     const q = new Set<string>();
     this.queues.set(c, q);
     // The queue's own add, bound (an arrow here is a named property under tsx's keepNames,
-    // re-named for each of a cluster's thirteen controllers).
+    // re-named for each of a cluster's fourteen controllers).
     this.watchers.push({ c, watch: c.watch, enqueue: q.add.bind(q) });
     this.routes.clear();
   }
