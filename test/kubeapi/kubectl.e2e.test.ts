@@ -359,6 +359,23 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     await same(["-n", "kube-system", "rollout", "resume", "daemonset/kube-proxy"]);
   });
 
+  it("cordon and uncordon: the node patched once, SchedulingDisabled, the unschedulable taint, then kubectl's 'already'", { timeout: 120_000 }, async () => {
+    // The terminal first; the real kubectl then meets the changed node.
+    let term = await terminal("kubectl cordon node2");
+    expect(term).toEqual({ stdout: "node/node2 cordoned\n", stderr: "", code: 0 });
+    expect(await kubectl(["cordon", "node2"])).toEqual({ stdout: "node/node2 already cordoned\n", stderr: "", code: 0 });
+    await same(["get", "nodes"]);
+    expect((await same(["describe", "node", "node2"], renewals)).stdout).toMatch(/^Taints: +node\.kubernetes\.io\/unschedulable:NoSchedule\nUnschedulable: +true$/m);
+    await same(["get", "node", "node2", "-o", "jsonpath={.spec.taints}"]);
+    term = await terminal("kubectl uncordon node2");
+    expect(term).toEqual({ stdout: "node/node2 uncordoned\n", stderr: "", code: 0 });
+    expect(await kubectl(["uncordon", "node2"])).toEqual({ stdout: "node/node2 already uncordoned\n", stderr: "", code: 0 });
+    await same(["get", "node", "node2", "-o", "jsonpath={.spec}"]);
+    await same(["cordon"]);
+    await same(["cordon", "nope"]);
+    await same(["cordon", "node1", "--dry-run=client"]);
+  });
+
   it("bad input and dry runs: kubectl's own words, exit codes, and nothing changed", { timeout: 120_000 }, async () => {
     expect((await kubectl(["create", "deployment", "bad", "--image=httpd"])).code).toBe(0);
     expect((await kubectl(["create", "service", "clusterip", "bad", "--tcp=80:80"])).code).toBe(0);

@@ -125,6 +125,8 @@ const VERBS: Record<string, (args: string[], ctx: KubectlContext, o: Out) => Pro
   autoscale: cmdAutoscale,
   explain: cmdExplain,
   version: cmdVersion,
+  cordon: (a, c, o) => cmdCordon(a, c, o, true),
+  uncordon: (a, c, o) => cmdCordon(a, c, o, false),
   // `kubectl options`: the flags every command takes (its own --help prints nothing).
   options: (a, _c, o) => void (wantsHelp(a) || o.out(OPTIONS_TEXT)),
   // A kubeadm cluster has no metrics-server: top has nothing to read.
@@ -1500,6 +1502,33 @@ function cmdSet(argv: string[], ctx: KubectlContext, o: Out): void {
     const patch = t.info === R.pods ? { spec: { containers } } : { spec: { template: { spec: { containers } } } };
     const after = ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", patch);
     printResult(t.info, after, p, o, "image updated");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// cordon / uncordon
+
+/**
+ * kubectl cordon / uncordon NODE... (drain.go's RunCordonOrUncordon): spec.unschedulable
+ * patched when it differs ("cordoned", "uncordoned"), left when it does not ("already ...").
+ * The node lifecycle controller adds or removes the unschedulable taint after.
+ */
+function cmdCordon(argv: string[], ctx: KubectlContext, o: Out, desired: boolean): void {
+  const verb = desired ? "cordon" : "uncordon";
+  const p = parseFlags(argv, [f("dry-run", "string"), f("selector", "string", "l")], `kubectl ${verb}`);
+  const sel = str(p, "selector");
+  if (!p.args.length && !sel) throw new KubectlError(`USAGE: ${verb} NODE [flags]\nSee 'kubectl ${verb} -h' for help and examples`);
+  const nodes = sel ? (list(ctx, R.nodes, undefined, p) as Obj[]) : p.args.map((n) => get(ctx, R.nodes, "", n) as Obj);
+  const dry = dryRun(p);
+  const suffix = dry === "none" ? "" : dry === "server" ? " (server dry run)" : " (dry run)";
+  for (const node of nodes) {
+    const ref = objRef(R.nodes, node.metadata.name);
+    if (Boolean(node.spec?.unschedulable) === desired) {
+      o.out(`${ref} already ${verb}ed${suffix}\n`);
+      continue;
+    }
+    if (dry !== "client") ctx.cluster.client.patch(R.nodes, undefined, node.metadata.name, "strategic", { spec: { unschedulable: desired ? true : null } }, dry === "server" ? { dryRun: true } : undefined);
+    o.out(`${ref} ${verb}ed${suffix}\n`);
   }
 }
 

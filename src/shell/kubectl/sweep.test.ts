@@ -42,4 +42,19 @@ describe("kubectl, as the real one answered", () => {
     expect((await s.run("kubectl get -o yaml")).stderr).toMatch(/^You must specify the type of resource to get\. .*\n\nerror: Required resource not specified\.\n/);
     expect((await s.run("kubectl version --short")).stderr).toBe("error: unknown flag: --short\nSee 'kubectl version --help' for usage.\n");
   });
+
+  it("cordon / uncordon patch the node once, then say it already is; a usage error without a node", async () => {
+    const s = new Session(Cluster.create({ seed: 7 }));
+    const run = async (line: string) => {
+      const r = await s.run(line);
+      return `${r.stdout}${r.stderr}`;
+    };
+    expect(await run("kubectl cordon node1")).toBe("node/node1 cordoned\n");
+    expect(await run("kubectl cordon node1")).toBe("node/node1 already cordoned\n");
+    expect(await run("kubectl get node node1 --no-headers")).toMatch(/^node1 +Ready,SchedulingDisabled /);
+    expect(await run("kubectl uncordon node1 --dry-run=server")).toBe("node/node1 uncordoned (server dry run)\n");
+    expect(await run("kubectl uncordon node1")).toBe("node/node1 uncordoned\n");
+    expect(await run("kubectl uncordon node1")).toBe("node/node1 already uncordoned\n");
+    expect(await run("kubectl cordon")).toBe("error: USAGE: cordon NODE [flags]\nSee 'kubectl cordon -h' for help and examples\n");
+  });
 });
