@@ -3,14 +3,11 @@
 import { describe, expect, it } from "vitest";
 import { Cluster } from "../../engine/cluster.js";
 import { Session } from "../session.js";
+import { terminal } from "./testing.js";
 
 describe("kubectl subcommands after flags", () => {
   it("rollout, create, set and config take the namespace given before them", async () => {
-    const s = new Session(Cluster.create({ seed: 3 }));
-    const run = async (line: string) => {
-      const r = await s.run(line);
-      return `${r.stdout}${r.stderr}`;
-    };
+    const run = terminal(3);
     expect(await run("kubectl -n kube-system rollout restart ds kube-proxy")).toBe("daemonset.apps/kube-proxy restarted\n");
     expect(await run("kubectl -n kube-system rollout history daemonset kube-proxy")).toMatch(/^daemonset\.apps\/kube-proxy \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n/);
     expect(await run("kubectl -n kube-system create configmap one --from-literal=a=b")).toBe("configmap/one created\n");

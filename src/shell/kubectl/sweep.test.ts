@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { Cluster } from "../../engine/cluster.js";
 import { Session } from "../session.js";
+import { terminal } from "./testing.js";
 
 const HEAD = "NAME         TYPE        CLUSTER-IP   EXTERNAL-IP   PORT(S)   AGE\n";
 
@@ -44,11 +45,7 @@ describe("kubectl, as the real one answered", () => {
   });
 
   it("cordon / uncordon patch the node once, then say it already is; a usage error without a node", async () => {
-    const s = new Session(Cluster.create({ seed: 7 }));
-    const run = async (line: string) => {
-      const r = await s.run(line);
-      return `${r.stdout}${r.stderr}`;
-    };
+    const run = terminal(7);
     expect(await run("kubectl cordon node1")).toBe("node/node1 cordoned\n");
     expect(await run("kubectl cordon node1")).toBe("node/node1 already cordoned\n");
     expect(await run("kubectl get node node1 --no-headers")).toMatch(/^node1 +Ready,SchedulingDisabled /);
