@@ -58,8 +58,12 @@ export interface Target {
   sub?: string;
 }
 
+/**
+ * An object as the apiserver's JSON serializer writes it: compact, and a newline after (Go's
+ * json.Encoder), which `kubectl get --raw` and curl show.
+ */
 export function json(status: number, body: unknown, contentType = JSON_TYPE, warnings?: string[]): KubeResponse {
-  return { status, contentType, body: JSON.stringify(body), ...(warnings?.length ? { warnings } : {}) };
+  return { status, contentType, body: `${JSON.stringify(body)}\n`, ...(warnings?.length ? { warnings } : {}) };
 }
 
 export function statusResponse(s: Status): KubeResponse {
@@ -123,7 +127,8 @@ function route(cluster: Cluster, req: KubeRequest): KubeResponse {
   const p = segs.join("/");
   const method = req.method.toUpperCase();
   if (method === "GET" || method === "HEAD") {
-    if (p === "version") return json(200, versionInfo(cluster.config.kubernetesVersion));
+    // The version handler's WriteRawJSON: indented, no newline after.
+    if (p === "version") return { status: 200, contentType: JSON_TYPE, body: JSON.stringify(versionInfo(cluster.config.kubernetesVersion), null, 2) };
     if (p === "healthz" || p === "livez" || p === "readyz") return { status: 200, contentType: "text/plain; charset=utf-8", body: "ok" };
     if (p === "api") return wantsAggregated(req.accept) ? json(200, aggregated(cluster, true), AGGREGATED_V2) : json(200, apiVersions());
     if (p === "apis") return wantsAggregated(req.accept) ? json(200, aggregated(cluster, false), AGGREGATED_V2) : json(200, apiGroupList(cluster));
