@@ -19,6 +19,7 @@ import { goSortArray } from "../../kubectl/gosort.js";
 import { cmp, parseQuantity } from "../../engine/api/quantity.js";
 import { gvDocument } from "../../kubeapi/openapi.js";
 import { versionInfo } from "../../kubeapi/discovery.js";
+import { serveKube } from "../../kubeapi/serve.js";
 import type { KubectlContext, Output } from "./context.js";
 import { GROUP_SUBCOMMANDS, ROOT_COMMANDS, unknownCommandMessage } from "./commands.js";
 import { arr, bool, type FlagSpec, HelpRequested, type Parsed, parseFlags, str, UsageError } from "./flags.js";
@@ -498,6 +499,8 @@ const GET_FLAGS = [
 
 function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
   const p = parseFlags(argv, GET_FLAGS, "kubectl get");
+  const raw = str(p, "raw");
+  if (raw) return getRaw(raw, p, ctx, o);
   if (!p.args.length) {
     throw new KubectlError(`You must specify the type of resource to get. Use "kubectl api-resources" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse "kubectl explain <resource>" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples`, 1, { raw: true });
   }
@@ -576,6 +579,32 @@ function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
 }
 
 /** What `get` says when it has nothing to print (the namespace only when every type is namespaced). */
+/**
+ * kubectl get --raw PATH (get.go's Complete and Validate, then rawhttp.RawGet): the response body
+ * as the apiserver sends it, or the Status it answered with as kubectl prints a server error.
+ * The path is the API's own ("/api/v1/..."), served here by the same code as /k8s/{id}.
+ */
+function getRaw(path: string, p: Parsed, ctx: KubectlContext, o: Out): void {
+  if (p.args.length) throw new KubectlError("arguments may not be passed when --raw is specified");
+  if (bool(p, "watch") || bool(p, "watch-only") || str(p, "selector")) throw new KubectlError("--raw may not be specified with other flags that filter the server request or alter the output");
+  if (str(p, "output")) throw new KubectlError("--raw and --output are mutually exclusive");
+  // url.ParseRequestURI: an absolute path (or an absolute URL) and nothing else.
+  if (!path.startsWith("/") && !/^[a-z][a-z0-9+.-]*:/i.test(path)) throw new KubectlError(`--raw must be a valid URL path: parse ${JSON.stringify(path)}: invalid URI for request`);
+  const u = new URL(path, "https://apiserver");
+  const res = serveKube(ctx.cluster, { method: "GET", path: u.pathname, query: Object.fromEntries(u.searchParams), accept: "application/json, */*", prefix: "" });
+  if (res.status < 300) {
+    o.out(res.body);
+    return;
+  }
+  let status: { reason?: string; message?: string } | undefined;
+  try {
+    status = JSON.parse(res.body);
+  } catch {
+    status = undefined;
+  }
+  throw new KubectlError(status?.reason ? `Error from server (${status.reason}): ${status.message ?? ""}` : `the server could not find the requested resource (get ${u.pathname})`);
+}
+
 function noResources(groups: { info: ResourceInfo }[], all: boolean, ns: string): string {
   const scoped = groups.every((g) => g.info.namespaced);
   return all || !scoped ? "No resources found\n" : `No resources found in ${ns} namespace.\n`;

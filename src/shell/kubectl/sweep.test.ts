@@ -54,4 +54,17 @@ describe("kubectl, as the real one answered", () => {
     expect(await run("kubectl uncordon node1")).toBe("node/node1 already uncordoned\n");
     expect(await run("kubectl cordon")).toBe("error: USAGE: cordon NODE [flags]\nSee 'kubectl cordon -h' for help and examples\n");
   });
+
+  it("get --raw: the apiserver's bytes (objects compact with a newline, /version indented), its Status as kubectl prints it", async () => {
+    const run = terminal(7);
+    const svc = await run("kubectl get --raw /api/v1/namespaces/default/services/kubernetes");
+    expect(svc).toMatch(/^\{"apiVersion":"v1","kind":"Service",.*\}\n$/s);
+    expect(JSON.parse(svc).spec.clusterIP).toBe("10.96.0.1");
+    expect(await run("kubectl get --raw /version")).toMatch(/^\{\n {2}"major": "1",\n {2}"minor": "33",\n[\s\S]*\n\}$/);
+    expect(await run("kubectl get --raw /healthz")).toBe("ok");
+    expect(await run("kubectl get --raw /api/v1/namespaces/default/services/nope")).toBe('Error from server (NotFound): services "nope" not found\n');
+    expect(await run("kubectl get svc --raw /api")).toBe("error: arguments may not be passed when --raw is specified\n");
+    expect(await run("kubectl get --raw /api -o yaml")).toBe("error: --raw and --output are mutually exclusive\n");
+    expect(await run("kubectl get --raw api")).toBe('error: --raw must be a valid URL path: parse "api": invalid URI for request\n');
+  });
 });
