@@ -1,7 +1,7 @@
 // kubectl 1.33's command tree, as far as a mistyped or missing command needs it: the root's
 // commands in the order cmd.go adds them (cobra suggests in that order), the explicit
-// suggestions some carry (SuggestFor), and the subcommands of the commands that only group
-// others. The names are kubectl's, whether or not ServiceLab runs the command.
+// suggestions some carry (SuggestFor), and subcommand aliases. The names are kubectl's, whether
+// or not ServiceLab runs the command; the subcommands themselves are the help texts' paths.
 
 /**
  * The root's available commands (cobra's IsAvailableCommand: not hidden, not the help command,
@@ -20,16 +20,6 @@ export const ROOT_COMMANDS: readonly string[] = [
 
 /** Commands' SuggestFor: names that suggest them whatever the distance. */
 const SUGGEST_FOR: Readonly<Record<string, readonly string[]>> = { get: ["list", "ps"], delete: ["rm"], wait: ["list", "ps"] };
-
-/** The subcommands of the commands that only group others (cobra's Use names, then aliases). */
-export const GROUP_SUBCOMMANDS: Readonly<Record<"rollout" | "set" | "config", readonly string[]>> = {
-  rollout: ["history", "pause", "resume", "undo", "status", "restart"],
-  set: ["env", "image", "resources", "selector", "serviceaccount", "sa", "subject"],
-  config: [
-    "current-context", "delete-cluster", "delete-context", "delete-user", "get-clusters", "get-contexts", "get-users",
-    "rename-context", "set", "set-cluster", "set-context", "set-credentials", "unset", "use-context", "use", "view",
-  ],
-};
 
 /**
  * cobra's SuggestionsFor on the root: each command within Levenshtein distance 2 of the typed

@@ -19,13 +19,17 @@ export function helpText(path: string): string | undefined {
  * of the nearest command above it that kubectl has; the root's at the least.
  */
 export function helpFor(words: readonly string[]): string {
-  return HELP[commandPath(words, (path) => helpText(path) !== undefined)] ?? HELP[""];
+  return HELP[commandPath(words, known)] ?? HELP[""];
 }
 
+/** Does kubectl have the command `words` name, aliases included (["set", "sa"])? */
+export function isCommand(words: readonly string[]): boolean {
+  return words.length > 0 && commandPath(words, known).split(" ").length === words.length;
+}
+
+const known = (path: string) => helpText(path) !== undefined;
+
 export const ROOT_HELP = HELP[""];
-export const ROLLOUT_HELP = HELP.rollout;
-export const SET_HELP = HELP.set;
-export const CONFIG_HELP = HELP.config;
 /** `kubectl options`. */
 export const OPTIONS_TEXT = HELP.options;
 /** What `kubectl help <unknown>` prints after "Unknown help topic [`<unknown>`]". */

@@ -21,9 +21,9 @@ import { gvDocument } from "../../kubeapi/openapi.js";
 import { versionInfo } from "../../kubeapi/discovery.js";
 import { serveKube } from "../../kubeapi/serve.js";
 import type { KubectlContext, Output } from "./context.js";
-import { GROUP_SUBCOMMANDS, ROOT_COMMANDS, unknownCommandMessage } from "./commands.js";
+import { ROOT_COMMANDS, unknownCommandMessage } from "./commands.js";
 import { arr, bool, type FlagSpec, HelpRequested, type Parsed, parseFlags, str, UsageError } from "./flags.js";
-import { CONFIG_HELP, helpFor, OPTIONS_TEXT, ROLLOUT_HELP, ROOT_HELP, SET_HELP, UNKNOWN_TOPIC_USAGE } from "./help-texts.js";
+import { helpFor, isCommand, OPTIONS_TEXT, ROOT_HELP, UNKNOWN_TOPIC_USAGE } from "./help-texts.js";
 import { objRef, qualified, resolveType } from "./resources.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -229,12 +229,12 @@ function helpCommand(args: string[], o: Out): void {
  */
 function checkGroupSubcommand(verb: "rollout" | "set" | "config", args: string[], o: Out): void {
   const sub = args[0];
-  const known = sub !== undefined && GROUP_SUBCOMMANDS[verb].includes(sub);
+  const known = sub !== undefined && isCommand([verb, sub]);
   // -h without one of its subcommands: the command's own help, on stdout, exit 0.
   if (!known && wantsHelp(args)) throw new HelpRequested(`kubectl ${verb}`);
   if (sub === undefined || sub.startsWith("-")) {
-    if (verb === "rollout") o.out(ROLLOUT_HELP);
-    else o.err(verb === "set" ? SET_HELP : CONFIG_HELP);
+    if (verb === "rollout") o.out(helpFor([verb]));
+    else o.err(helpFor([verb]));
     throw new KubectlError("", 1);
   }
   if (known) return;
