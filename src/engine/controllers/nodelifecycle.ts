@@ -41,8 +41,9 @@ export class NodeLifecycleController implements Controller {
     const want = node.spec?.unschedulable === true;
     if (want === taints.some(isUnschedulableTaint)) return;
     const next = want ? [...taints, { key: TAINT_UNSCHEDULABLE, effect: "NoSchedule", timeAdded: rfc3339(this.ctx.clock.now()) }] : taints.filter((t) => !isUnschedulableTaint(t));
-    const spec = { ...node.spec, taints: next.length ? next : undefined };
-    if (!next.length) delete spec.taints;
+    // No taints left: the field goes (omitempty), as the controller's update writes it.
+    const { taints: _old, ...rest } = node.spec ?? {};
+    const spec = next.length ? { ...rest, taints: next } : rest;
     this.ctx.api.update(R.nodes, undefined, name, { ...node, spec });
   }
 }
