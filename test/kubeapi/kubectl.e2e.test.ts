@@ -51,11 +51,15 @@ const ages = (s: string) => s.replace(/\b\d+(?:d\d*h?|h\d*m?|m\d*s?|s)\b/g, "<ag
 /** A held lease's renewal time moves on every few seconds: the two runs may straddle a renewal. */
 const renewals = (s: string) => s.replace(/^(\s*(?:RenewTime|Renew Time|renewTime):\s*).*$/gm, "$1<renewed>");
 
+/** kubectl's arguments as the terminal's command line: quoted where the shell would split or expand. */
+function commandLine(args: string[]): string {
+  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`);
+  return ["kubectl", ...args].map(quote).join(" ");
+}
+
 async function same(args: string[], norm: (s: string) => string = (s) => s): Promise<Out> {
   const real = await kubectl(args);
-  // The terminal gets a command line: quote what the shell would split or expand.
-  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`);
-  const term = await terminal(["kubectl", ...args].map(quote).join(" "));
+  const term = await terminal(commandLine(args));
   expect({ stdout: norm(ages(real.stdout)), stderr: real.stderr, code: real.code }).toEqual({ stdout: norm(ages(term.stdout)), stderr: term.stderr, code: term.code });
   return real;
 }
@@ -342,8 +346,7 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     // The real run changes the object, so the terminal's same command meets the changed object:
     // run each step in the terminal first, then compare with what the real one says next.
     const step = async (args: string[]) => {
-      const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a}'`);
-      const term = await terminal(["kubectl", ...args].map(quote).join(" "));
+      const term = await terminal(commandLine(args));
       const real = await kubectl(args);
       return { term, real };
     };
