@@ -5,7 +5,7 @@ import { parseAllDocuments } from "yaml";
 import { type PatchType, withTypeMeta } from "../../engine/apiserver/apiserver.js";
 import { lookupKind, R, RESOURCES, resourceKey, type ResourceInfo } from "../../engine/api/resources.js";
 import { WatchFilter } from "../../engine/api/watch-filter.js";
-import { isStatusError, type StatusError } from "../../engine/api/status.js";
+import { isStatusError, type Status, StatusError } from "../../engine/api/status.js";
 import type { KObject, Pod } from "../../engine/api/types.js";
 import { rfc3339 } from "../../engine/clock.js";
 import { describe, podTemplateText } from "../../kubectl/describe.js";
@@ -581,7 +581,7 @@ function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
 /** What `get` says when it has nothing to print (the namespace only when every type is namespaced). */
 /**
  * kubectl get --raw PATH (get.go's Complete and Validate, then rawhttp.RawGet): the response body
- * as the apiserver sends it, or the Status it answered with as kubectl prints a server error.
+ * as the apiserver sends it, or the Status it answered with, printed as kubectl prints a server error.
  * The path is the API's own ("/api/v1/..."), served here by the same code as /k8s/{id}.
  */
 function getRaw(path: string, p: Parsed, ctx: KubectlContext, o: Out): void {
@@ -596,13 +596,8 @@ function getRaw(path: string, p: Parsed, ctx: KubectlContext, o: Out): void {
     o.out(res.body);
     return;
   }
-  let status: { reason?: string; message?: string } | undefined;
-  try {
-    status = JSON.parse(res.body);
-  } catch {
-    status = undefined;
-  }
-  throw new KubectlError(status?.reason ? `Error from server (${status.reason}): ${status.message ?? ""}` : `the server could not find the requested resource (get ${u.pathname})`);
+  // serveKube answers every failure with a Status: printed as any server error (serverError).
+  throw new StatusError(JSON.parse(res.body) as Status);
 }
 
 function noResources(groups: { info: ResourceInfo }[], all: boolean, ns: string): string {
