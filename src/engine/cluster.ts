@@ -4,6 +4,7 @@
 import {
   ApiServer,
   type DeleteOptions,
+  type Quota,
   type ListOptions,
   type ListResult,
   type PatchType,
@@ -48,6 +49,11 @@ export interface ClusterSnapshot {
   timers?: [number, string, string][];
   /** What each node's kube-proxy started with (absent in snapshots older than kube-proxy). */
   proxies?: KubeProxiesState;
+  /**
+   * The host's limits when it last set them (absent when it never did): restored before the
+   * controllers' first pass, so that a ReplicaSet asking for 2^31-1 pods is held to them then too.
+   */
+  quota?: Quota;
 }
 
 /**
@@ -109,6 +115,7 @@ export class Cluster {
       for (const c of snapshot.crds) this.api.crds.add(c);
       this.api.restoreAllocations();
       this.api.eventSeq = snapshot.eventSeq;
+      if (snapshot.quota) this.api.quota = { pods: snapshot.quota.pods, objects: snapshot.quota.objects };
     }
     this.manager = new ControllerManager(this.store, this.clock);
     this.manager.trustScope = this.api;
@@ -172,7 +179,18 @@ export class Cluster {
       eventSeq: this.api.eventSeq,
       timers: this.manager.saveTimers(),
       proxies: this.proxies.save(),
+      ...(this.api.quota ? { quota: this.api.quota } : {}),
     };
+  }
+
+  /**
+   * The host's limits on what this cluster holds, admitted at every create from now on (see
+   * Quota); a host sets them before each command, from the tenant's limits.
+   */
+  setQuota(quota: Quota | undefined): void {
+    const was = this.api.quota;
+    if (was && quota && was.pods === quota.pods && was.objects === quota.objects) return;
+    this.api.quota = quota ? { pods: quota.pods, objects: quota.objects } : undefined;
   }
 
   /**

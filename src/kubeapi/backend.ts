@@ -8,7 +8,7 @@
 
 import type { ClusterCore, LiveMessage } from "../runtime/core.js";
 import type { ClusterHost } from "../runtime/host.js";
-import type { Limits } from "../runtime/limits.js";
+import { type Limits, quotaOf } from "../runtime/limits.js";
 import { errorResponse, type KubeRequest, type KubeResponse, serveKube } from "./serve.js";
 import { type WatchPlan, watchPlan, WatchStream } from "./watch.js";
 
@@ -99,7 +99,12 @@ export function nodeKube(h: OperatingHost): KubeBackend {
   return {
     request: async (id, req, limits) => {
       try {
-        return await h.operate(id, limits, (core) => serveKube(core.cluster, req), (res) => kubeWrites(req, res));
+        const serve = (core: ClusterCore) => {
+          // The tenant's limits are the apiserver's quota, as for a terminal command.
+          core.cluster.setQuota(quotaOf(limits));
+          return serveKube(core.cluster, req);
+        };
+        return await h.operate(id, limits, serve, (res) => kubeWrites(req, res));
       } catch (e) {
         // Not acknowledged (the host dropped the in-memory cluster): the apiserver's Status.
         return errorResponse(e);

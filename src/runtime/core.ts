@@ -18,7 +18,7 @@ import { dataplaneOf } from "../engine/net/cluster-env.js";
 import type { ConnectResult } from "../engine/net/packet.js";
 import type { KubeletPodState, KubeletState, LogLine } from "../engine/kubelet/kubelet.js";
 import { lab as findLab } from "../labs/index.js";
-import type { Limits } from "./limits.js";
+import { type Limits, quotaOf } from "./limits.js";
 import type { ExecResult, ShellFactory, ShellRunner } from "./shell.js";
 
 /** Everything of a ClusterSnapshot but its objects, plus what the host keeps. */
@@ -342,6 +342,9 @@ export class ClusterCore {
 
   /** Runs one command line; throws LimitError when the result breaks a limit (the host then discards this core). */
   async exec(command: string, now: number, limits: Limits): Promise<ExecResult> {
+    // The tenant's pod and object limits are the apiserver's quota: a create past them is
+    // refused before anything is made (checkLimits below only backs that up).
+    this.cluster.setQuota(quotaOf(limits));
     this.tick(now);
     this.touch(now);
     this.observeTraffic();
@@ -368,8 +371,8 @@ export class ClusterCore {
     if (pods > limits.podsPerCluster) {
       throw new LimitError("podsPerCluster", `the cluster would hold ${pods} pods, more than ${limits.podsPerCluster}; the command's effects were discarded`);
     }
-    let objects = 0;
-    for (const r of this.cluster.store.resources()) objects += this.cluster.store.count(r);
+    // As the quota counts them: events are bounded on their own (MAX_EVENTS, oldest trimmed).
+    const objects = this.cluster.api.objectCount();
     if (objects > limits.objectsPerCluster) {
       throw new LimitError("objectsPerCluster", `the cluster would hold ${objects} objects, more than ${limits.objectsPerCluster}; the command's effects were discarded`);
     }

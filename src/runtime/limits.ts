@@ -1,6 +1,8 @@
 // Per-tenant limits: quotas (403 naming the limit) and a request rate (429 naming the limit).
 // A tenant row may override any field; anonymous clusters (local mode) get the defaults.
 
+import type { Quota } from "../engine/apiserver/apiserver.js";
+
 export interface Limits {
   /** Live clusters one tenant may hold. */
   clustersPerTenant: number;
@@ -25,6 +27,11 @@ export const DEFAULT_LIMITS: Limits = {
   requestsPerSecond: 50,
   burst: 200,
 };
+
+/** The per-cluster limits the engine admits as its apiserver's quota (Cluster.setQuota). */
+export function quotaOf(limits: Limits): Quota {
+  return { pods: limits.podsPerCluster, objects: limits.objectsPerCluster };
+}
 
 export function limitsOf(overrides: unknown): Limits {
   const out = { ...DEFAULT_LIMITS };

@@ -18,7 +18,7 @@ import { planFromWire, planToWire, watchPlan, type WireWatchPlan } from "../kube
 import { notFoundMsg } from "../http/errors.js";
 import { ClusterCore, type ClusterState, type ClusterView, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
 import type { ClusterHost, CreateInit } from "./host.js";
-import { type Limits, RateLimiter } from "./limits.js";
+import { type Limits, quotaOf, RateLimiter } from "./limits.js";
 import { deltaStatements, SELECT_OBJECTS } from "./rows.js";
 import type { ExecResult, ShellFactory } from "./shell.js";
 import { shellFactory } from "./terminal.js";
@@ -171,6 +171,7 @@ export class ClusterObject extends DurableObject<Env> {
         const now = Date.now();
         core.tick(now);
         core.touch(now);
+        core.cluster.setQuota(quotaOf(limits)); // admitted by the apiserver, as exec does
         const res = serveKube(core.cluster, req);
         if (kubeWrites(req, res)) core.checkLimits(limits);
         await this.persist(core);

@@ -186,7 +186,7 @@ describe("Workers host", () => {
     const again = await k8s("GET", "/api/v1/namespaces/default/configmaps/from-kubectl");
     expect(((await again.json()) as any).data).toEqual({ a: "b" });
 
-    // An invalid object is the apiserver's 422; a write past the tenant's limit is 403, not stored.
+    // An invalid object is the apiserver's 422; the tenant's limit is the apiserver's quota.
     const bad = await k8s("POST", "/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "Bad_Name" } });
     expect(bad.status).toBe(422);
     expect(((await bad.json()) as any).reason).toBe("Invalid");
@@ -196,8 +196,14 @@ describe("Workers host", () => {
       metadata: { name: "big" },
       spec: { replicas: 80, selector: { matchLabels: { app: "big" } }, template: { metadata: { labels: { app: "big" } }, spec: { containers: [{ name: "c", image: "nginx" }] } } },
     });
-    expect(many.status).toBe(403);
-    expect(((await many.json()) as any).message).toContain("limit objectsPerCluster exceeded");
-    expect((await k8s("GET", "/apis/apps/v1/namespaces/default/deployments/big")).status).toBe(404);
+    // The Deployment itself is admitted; its ReplicaSet stops creating pods at the limit, with
+    // the controller's FailedCreate event, as under a ResourceQuota.
+    expect(many.status).toBe(201);
+    const events = ((await (await k8s("GET", "/api/v1/namespaces/default/events")).json()) as any).items;
+    expect(events.some((e: any) => e.reason === "FailedCreate" && e.message.includes("exceeded quota: objectsPerCluster"))).toBe(true);
+    const over = await k8s("POST", "/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "over" } });
+    expect(over.status).toBe(403);
+    expect(((await over.json()) as any).message).toMatch(/^configmaps "over" is forbidden: exceeded quota: objectsPerCluster, requested: objects=1, used: objects=130, limited: objects=130$/);
+    expect((await k8s("GET", "/api/v1/namespaces/default/configmaps/over")).status).toBe(404);
   });
 });

@@ -237,3 +237,20 @@ export function invalid(kind: string, group: string, name: string, errs: readonl
     causes: errs.map((e) => ({ reason: e.type, message: fieldErrorMessage(e), field: e.field })),
   });
 }
+
+/**
+ * The ResourceQuota admission plugin's refusal: `pods "web-7d9f8-x2x9q" is forbidden: exceeded
+ * quota: <quota>, requested: pods=1, used: pods=300, limited: pods=300` (a 403, as
+ * plugin/pkg/admission/resourcequota words it). Controllers recognize it (isQuotaExceeded) to
+ * back off and report FailedCreate as the real ones do.
+ */
+export class QuotaExceeded extends StatusError {}
+
+export function quotaExceeded(resource: string, group: string, name: string, quota: string, key: string, used: number, limited: number): StatusError {
+  const s = forbidden(resource, group, name, `exceeded quota: ${quota}, requested: ${key}=1, used: ${key}=${used}, limited: ${key}=${limited}`).status;
+  return new QuotaExceeded(s);
+}
+
+export function isQuotaExceeded(e: unknown): e is QuotaExceeded {
+  return e instanceof QuotaExceeded;
+}

@@ -3,6 +3,7 @@
 // every queue to quiescence after each write, and fires timed requeues (pod start, readiness,
 // graceful termination) as the cluster's clock passes them.
 
+import { isQuotaExceeded } from "../api/status.js";
 import type { ApiServer } from "../apiserver/apiserver.js";
 import type { ManualClock } from "../clock.js";
 import type { ClusterConfig } from "../config.js";
@@ -48,6 +49,9 @@ interface Timer {
 
 /** A reconcile budget per settle: a loop that does not quiesce is a bug and says so. */
 const MAX_RECONCILES = 1_000_000;
+/** The workqueue's per-item back-off after a failed sync (DefaultControllerRateLimiter): 5 ms doubling to 1000 s. */
+const BACKOFF_BASE_MS = 5;
+const BACKOFF_MAX_MS = 1_000_000;
 
 export class ControllerManager {
   private readonly controllers: Controller[] = [];
@@ -68,6 +72,8 @@ export class ControllerManager {
   private readonly armed = new Map<Controller, Map<string, number[]>>();
   private seq = 0;
   private settling = false;
+  /** Failed syncs in a row, by controller and key (see failed); cleared by a sync that succeeds. */
+  private readonly failures = new Map<Controller, Map<string, number>>();
   /** Reconciles run so far, for tests and benchmarks. */
   reconciles = 0;
   /**
@@ -204,7 +210,14 @@ export class ControllerManager {
               );
             }
             this.reconciles++;
-            c.reconcile(k);
+            try {
+              c.reconcile(k);
+            } catch (e) {
+              if (!isQuotaExceeded(e)) throw e;
+              this.failed(c, k);
+              continue;
+            }
+            if (this.failures.size) this.succeeded(c, k);
           }
           worked = true;
         }
@@ -214,6 +227,26 @@ export class ControllerManager {
       this.settling = false;
       if (scope) scope.trusted = wasTrusted;
     }
+  }
+
+  /**
+   * A sync refused by the host's quota (a controller creating an object past objectsPerCluster):
+   * as processNextWorkItem does with a sync's error, the key is requeued rate-limited (5 ms,
+   * doubling to 1000 s) and the other keys go on.
+   */
+  private failed(c: Controller, key: string): void {
+    let byKey = this.failures.get(c);
+    if (!byKey) this.failures.set(c, (byKey = new Map()));
+    const n = (byKey.get(key) ?? 0) + 1;
+    byKey.set(key, n);
+    this.requeueAt(c, key, this.clock.now() + Math.min(BACKOFF_BASE_MS * 2 ** (n - 1), BACKOFF_MAX_MS));
+  }
+
+  /** queue.Forget: a sync that succeeded starts the key's back-off over. */
+  private succeeded(c: Controller, key: string): void {
+    const byKey = this.failures.get(c);
+    if (!byKey?.delete(key)) return;
+    if (byKey.size === 0) this.failures.delete(c);
   }
 
   private busy(): string[] {

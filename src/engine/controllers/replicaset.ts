@@ -6,7 +6,9 @@ import { memoize } from "../util/memo.js";
 import { storedSelector } from "../api/labels.js";
 import { R } from "../api/resources.js";
 import type { KObject, Pod, ReplicaSet } from "../api/types.js";
+import { isStatusError } from "../api/status.js";
 import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
+import { rfc3339 } from "../clock.js";
 import type { StoreEvent } from "../store/store.js";
 import type { Controller, ControllerContext } from "./manager.js";
 import {
@@ -22,6 +24,20 @@ const PODS = rkey(R.pods);
 /** No labels object checked yet (see updateStatus). */
 const NOT_CHECKED = {};
 const RSS = rkey(R.replicasets);
+/** The controller's burstReplicas: at most this many pods created or deleted in one sync. */
+const BURST_REPLICAS = 500;
+/** controller.SlowStartInitialBatchSize: creates go in batches of 1, 2, 4, ... */
+const SLOW_START_INITIAL_BATCH = 1;
+/** The workqueue's per-item back-off after a failed sync (DefaultControllerRateLimiter): 5 ms doubling to 1000 s. */
+const BACKOFF_BASE_MS = 5;
+const BACKOFF_MAX_MS = 1_000_000;
+
+/** A ReplicaSet whose last create was refused: the error, and when its rate-limited retry comes. */
+interface Failing {
+  failures: number;
+  retryAt: number;
+  error: string;
+}
 
 export class ReplicaSetController implements Controller {
   readonly name = "replicaset";
@@ -31,6 +47,8 @@ export class ReplicaSetController implements Controller {
   /** Pods without a controller: candidates for adoption. */
   private readonly orphans = new Set<string>();
   private readonly generateNames = new Map<string, string>();
+  /** ReplicaSets (by key) whose pod creates are being refused (a quota), backing off. */
+  private readonly failing = new Map<string, Failing>();
 
   constructor(private readonly ctx: ControllerContext) {
     for (const p of ctx.store.iterate(PODS)) this.index(p as Pod, false);
@@ -65,6 +83,14 @@ export class ReplicaSetController implements Controller {
       enqueue(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`);
     } else if (ev.resource === PODS) {
       const pod = ev.object as Pod;
+      // A pod gone frees quota: ReplicaSets backing off after a refused create try again now
+      // (the real controller retries on each sync; here a retry waits for its back-off or this).
+      if (ev.type === "DELETED" && this.failing.size) {
+        for (const [k, f] of this.failing) {
+          f.retryAt = 0;
+          enqueue(k);
+        }
+      }
       // Status writes share the owner references: the index stays as it is.
       if (ev.type !== "MODIFIED" || ev.old?.metadata.ownerReferences !== pod.metadata.ownerReferences) this.index(pod, ev.type === "DELETED");
       const ref = getControllerOf(pod);
@@ -91,10 +117,14 @@ export class ReplicaSetController implements Controller {
     const active = pods.filter(isPodActive);
     const want = rs.spec.replicas ?? 1;
     const diff = active.length - want;
+    let error: string | undefined;
     if (diff < 0) {
-      for (let i = 0; i < -diff; i++) this.createPod(rs);
-    } else if (diff > 0) {
-      for (const p of podsToDelete(active, diff)) {
+      error = this.createPods(key, rs, Math.min(-diff, BURST_REPLICAS));
+    } else {
+      this.failing.delete(key);
+    }
+    if (diff > 0) {
+      for (const p of podsToDelete(active, Math.min(diff, BURST_REPLICAS))) {
         this.ctx.api.delete(R.pods, ns, p.metadata.name!);
         this.ctx.api.recordEvent({
           involved: rs as KObject,
@@ -106,7 +136,37 @@ export class ReplicaSetController implements Controller {
         });
       }
     }
-    this.updateStatus(rs);
+    this.updateStatus(rs, error);
+  }
+
+  /**
+   * manageReplicas' creates: slowStartBatch (batches of 1, 2, 4, ... while every create of a
+   * batch succeeds), at most burstReplicas per sync. A refused create (the pod quota) ends the
+   * sync with its error, reported as the FailedCreate event and the ReplicaFailure condition,
+   * and the ReplicaSet is retried after the workqueue's exponential back-off. (The real batch's
+   * creates run concurrently and all fail alike once one does; in sequence the batch stops at
+   * the first refusal, as one event says what the others would.) Returns the error, if any.
+   */
+  private createPods(key: string, rs: ReplicaSet, n: number): string | undefined {
+    const now = this.ctx.clock.now();
+    const failing = this.failing.get(key);
+    if (failing && now < failing.retryAt) return failing.error;
+    let remaining = n;
+    for (let batch = Math.min(remaining, SLOW_START_INITIAL_BATCH); batch > 0; batch = Math.min(2 * batch, remaining)) {
+      for (let i = 0; i < batch; i++) {
+        const refused = this.createPod(rs);
+        if (refused === undefined) continue;
+        if (refused === TERMINATING) return undefined;
+        const failures = (failing?.failures ?? 0) + 1;
+        const retryAt = now + Math.min(BACKOFF_BASE_MS * 2 ** (failures - 1), BACKOFF_MAX_MS);
+        this.failing.set(key, { failures, retryAt, error: refused });
+        this.ctx.requeueAt(this, key, retryAt);
+        return refused;
+      }
+      remaining -= batch;
+    }
+    this.failing.delete(key);
+    return undefined;
   }
 
   /** Owned pods plus matching orphans (adopted by adding the controller reference). */
@@ -140,7 +200,8 @@ export class ReplicaSetController implements Controller {
     return g;
   }
 
-  private createPod(rs: ReplicaSet): void {
+  /** Creates one pod; returns the apiserver's refusal (after its FailedCreate event), if any. */
+  private createPod(rs: ReplicaSet): string | undefined {
     // No copy: the apiserver never changes a body (it decodes or copies what it stores).
     const tmpl = rs.spec.template!;
     const pod = {
@@ -153,7 +214,23 @@ export class ReplicaSetController implements Controller {
       },
       spec: tmpl.spec,
     };
-    const created = this.ctx.api.create(R.pods, rs.metadata.namespace, pod);
+    let created;
+    try {
+      created = this.ctx.api.create(R.pods, rs.metadata.namespace, pod);
+    } catch (e) {
+      if (!isStatusError(e)) throw e;
+      // Every create fails alike in a namespace being deleted: no event, nothing to retry.
+      if (e.message.endsWith("because it is being terminated")) return TERMINATING;
+      this.ctx.api.recordEvent({
+        involved: rs as KObject,
+        involvedInfo: R.replicasets,
+        type: "Warning",
+        reason: "FailedCreate",
+        message: `Error creating: ${e.message}`,
+        component: "replicaset-controller",
+      });
+      return e.message;
+    }
     this.ctx.api.recordEvent({
       involved: rs as KObject,
       involvedInfo: R.replicasets,
@@ -162,9 +239,10 @@ export class ReplicaSetController implements Controller {
       message: `Created pod: ${created.metadata.name}`,
       component: "replicaset-controller",
     });
+    return undefined;
   }
 
-  private updateStatus(rs0: ReplicaSet): void {
+  private updateStatus(rs0: ReplicaSet, error: string | undefined): void {
     const rs = this.ctx.store.get(RSS, rs0.metadata.namespace, rs0.metadata.name!) as ReplicaSet;
     const minReady = rs.spec.minReadySeconds ?? 0;
     const now = this.ctx.clock.now();
@@ -207,12 +285,28 @@ export class ReplicaSetController implements Controller {
       observedGeneration: rs.metadata.generation,
     };
     for (const k of ["fullyLabeledReplicas", "readyReplicas", "availableReplicas"]) if (status[k] === 0) delete status[k];
+    // calculateStatus: a failed sync sets ReplicaFailure (once: it stays as it was while the
+    // failure lasts), a sync that succeeds removes it.
+    const conditions = rs.status?.conditions ?? undefined;
+    const failure = conditions?.find((c) => c.type === "ReplicaFailure");
+    if (error !== undefined && !failure) {
+      status.conditions = [
+        ...(conditions ?? []),
+        { type: "ReplicaFailure", status: "True", lastTransitionTime: rfc3339(now), reason: "FailedCreate", message: error },
+      ];
+    } else if (error === undefined && failure) {
+      const rest = conditions!.filter((c) => c.type !== "ReplicaFailure");
+      if (rest.length) status.conditions = rest;
+    } else if (conditions?.length) status.conditions = conditions;
     if (!deepEqual(status, rs.status)) {
       this.ctx.api.update(R.replicasets, rs.metadata.namespace, rs.metadata.name!, { ...rs, status }, { subresource: "status" });
     }
     if (nextAvailable !== Infinity) this.ctx.requeueAt(this, `${rs.metadata.namespace}/${rs.metadata.name}`, nextAvailable);
   }
 }
+
+/** createPod's answer in a namespace being deleted (a create there fails without an event). */
+const TERMINATING = "\0terminating";
 
 /** controller.ActivePodsWithRanks ordering: the pods a scale-down removes first. */
 export function podsToDelete(pods: Pod[], n: number): Pod[] {

@@ -291,7 +291,9 @@ export class StatefulSetController implements Controller {
     const start = startOrdinal(set);
     const count = replicasOf(set);
     const end = start + count - 1;
-    const replicas: (Pod | undefined)[] = new Array(count).fill(undefined);
+    // By index from the start ordinal, as long as the highest pod's (not `count` slots: a set
+    // may ask for 2^31-1 replicas, and only those that exist are here).
+    const replicas: (Pod | undefined)[] = [];
     const condemned: Pod[] = [];
     for (const p of pods) {
       const ord = ordinalOf(p);
@@ -303,7 +305,8 @@ export class StatefulSetController implements Controller {
 
     // The first unhealthy pod: among replicas in order, else the lowest condemned one.
     let firstUnhealthy: Pod | undefined = replicas.find((p) => p && !isHealthy(p));
-    const missing = replicas.findIndex((p) => !p);
+    let missing = replicas.findIndex((p) => !p);
+    if (missing < 0 && replicas.length < count) missing = replicas.length;
     if (!firstUnhealthy && missing < 0) for (let i = condemned.length - 1; i >= 0 && !firstUnhealthy; i--) if (!isHealthy(condemned[i])) firstUnhealthy = condemned[i];
     if (set.metadata.deletionTimestamp) return;
 
@@ -321,8 +324,9 @@ export class StatefulSetController implements Controller {
         continue;
       }
       if (!pod) {
-        this.createPod(set, current, update, ord);
-        if (monotonic) return this.finish(set, status, current, update);
+        // A refused create ends the pass in either mode, as the real one returns its error.
+        const created = this.createPod(set, current, update, ord);
+        if (monotonic || !created) return this.finish(set, status, current, update);
         continue;
       }
       if (isTerminating(pod) && monotonic) return this.finish(set, status, current, update);
@@ -388,7 +392,7 @@ export class StatefulSetController implements Controller {
    * newVersionedStatefulSetPod: ordinals below the partition (or below currentReplicas without
    * a rollingUpdate block) are created at the current revision, the rest at the update revision.
    */
-  private createPod(set: StatefulSet, current: ControllerRevision, update: ControllerRevision, ordinal: number): void {
+  private createPod(set: StatefulSet, current: ControllerRevision, update: ControllerRevision, ordinal: number): boolean {
     const start = startOrdinal(set);
     const strategy = set.spec.updateStrategy;
     const ru = strategy?.rollingUpdate;
@@ -423,9 +427,11 @@ export class StatefulSetController implements Controller {
     try {
       this.ctx.api.create(R.pods, set.metadata.namespace, { metadata, spec });
       this.podEvent(set, "create", name);
+      return true;
     } catch (e) {
       if (!isStatusError(e)) throw e;
       this.podEvent(set, "create", name, e.message);
+      return false;
     }
   }
 
