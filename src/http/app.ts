@@ -9,7 +9,8 @@ import { day, randomId, type ClusterRow, type Platform, type Tenant } from "../d
 import { byteLength } from "../runtime/core.js";
 import type { ClusterHost } from "../runtime/host.js";
 import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.js";
-import { LABS, lab as findLab } from "../labs/index.js";
+import { LABS, lab as findLab, labSummary } from "../labs/index.js";
+import { InspectQuery } from "../workspace/inspect.js";
 import { bad, forbiddenMsg, internal, notFoundMsg, rateLimited, tooLarge, unauthorized } from "./errors.js";
 import { kubeconfig } from "./kubeconfig.js";
 import { kubeApi } from "../kubeapi/app.js";
@@ -30,8 +31,11 @@ export interface AppDeps {
   /** Runs after every request (Workers: waitUntil(history flush)). */
   afterRequest?: (c: Context) => void;
   now?: () => number;
-  /** The thin index page (web/index.html); Workers serve it as a static asset instead. */
-  indexHtml?: string;
+  /**
+   * The web UI's page (web/dist/index.html) for the routes the single-page app owns (/, /labs/*,
+   * /c/*, and /s/* when a browser asks for HTML). Node reads it from disk; Workers from the assets.
+   */
+  page?: (c: Context) => Response | Promise<Response>;
   /** Hard cap on any body, before a tenant is known. */
   maxBodyBytes?: number;
   /**
@@ -46,6 +50,8 @@ type Principal =
   | { kind: "admin" }
   | { kind: "tenant"; tenant: Tenant }
   | { kind: "cluster"; clusterId: string }
+  /** A share link: reads one cluster's workspace, never writes. */
+  | { kind: "share"; clusterId: string }
   | { kind: "anonymous" };
 
 type Env = { Variables: { tenantId: string | null; clusterId: string | null; principal: Principal } };
@@ -211,6 +217,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
       if (!id) throw unauthorized("the cluster token is not valid");
       return { kind: "cluster", clusterId: id };
     }
+    if (tok.startsWith("sls_")) {
+      const id = await verifyToken(await deps.platform.secret(), "share", tok);
+      if (!id) throw unauthorized("the share token is not valid");
+      return { kind: "share", clusterId: id };
+    }
     if (tok.startsWith("slk_")) {
       const tenant = await cachedTenant(tok);
       if (!tenant) throw unauthorized("the API key is not valid");
@@ -225,9 +236,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
     if (wait > 0) throw rateLimited(`limit requestsPerSecond exceeded: at most ${limits.requestsPerSecond} requests per second (burst ${limits.burst}) for ${key.startsWith("t_") ? "this tenant" : "this client"}`, wait);
   };
 
-  /** Who may touch cluster `id`: its token, its tenant's key or the admin key. */
-  const access = async (c: Context<Env>, id: string): Promise<Access> => {
+  /** Who may touch cluster `id`: its token, its tenant's key or the admin key; a share link may read. */
+  const access = async (c: Context<Env>, id: string, mode: "write" | "read" = "write"): Promise<Access> => {
     const p = await principal(c);
+    if (p.kind === "share" && (mode !== "read" || p.clusterId !== id)) {
+      throw forbiddenMsg(mode !== "read" ? "a share link is read-only: fork the cluster to run commands in it" : `this share token is for another cluster, not "${id}"`);
+    }
     const row = await cachedRow(id);
     if (!row || row.deletedAt !== null) throw notFoundMsg(`cluster "${id}" not found`);
     c.set("clusterId", id);
@@ -314,9 +328,18 @@ export function createApp(deps: AppDeps): Hono<Env> {
   };
 
   // ---- routes -------------------------------------------------------------------------
-  app.get("/", (c) => (deps.indexHtml ? c.html(deps.indexHtml) : c.redirect("/v1/labs")));
+  const page = (c: Context) => (deps.page ? deps.page(c) : c.redirect("/v1/labs"));
+  app.get("/", page);
+  app.get("/labs/:id", page);
+  app.get("/c/:id", page);
   app.get("/healthz", (c) => json({ ok: true }));
-  app.get("/v1/labs", (c) => json({ items: Object.values(LABS).map(({ id, title, description }) => ({ id, title, description })) }));
+  app.get("/v1/labs", (c) => json({ items: Object.values(LABS).map(labSummary) }));
+  app.get("/v1/labs/:id", (c) => {
+    const l = findLab(c.req.param("id"));
+    if (!l) throw notFoundMsg(`lab "${c.req.param("id")}" not found`);
+    const { objects: _objects, ...rest } = l;
+    return json(rest);
+  });
 
   app.post("/v1/tenants", async (c) => {
     const p = await principal(c);
@@ -385,8 +408,23 @@ export function createApp(deps: AppDeps): Hono<Env> {
       stderrBytes: byteLength(r.stderr),
       durationMs: Math.round(performance.now() - t0),
     });
-    return json({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode });
+    return json({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, ...(r.prompt !== undefined ? { prompt: r.prompt } : {}), ...(r.seq !== undefined ? { seq: r.seq } : {}) });
   });
+
+  // The workspace's read-only views (src/workspace/inspect.ts); a share link may read them too.
+  const inspectRoute = (view: string, query: (c: Context) => Record<string, unknown>) =>
+    app.get(`/v1/clusters/:id/${view}`, async (c) => {
+      const id = c.req.param("id");
+      await access(c, id, "read");
+      const q = InspectQuery.safeParse({ view, ...query(c) });
+      if (!q.success) throw bad(`bad query: ${q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+      return json(await deps.host.inspect(id, q.data));
+    });
+  const num = (v: string | undefined) => (v === undefined || v === "" ? undefined : Number(v));
+  inspectRoute("workspace", () => ({}));
+  inspectRoute("journal", (c) => ({ since: num(c.req.query("since")) }));
+  inspectRoute("rules", (c) => ({ node: c.req.query("node") ?? "master" }));
+  inspectRoute("trace", (c) => ({ key: c.req.query("key") ?? "" }));
 
   app.get("/v1/clusters/:id/kubeconfig", async (c) => {
     const id = c.req.param("id");
@@ -422,7 +460,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   app.get("/v1/clusters/:id/live", async (c) => {
     const id = c.req.param("id");
-    await access(c, id);
+    await access(c, id, "read");
     if (!deps.live) throw notFoundMsg("this server has no live channel");
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw bad("the live channel is a WebSocket: send Upgrade: websocket");
     const since = c.req.query("since");
@@ -472,9 +510,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
   };
 
   app.get("/s/:token", async (c) => {
+    // A browser opens the workspace read-only; API clients get the summary.
+    if (deps.page && (c.req.header("accept") ?? "").includes("text/html")) return deps.page(c);
     const row = await shared(c);
     const view = await deps.host.view(row.id);
-    return json({ readOnly: true, cluster: view, fork: `${new URL(c.req.url).origin}/s/${c.req.param("token")}/fork` });
+    return json({ readOnly: true, cluster: view, lab: row.lab, fork: `${new URL(c.req.url).origin}/s/${c.req.param("token")}/fork` });
   });
 
   app.post("/s/:token/fork", async (c) => {

@@ -1,48 +1,28 @@
-// Lab definitions as data: a lab is a cluster config and the objects it starts with, written
-// through the apiserver like any client write (so they are validated and defaulted).
+// The lab catalog: one file per lab in catalog/, each a LabDefinition (see types.ts and
+// docs/labs.md). A lab's cluster starts from its objects, written through the apiserver like
+// any client write (so they are validated and defaulted); its steps and checks are data.
+import { LabDefinition } from "./types.js";
+import { CATALOG } from "./catalog/index.js";
 
-export interface LabObject {
-  /** apiVersion/kind are in the manifest; this is the object as `kubectl apply -f` would send it. */
-  manifest: Record<string, unknown>;
+export type { LabDefinition } from "./types.js";
+
+/** Parses a lab as the format defines it: a malformed lab throws, naming the lab and the field. */
+export function defineLab(input: unknown): LabDefinition {
+  const r = LabDefinition.safeParse(input);
+  if (!r.success) {
+    const id = (input as { id?: unknown } | null)?.id;
+    throw new Error(`lab ${JSON.stringify(id)}: ${r.error.issues.map((i) => `${i.path.join(".") || "(lab)"}: ${i.message}`).join("; ")}`);
+  }
+  return r.data;
 }
 
-export interface Lab {
-  id: string;
-  title: string;
-  description: string;
-  objects: Record<string, unknown>[];
-}
+export const LABS: Record<string, LabDefinition> = Object.fromEntries(CATALOG.map((l) => [l.id, defineLab(l)]));
 
-const webDeployment = {
-  apiVersion: "apps/v1",
-  kind: "Deployment",
-  metadata: { name: "web", namespace: "default", labels: { app: "web" } },
-  spec: {
-    replicas: 3,
-    selector: { matchLabels: { app: "web" } },
-    template: {
-      metadata: { labels: { app: "web" } },
-      spec: { containers: [{ name: "httpd", image: "hub.laoma.cloud/library/httpd:2.4.58" }] },
-    },
-  },
-};
-
-export const LABS: Record<string, Lab> = {
-  empty: {
-    id: "empty",
-    title: "Empty cluster",
-    description: "A kubeadm v1.33 cluster (master, node1, node2) with only its system pods.",
-    objects: [],
-  },
-  "clusterip-web": {
-    id: "clusterip-web",
-    title: "ClusterIP: the web Deployment",
-    description:
-      "The lab guide's `kubectl create deployment web --image=hub.laoma.cloud/library/httpd:2.4.58 --replicas=3`, already applied: expose it and read the rules.",
-    objects: [webDeployment],
-  },
-};
-
-export function lab(id: string): Lab | undefined {
+export function lab(id: string): LabDefinition | undefined {
   return Object.hasOwn(LABS, id) ? LABS[id] : undefined;
+}
+
+/** What the catalog page shows of a lab. */
+export function labSummary(l: LabDefinition) {
+  return { id: l.id, title: l.title, summary: l.summary, level: l.level, minutes: l.minutes, source: l.source, steps: l.steps.length };
 }

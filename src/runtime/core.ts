@@ -20,6 +20,8 @@ import type { KubeletPodState, KubeletState, LogLine } from "../engine/kubelet/k
 import { lab as findLab } from "../labs/index.js";
 import { type Limits, quotaOf } from "./limits.js";
 import type { ExecResult, ShellFactory, ShellRunner } from "./shell.js";
+import { Journal, type JournalEntry } from "./journal.js";
+import { evaluateLab, type StepResult } from "../labs/checks.js";
 
 /** Everything of a ClusterSnapshot but its objects, plus what the host keeps. */
 export interface Meta extends Omit<ClusterSnapshot, "objects"> {
@@ -93,7 +95,7 @@ export type LiveMessage =
   | { type: "hello"; cluster: string; rv: number }
   | { type: "change"; rv: number; verb: StoreEvent["type"]; resource: string; object: KObject }
   | { type: "reset"; rv: number; objects: Record<string, KObject[]> }
-  | { type: "exec"; command: string; exitCode: number; stdout: string; stderr: string }
+  | { type: "exec"; command: string; exitCode: number; stdout: string; stderr: string; entry?: JournalEntry; steps?: StepResult[] }
   | { type: "gone"; reason: string };
 
 export interface K8sEventRecord {
@@ -124,6 +126,8 @@ export class LimitError extends Error {
 }
 
 const SEP = "|";
+/** Connections traced per command line, for the workspace's samples (a 100-curl loop to 10 pods needs ~10). */
+const TRACED_PER_COMMAND = 64;
 /** Side rows: state that is not an object, kept apart from the meta row so it is written only on change. */
 const SIDE = ["#config", "#kubelet", "#shell", "#proxies"] as const;
 type SideKey = (typeof SIDE)[number];
@@ -176,6 +180,8 @@ export class ClusterCore {
   private readonly trafficRuns: TrafficRun[] = [];
   /** Connections of the command running now (see countTraffic). */
   private tally?: Map<string, number>;
+  /** The first traced connection of each tally key of the command running now. */
+  private traces?: Map<string, ConnectResult>;
   private observingTraffic = false;
   private full: boolean;
   private readonly lastSide = new Map<string, string>();
@@ -200,6 +206,8 @@ export class ClusterCore {
   /** The kubelet's revision when the pod rows were last brought up to date. */
   private podsRev = -1;
   readonly shell: ShellRunner;
+  /** The connections of the last command that sent traffic, one traced sample per pod and outcome. */
+  private samples: { seq: number; traces: Map<string, ConnectResult> } = { seq: 0, traces: new Map() };
 
   private constructor(
     readonly id: string,
@@ -208,6 +216,7 @@ export class ClusterCore {
     shellFactory: ShellFactory,
     shellState: unknown,
     full: boolean,
+    readonly journal: Journal = new Journal(),
   ) {
     this.full = full;
     this.shell = shellFactory(cluster, shellState);
@@ -224,7 +233,7 @@ export class ClusterCore {
     const info = { lab: init.lab, tenantId: init.tenantId, createdAt: init.now, lastActive: init.now };
     if (init.from) {
       const { snapshot, shell } = decodeState(init.from);
-      const core = new ClusterCore(id, Cluster.restore(snapshot, { adoptObjects: true }), info, shellFactory, shell, true);
+      const core = new ClusterCore(id, Cluster.restore(snapshot, { adoptObjects: true }), info, shellFactory, shell, true, Journal.fromRows(init.from.objects));
       core.cluster.advanceTo(init.now);
       return core;
     }
@@ -252,7 +261,7 @@ export class ClusterCore {
     // Only the host's own fields: decodeState() also put the side rows (config, kubelet, shell)
     // into `meta`, and metaJSON() would write copies of them into every meta row.
     const info = { lab: meta.lab, tenantId: meta.tenantId, createdAt: meta.createdAt, lastActive: meta.lastActive };
-    const core = new ClusterCore(id, cluster, info, shellFactory, shell, drift);
+    const core = new ClusterCore(id, cluster, info, shellFactory, shell, drift, Journal.fromRows(state.objects));
     for (const [k, body] of state.objects) if ((SIDE as readonly string[]).includes(k)) core.lastSide.set(k, body);
     core.persistedActive = meta.lastActive;
     // Logs read from their rows are at the kubelet's epoch 0 ("as loaded"): lines the restore
@@ -349,21 +358,54 @@ export class ClusterCore {
     this.touch(now);
     this.observeTraffic();
     const tally = (this.tally = new Map());
+    const traces = (this.traces = new Map());
+    const prompt = this.prompt();
+    const dataplane = dataplaneOf(this.cluster);
+    // The workspace draws one connection per pod and outcome of a curl loop: those are traced.
+    dataplane.traceBudget = TRACED_PER_COMMAND;
     let r;
     try {
       r = await this.shell.run(command);
     } finally {
       this.tally = undefined;
+      this.traces = undefined;
+      dataplane.traceBudget = 0;
     }
-    if (tally.size) this.trafficRuns.push(trafficRun(now, command, tally));
+    const run = tally.size ? trafficRun(now, command, tally) : undefined;
+    if (run) this.trafficRuns.push(run);
     const res: ExecResult = { stdout: String(r.stdout ?? ""), stderr: String(r.stderr ?? ""), exitCode: Number(r.exitCode ?? 0) };
     this.checkLimits(limits);
     const bytes = byteLength(res.stdout) + byteLength(res.stderr);
     if (bytes > limits.outputBytes) {
       throw new LimitError("outputBytes", `the command printed ${bytes} bytes, more than ${limits.outputBytes}; its effects were discarded`);
     }
-    this.changes.push({ type: "exec", command, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr });
-    return res;
+    const entry = this.journal.add({ ts: now, prompt, command, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr, ...(run ? { traffic: { connections: run.connections, pods: run.pods, other: run.other } } : {}) });
+    if (run) this.samples = { seq: entry.seq, traces };
+    const steps = this.evaluateSteps(now);
+    this.changes.push({ type: "exec", command, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr, entry, ...(steps ? { steps } : {}) });
+    return { ...res, prompt: this.prompt(), seq: entry.seq };
+  }
+
+  /** The prompt the terminal shows before the next line. */
+  prompt(): string {
+    return this.shell.prompt?.() ?? "[root@master ~]# ";
+  }
+
+  /**
+   * The lab's steps against the cluster now; records steps that just passed. Reads only: the
+   * checks never write, move the clock or draw random numbers. Undefined for a lab without steps.
+   */
+  evaluateSteps(now: number): StepResult[] | undefined {
+    const lab = findLab(this.meta.lab);
+    if (!lab || lab.steps.length === 0) return undefined;
+    const { steps, progress } = evaluateLab(lab, this.cluster.store, this.journal.records(), this.journal.progress, now);
+    this.journal.setProgress(progress);
+    return steps;
+  }
+
+  /** The traced sample connections of the last command that sent traffic (see TRACED_PER_COMMAND). */
+  trafficSamples(): { seq: number; traces: ReadonlyMap<string, ConnectResult> } {
+    return this.samples;
   }
 
   checkLimits(limits: Limits): void {
@@ -500,7 +542,7 @@ export class ClusterCore {
   }
 
   hasChanges(): boolean {
-    return this.full || this.dirty.size > 0;
+    return this.full || this.dirty.size > 0 || this.journal.dirty();
   }
 
   /**
@@ -512,7 +554,7 @@ export class ClusterCore {
    * minute so idle expiry sees activity.
    */
   takeDeltaIfChanged(): Delta | null {
-    if (this.full || this.dirty.size > 0 || this.meta.lastActive - this.persistedActive >= 60_000) return this.takeDelta();
+    if (this.full || this.dirty.size > 0 || this.journal.dirty() || this.meta.lastActive - this.persistedActive >= 60_000) return this.takeDelta();
     if (this.cluster.kubelet.revision !== this.podsRev) return this.takeDelta();
     const shellRev = this.shell.revision?.();
     if (shellRev === undefined || shellRev !== this.side.shellRev) return this.takeDelta();
@@ -557,6 +599,7 @@ export class ClusterCore {
       this.logsRev = kubeletRev;
       this.logDelta(this.full, upserts, deletes);
     }
+    this.journal.delta(this.full, upserts, deletes);
     const d: Delta = { meta: this.metaJSON(snap, key), upserts, deletes, full: this.full };
     this.full = false;
     this.dirty.clear();
@@ -582,6 +625,7 @@ export class ClusterCore {
     const key =
       c.pod && c.verdict === "established" ? `${c.pod}|${c.tuple.proto}|${c.dst?.port ?? c.tuple.dport}` : c.host && c.verdict === "established" ? `|node/${c.host}` : `|${c.verdict}`;
     this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
+    if (c.trace && this.traces && !this.traces.has(key)) this.traces.set(key, c);
   }
 
   /** Messages that bring a client at revision `since` up to date (or a reset). */
@@ -598,7 +642,7 @@ export class ClusterCore {
   /** The whole cluster in its persisted form (forks, snapshots in history). */
   state(): ClusterState {
     const snap = this.cluster.snapshotMeta();
-    return { meta: this.metaJSON(snap), objects: [...this.objectRows(), ...this.sideRows(snap), ...this.allPodRows(), ...this.allLogRows()] };
+    return { meta: this.metaJSON(snap), objects: [...this.objectRows(), ...this.sideRows(snap), ...this.allPodRows(), ...this.allLogRows(), ...this.journal.rows()] };
   }
 
   /** A row for every object in the store. */

@@ -4,6 +4,7 @@
 import type { ClusterState, ClusterView } from "./core.js";
 import type { Limits } from "./limits.js";
 import type { ExecResult } from "./shell.js";
+import type { InspectQuery } from "../workspace/inspect.js";
 
 export interface CreateInit {
   tenantId: string | null;
@@ -18,6 +19,8 @@ export interface ClusterHost {
   /** Runs one command line; 404 for an unknown cluster, 403 naming a limit it would break. */
   exec(id: string, command: string, limits: Limits): Promise<ExecResult>;
   view(id: string): Promise<ClusterView>;
+  /** A read-only view for the workspace (src/workspace/inspect.ts); the query is already validated. */
+  inspect(id: string, query: InspectQuery): Promise<unknown>;
   /** The whole persisted state (forks and history snapshots). */
   state(id: string): Promise<ClusterState>;
   /** Removes every row of the cluster; idempotent. */

@@ -11,6 +11,7 @@ import type { ClusterHost, CreateInit } from "./host.js";
 import type { Limits } from "./limits.js";
 import { DELETE_ALL_OBJECTS, DELETE_META, groupStatements, SELECT_META, SELECT_OBJECTS } from "./rows.js";
 import { missingShell, type ExecResult, type ShellFactory } from "./shell.js";
+import { inspect, InspectQuery } from "../workspace/inspect.js";
 
 export interface NodeHostOptions {
   shell?: ShellFactory;
@@ -278,6 +279,18 @@ export class NodeClusterHost implements ClusterHost {
       core.tick(this.now());
       if (core.hasChanges()) await this.persist(id, s, core);
       return core.view();
+    });
+  }
+
+  inspect(id: string, query: InspectQuery): Promise<unknown> {
+    return this.serial(id, async (s) => {
+      const core = await this.load(id, s);
+      const now = this.now();
+      core.tick(now);
+      const answer = inspect(core, InspectQuery.parse(query), now);
+      // A step that passed as time moved (pods became Ready) is recorded like any change.
+      if (core.hasChanges()) await this.persist(id, s, core);
+      return answer;
     });
   }
 

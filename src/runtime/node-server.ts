@@ -1,7 +1,7 @@
 // The embedded server: one Node process, one libSQL file (data dir/servicelab.db) holding
 // tenants, clusters' rows and history. Migrations are applied at start, so an empty directory
 // is a working installation.
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient, type Client } from "@libsql/client";
@@ -19,6 +19,7 @@ import { RateLimiter } from "./limits.js";
 import { NodeClusterHost } from "./node-host.js";
 import { missingShell, type ShellFactory } from "./shell.js";
 import { labTemplate } from "./core.js";
+import { webAssets } from "./web-assets.js";
 import { LABS } from "../labs/index.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -84,12 +85,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
   // Build every lab's template now, so the first create is as fast as the rest.
   for (const lab of Object.keys(LABS)) labTemplate(lab, Date.now(), o.shell ?? missingShell);
   const limiter = new RateLimiter();
-  let indexHtml: string | undefined;
-  try {
-    indexHtml = readFileSync(join(root, "web/index.html"), "utf8");
-  } catch {
-    indexHtml = undefined;
-  }
+  const web = webAssets(join(root, "web/dist"));
 
   const app = createApp({
     platform,
@@ -98,7 +94,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
     adminKey: o.adminKey,
     allowAnonymous: o.allowAnonymous,
     limiter: (key, rate, burst) => limiter.take(key, rate, burst, Date.now()),
-    indexHtml,
+    page: web.page,
     fromLoopback: (c) => {
       const addr = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
       return addr === "127.0.0.1" || addr === "::1" || addr === "::ffff:127.0.0.1";
@@ -125,7 +121,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
   const wss = new WebSocketServer({ noServer: true });
   let port = o.port;
   const server = await new Promise<ServerType>((res) => {
-    const s = serve({ fetch: app.fetch, port: o.port, hostname: o.hostname ?? "127.0.0.1", websocket: { server: wss } }, (info) => {
+    const s = serve({ fetch: (req, env) => web.asset(req) ?? app.fetch(req, env), port: o.port, hostname: o.hostname ?? "127.0.0.1", websocket: { server: wss } }, (info) => {
       port = info.port;
       res(s);
     });

@@ -7,6 +7,10 @@ export interface ExecResult {
   stdout: string;
   stderr: string;
   exitCode: number;
+  /** The prompt the terminal shows before the next line (changes with ssh, kubectl exec -it, cd). */
+  prompt?: string;
+  /** The command's place in the cluster's journal (src/runtime/journal.ts). */
+  seq?: number;
 }
 
 export interface ShellRunner {
@@ -16,6 +20,8 @@ export interface ShellRunner {
   save(): unknown;
   /** Changes whenever save() may return something new; without it, save() runs after every command. */
   revision?(): string | number;
+  /** The prompt before the next line. */
+  prompt?(): string;
 }
 
 /** Builds a cluster's runner; `saved` is what its save() returned last time (undefined when new). */

@@ -15,7 +15,7 @@ export function useShell(f: ShellFactory | undefined): void {
 export const sessionShell: ShellFactory = (cluster: Cluster, saved: unknown) => {
   const state = saved && typeof saved === "object" && (saved as SessionState).version === 1 ? (saved as SessionState) : undefined;
   const s = new Session(cluster, { state });
-  return { run: (line) => s.run(line), save: () => s.save(), revision: () => s.revision() };
+  return { run: (line) => s.run(line), save: () => s.save(), revision: () => s.revision(), prompt: () => s.prompt };
 };
 
 export async function shellFactory(): Promise<ShellFactory> {

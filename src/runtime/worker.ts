@@ -21,6 +21,7 @@ import type { ClusterHost, CreateInit } from "./host.js";
 import { type Limits, quotaOf, RateLimiter } from "./limits.js";
 import { deltaStatements, SELECT_OBJECTS } from "./rows.js";
 import type { ExecResult, ShellFactory } from "./shell.js";
+import { inspect, InspectQuery } from "../workspace/inspect.js";
 import { shellFactory } from "./terminal.js";
 
 export interface Env {
@@ -31,6 +32,8 @@ export interface Env {
   /** "1": clusters may be created without a tenant key (local dev). */
   ALLOW_ANONYMOUS?: string;
   IDLE_MINUTES?: string;
+  /** The web UI (web/dist), served by the platform; the Worker asks it for the page of /s/{token}. */
+  ASSETS?: Fetcher;
 }
 
 /** RPC loses error classes: a v1 Status travels as data and is thrown again on the caller's side. */
@@ -199,6 +202,15 @@ export class ClusterObject extends DurableObject<Env> {
     return result(async () => (await this.fresh(id)).view());
   }
 
+  async inspect(id: string, query: InspectQuery): Promise<Result<unknown>> {
+    return result(async () => {
+      const core = await this.fresh(id);
+      const answer = inspect(core, InspectQuery.parse(query), Date.now());
+      if (core.hasChanges()) await this.persist(core);
+      return answer;
+    });
+  }
+
   async state(id: string): Promise<Result<ClusterState>> {
     return result(async () => (await this.fresh(id)).state());
   }
@@ -340,6 +352,9 @@ class DurableClusterHost implements ClusterHost {
   async view(id: string) {
     return unwrap(await this.stub(id).view(id)) as ClusterView;
   }
+  async inspect(id: string, query: InspectQuery) {
+    return unwrap(await this.stub(id).inspect(id, query));
+  }
   async state(id: string) {
     return unwrap(await this.stub(id).state(id)) as ClusterState;
   }
@@ -389,6 +404,7 @@ function appFor(env: Env) {
     limiter: (key, rate, burst) => platformOf(env).rateLimit(key, rate, burst),
     live: (c, id, since) => host.live(id, since, c.req.raw),
     afterRequest: (c) => c.executionCtx.waitUntil(history.flush()),
+    page: (c) => (env.ASSETS ? env.ASSETS.fetch(new URL("/index.html", c.req.url)) : c.text("the web UI is not deployed with this Worker\n", 503)),
   });
   cached = { env, app };
   return app;

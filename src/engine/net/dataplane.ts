@@ -225,6 +225,11 @@ export class Dataplane {
   private readonly observers = new Set<(res: ConnectResult) => void>();
   /** The walk the next connection uses (undefined while one runs: a nested connect makes its own). */
   private spare: Walk | undefined = new Walk();
+  /**
+   * How many of the next connections are traced even when their caller did not ask (the host
+   * sets it around a command line, so the workspace can show one request's path; 0 otherwise).
+   */
+  traceBudget = 0;
 
   constructor(readonly env: NetEnv) {
     for (const n of env.nodes) {
@@ -359,7 +364,9 @@ export class Dataplane {
 
   private open(w: Walk, source: Source, dst: string, dport: number, opts: ConnectOptions): ConnectResult {
     const proto = opts.proto ?? "tcp";
-    const trace: TraceStep[] | undefined = opts.trace ? [] : undefined;
+    const traced = opts.trace || this.traceBudget > 0;
+    if (!opts.trace && traced) this.traceBudget--;
+    const trace: TraceStep[] | undefined = traced ? [] : undefined;
     const now = this.env.now();
     let node: string;
     let from: "local" | "in";

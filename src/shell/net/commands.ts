@@ -408,7 +408,7 @@ export const dig: NodeCommand = async (args, ctx) => {
 
 // ---- rule listings -------------------------------------------------------------------------------
 
-function ctime(t: number): string {
+export function ctime(t: number): string {
   const d = new Date(t);
   const days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
   const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
