@@ -1,0 +1,206 @@
+// The HTTP API as the UI uses it (docs/platform.md). Every failure is the server's v1 Status,
+// thrown as ApiError so a view can say what happened ("cluster not found" means deleted or expired).
+import type { Text } from "./i18n";
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly reason = "",
+  ) {
+    super(message);
+  }
+}
+
+/** The network itself failed (server down, connection lost): the request may or may not have run. */
+export class NetworkError extends Error {}
+
+export async function request<T>(method: string, path: string, token?: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}), accept: "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (e) {
+    throw new NetworkError((e as Error).message);
+  }
+  const text = await res.text();
+  let data: unknown;
+  try {
+    data = text ? JSON.parse(text) : {};
+  } catch {
+    data = { message: text };
+  }
+  if (!res.ok) {
+    const st = data as { message?: string; reason?: string };
+    throw new ApiError(res.status, st.message ?? `HTTP ${res.status}`, st.reason ?? "");
+  }
+  return data as T;
+}
+
+export interface LabSummary {
+  id: string;
+  title: Text;
+  summary: Text;
+  level: "beginner" | "intermediate" | "advanced";
+  minutes: number;
+  source?: string;
+  steps: number;
+}
+
+export interface CheckDef {
+  id: string;
+  kind: string;
+  title: Text;
+  hint?: Text;
+}
+export interface StepDef {
+  id: string;
+  title: Text;
+  body: Text;
+  checks: CheckDef[];
+}
+export interface LabDef extends Omit<LabSummary, "steps"> {
+  steps: StepDef[];
+}
+
+export interface CheckResult {
+  id: string;
+  passed: boolean;
+  message?: Text;
+  diff?: { service: string; namespace: string; selector: Record<string, string> | null; matching: number; ready: number; near: Array<{ pod: string; labels: Record<string, string> }> };
+}
+export interface StepResult {
+  id: string;
+  passed: boolean;
+  checks: CheckResult[];
+}
+
+export interface GraphPod {
+  namespace: string;
+  name: string;
+  node: string;
+  ip: string;
+  phase: string;
+  ready: boolean;
+  restarts: number;
+  terminating: boolean;
+  owner: string;
+  hash: string;
+  labels: Record<string, string>;
+}
+export interface GraphEndpoint {
+  ip: string;
+  pod?: string;
+  node?: string;
+  ready: boolean;
+  serving: boolean;
+  terminating: boolean;
+}
+export interface GraphService {
+  namespace: string;
+  name: string;
+  type: string;
+  clusterIP: string;
+  externalIPs: string[];
+  ports: Array<{ name?: string; port: number; targetPort: string; nodePort?: number; protocol: string }>;
+  selector: Record<string, string> | null;
+  sessionAffinity: string;
+  externalTrafficPolicy?: string;
+  endpoints: GraphEndpoint[];
+}
+export interface Graph {
+  nodes: Array<{ name: string; ready: boolean; mode: string; unschedulable: boolean }>;
+  pods: GraphPod[];
+  services: GraphService[];
+  deployments: Array<{ namespace: string; name: string; replicas: number; ready: number; updated: number }>;
+}
+
+export interface TrafficView {
+  seq: number;
+  command: string;
+  connections: number;
+  answered: number;
+  bars: Array<{ pod: string; connections: number; share: number; predicted?: number }>;
+  groups: Array<{ owner: string; pods: number; connections: number; share: number; predicted?: number }>;
+  other: Record<string, number>;
+  service?: { namespace: string; name: string; mode: string; how: string };
+}
+
+export interface Workspace {
+  id: string;
+  lab: string;
+  prompt: string;
+  revision: number;
+  clock: string;
+  graph: Graph;
+  steps?: StepResult[];
+  progress: Record<string, { seq: number; ts: number }>;
+  seq: number;
+  traffic?: TrafficView;
+  samples: string[];
+}
+
+export interface JournalEntry {
+  seq: number;
+  ts: number;
+  prompt: string;
+  command: string;
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  cut?: boolean;
+  traffic?: { connections: number };
+}
+
+export interface RulesView {
+  node: string;
+  mode: string;
+  sections: Array<{ command: string; lines: string[] }>;
+}
+
+export interface TraceStep {
+  node: string;
+  kind: string;
+  table?: string;
+  chain?: string;
+  rule?: number;
+  count?: number;
+  text: string;
+}
+export interface Trace {
+  seq: number;
+  key: string;
+  result: { verdict: string; tuple: { proto: string; src: string; sport: number; dst: string; dport: number }; pod?: string; path: string[]; rules: number; reason: string; trace?: TraceStep[]; seenSrc?: { ip: string; port: number }; masqueraded: boolean };
+}
+
+export interface ExecAnswer {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  prompt?: string;
+  seq?: number;
+}
+
+export interface Created {
+  id: string;
+  token: string;
+  lab: string;
+}
+
+const enc = encodeURIComponent;
+export const api = {
+  labs: () => request<{ items: LabSummary[] }>("GET", "/v1/labs"),
+  lab: (id: string) => request<LabDef>("GET", `/v1/labs/${enc(id)}`),
+  create: (lab: string) => request<Created>("POST", "/v1/clusters", undefined, { lab }),
+  exec: (id: string, token: string, command: string) => request<ExecAnswer>("POST", `/v1/clusters/${enc(id)}/exec`, token, { command }),
+  workspace: (id: string, token: string) => request<Workspace>("GET", `/v1/clusters/${enc(id)}/workspace`, token),
+  journal: (id: string, token: string, since: number) => request<{ entries: JournalEntry[]; more: boolean }>("GET", `/v1/clusters/${enc(id)}/journal?since=${since}`, token),
+  rules: (id: string, token: string, node: string) => request<RulesView | null>("GET", `/v1/clusters/${enc(id)}/rules?node=${enc(node)}`, token),
+  trace: (id: string, token: string, key: string) => request<Trace | null>("GET", `/v1/clusters/${enc(id)}/trace?key=${enc(key)}`, token),
+  share: (id: string, token: string) => request<{ token: string; url: string }>("POST", `/v1/clusters/${enc(id)}/share`, token),
+  shared: (token: string) => request<{ cluster: { id: string }; lab: string }>("GET", `/s/${enc(token)}`),
+  fork: (token: string) => request<Created>("POST", `/s/${enc(token)}/fork`),
+};

@@ -1,0 +1,91 @@
+// English and Chinese: ?lang=zh (or en) chooses and is remembered; otherwise the last choice, then
+// the browser's language. Lab text comes in both languages from the lab files; the UI's own
+// words are here.
+import { signal } from "./signal";
+
+export type Text = { en: string; zh: string };
+export type Lang = "en" | "zh";
+
+function initial(): Lang {
+  const q = new URLSearchParams(location.search).get("lang");
+  if (q === "en" || q === "zh") {
+    localStorage.setItem("servicelab.lang", q);
+    return q;
+  }
+  const saved = localStorage.getItem("servicelab.lang");
+  if (saved === "en" || saved === "zh") return saved;
+  return navigator.language.toLowerCase().startsWith("zh") ? "zh" : "en";
+}
+
+export const lang = signal<Lang>(initial());
+
+export function setLang(l: Lang): void {
+  localStorage.setItem("servicelab.lang", l);
+  document.documentElement.lang = l === "zh" ? "zh-CN" : "en";
+  lang.set(l);
+}
+
+export const tx = (t: Text | undefined): string => (t ? t[lang.get()] || t.en : "");
+
+const WORDS = {
+  tagline: { en: "Kubernetes Service networking, hands on: type what you would type on a real node, and see the packet's path through the very rules it prints.", zh: "动手学习 Kubernetes Service 网络：输入你在真实节点上会输入的命令，看到数据包穿过它所打印的那些规则的路径。" },
+  labs: { en: "Labs", zh: "实验" },
+  start: { en: "Start lab", zh: "开始实验" },
+  continue: { en: "Continue where I left off", zh: "从上次离开的地方继续" },
+  minutes: { en: "min", zh: "分钟" },
+  steps: { en: "steps", zh: "步" },
+  beginner: { en: "Beginner", zh: "入门" },
+  intermediate: { en: "Intermediate", zh: "中级" },
+  advanced: { en: "Advanced", zh: "高级" },
+  creating: { en: "Starting your cluster…", zh: "正在启动你的集群…" },
+  check: { en: "Check", zh: "检查" },
+  run: { en: "Run", zh: "运行" },
+  copy: { en: "Copy", zh: "复制" },
+  copied: { en: "Copied", zh: "已复制" },
+  passed: { en: "passed", zh: "已通过" },
+  notYet: { en: "not yet", zh: "未完成" },
+  cluster: { en: "Cluster", zh: "集群" },
+  traffic: { en: "Traffic", zh: "流量" },
+  rules: { en: "Rules", zh: "规则" },
+  changes: { en: "What changed", zh: "变化" },
+  history: { en: "Commands", zh: "命令" },
+  share: { en: "Share", zh: "分享" },
+  shareCopied: { en: "Share link copied", zh: "分享链接已复制" },
+  readOnly: { en: "Read-only view of a shared cluster", zh: "共享集群的只读视图" },
+  fork: { en: "Fork into my own cluster", zh: "复制到我自己的集群" },
+  reconnecting: { en: "Reconnecting…", zh: "正在重新连接…" },
+  live: { en: "Live", zh: "实时" },
+  gone: { en: "This cluster no longer exists: it was deleted or it expired.", zh: "这个集群已不存在：它已被删除或已过期。" },
+  newCluster: { en: "Start a new cluster of this lab", zh: "为这个实验启动一个新集群" },
+  unknownCluster: { en: "This browser has no key for this cluster. Open it from the browser that started it, or start your own.", zh: "这个浏览器没有该集群的密钥。请在启动它的浏览器中打开，或者启动你自己的集群。" },
+  backToLabs: { en: "All labs", zh: "所有实验" },
+  noTraffic: { en: "No traffic yet. Send some with a curl loop, for example:", zh: "还没有流量。用 curl 循环发送一些，例如：" },
+  observed: { en: "observed", zh: "实际" },
+  predicted: { en: "the rules predict", zh: "规则预测" },
+  requests: { en: "requests", zh: "个请求" },
+  noPod: { en: "reached no pod", zh: "未到达 Pod" },
+  clickBar: { en: "Click a bar to see one of its requests' path through the rules.", zh: "点击一个柱条，查看其中一个请求穿过规则的路径。" },
+  node: { en: "Node", zh: "节点" },
+  mode: { en: "mode", zh: "模式" },
+  service: { en: "Service", zh: "Service" },
+  allRules: { en: "all rules", zh: "全部规则" },
+  rulesEvaluated: { en: "rules evaluated", zh: "条规则被评估" },
+  path: { en: "Path of one request", zh: "一个请求的路径" },
+  clearPath: { en: "Clear path", zh: "清除路径" },
+  noChanges: { en: "Run a command: the rule lines it made kube-proxy add or remove, and the objects it changed, show here.", zh: "运行一条命令：它让 kube-proxy 增加或删除的规则行，以及它改变的对象，会显示在这里。" },
+  rulesAdded: { en: "rule lines added", zh: "新增的规则行" },
+  rulesRemoved: { en: "rule lines removed", zh: "删除的规则行" },
+  objectsChanged: { en: "objects changed", zh: "变化的对象" },
+  systemPods: { en: "show kube-system", zh: "显示 kube-system" },
+  noServices: { en: "No Services yet.", zh: "还没有 Service。" },
+  endpointsNone: { en: "no endpoints", zh: "没有端点" },
+  whatsMissing: { en: "What is still missing", zh: "还缺什么" },
+  labDone: { en: "Lab complete: every step passed.", zh: "实验完成：所有步骤均已通过。" },
+  progress: { en: "progress", zh: "进度" },
+  hint: { en: "Hint", zh: "提示" },
+  cut: { en: "[output cut: it was longer than the terminal keeps]", zh: "[输出已截断：超过了终端保留的长度]" },
+  lostCommand: { en: "The connection dropped while this command was sent; once reconnected, its result (if it ran) is shown below.", zh: "发送这条命令时连接中断；重新连接后，如果它已运行，结果会显示在下面。" },
+  playground: { en: "A free cluster: no steps, type anything.", zh: "自由集群：没有步骤，随意输入。" },
+} satisfies Record<string, Text>;
+
+export const t = (k: keyof typeof WORDS): string => tx(WORDS[k]);

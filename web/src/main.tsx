@@ -1,0 +1,33 @@
+// The single-page app: the catalog at /, a lab link /labs/{id} that makes a cluster and opens it
+// at /c/{cluster}, and a share link /s/{token} that opens a cluster read-only.
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import "./style.css";
+import { Catalog } from "./views/Catalog";
+import { StartLab, Workspace } from "./views/Workspace";
+import { Shared } from "./views/Shared";
+import { lang } from "./i18n";
+import { useSignal } from "./signal";
+
+export function navigate(path: string, replace = false): void {
+  if (replace) history.replaceState(null, "", path);
+  else history.pushState(null, "", path);
+  dispatchEvent(new PopStateEvent("popstate"));
+}
+
+function App() {
+  const [path, setPath] = useState(location.pathname);
+  useSignal(lang);
+  useEffect(() => {
+    const on = () => setPath(location.pathname);
+    addEventListener("popstate", on);
+    return () => removeEventListener("popstate", on);
+  }, []);
+  let m: RegExpExecArray | null;
+  if ((m = /^\/labs\/([a-z0-9-]+)\/?$/.exec(path))) return <StartLab lab={m[1]} key={path} />;
+  if ((m = /^\/c\/([A-Za-z0-9_-]+)\/?$/.exec(path))) return <Workspace clusterId={m[1]} key={path} />;
+  if ((m = /^\/s\/([A-Za-z0-9_.-]+)\/?$/.exec(path))) return <Shared token={m[1]} key={path} />;
+  return <Catalog />;
+}
+
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,34 @@
+// What this browser remembers: the clusters it made (id, token, lab), so "continue where I left
+// off" and a reload find them again, and the chosen language. Tokens stay in this browser only.
+
+export interface KnownCluster {
+  id: string;
+  token: string;
+  lab: string;
+  createdAt: number;
+}
+
+const KEY = "servicelab.clusters";
+
+function readAll(): KnownCluster[] {
+  try {
+    const v = JSON.parse(localStorage.getItem(KEY) ?? "[]") as unknown;
+    return Array.isArray(v) ? (v as KnownCluster[]).filter((c) => c && typeof c.id === "string" && typeof c.token === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+export const clusters = {
+  all: readAll,
+  get: (id: string) => readAll().find((c) => c.id === id),
+  /** The newest cluster of a lab this browser has. */
+  forLab: (lab: string) => readAll().filter((c) => c.lab === lab).sort((a, b) => b.createdAt - a.createdAt)[0],
+  add(c: KnownCluster) {
+    const list = [c, ...readAll().filter((x) => x.id !== c.id)].slice(0, 50);
+    localStorage.setItem(KEY, JSON.stringify(list));
+  },
+  forget(id: string) {
+    localStorage.setItem(KEY, JSON.stringify(readAll().filter((x) => x.id !== id)));
+  },
+};

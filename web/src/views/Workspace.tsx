@@ -1,0 +1,375 @@
+// The lab workspace: the steps beside the terminal, and the views that show what the terminal
+// cannot (the cluster, the traffic split, the rules a packet went through, what a command
+// changed, the commands so far). Everything updates from the live channel.
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { api, ApiError, NetworkError, type Graph, type JournalEntry, type LabDef, type RulesView as Rules, type Trace, type Workspace as WorkspaceData } from "../api";
+import { complete } from "../completion";
+import { t } from "../i18n";
+import { LiveChannel, type LiveMessage } from "../live";
+import { navigate } from "../main";
+import { clusters } from "../store";
+import { LabTerminal } from "../terminal";
+import { ChangesView, diffLines, type Changes } from "./ChangesView";
+import { ClusterView } from "./ClusterView";
+import { Header } from "./Header";
+import { RulesView } from "./RulesView";
+import { Steps } from "./Steps";
+import { TrafficView } from "./TrafficView";
+
+type Tab = "cluster" | "traffic" | "rules" | "changes" | "history";
+const TABS: Tab[] = ["cluster", "traffic", "rules", "changes", "history"];
+
+/** /labs/{id}: makes a cluster of the lab and opens it. */
+export function StartLab(props: { lab: string }) {
+  const [error, setError] = useState("");
+  useEffect(() => {
+    api.create(props.lab).then(
+      (c) => {
+        clusters.add({ id: c.id, token: c.token, lab: c.lab, createdAt: Date.now() });
+        navigate(`/c/${c.id}`, true);
+      },
+      (e: Error) => setError(e.message),
+    );
+  }, [props.lab]);
+  return (
+    <div class="page">
+      <Header />
+      <main class="center" id="main">
+        {error ? <p class="error" role="alert">{error}</p> : <p class="loading" aria-busy="true">{t("creating")}</p>}
+      </main>
+    </div>
+  );
+}
+
+export function Workspace(props: { clusterId: string }) {
+  const known = clusters.get(props.clusterId);
+  if (!known) {
+    return (
+      <div class="page">
+        <Header />
+        <main class="center" id="main">
+          <p>{t("unknownCluster")}</p>
+          <a class="button" href="/" onClick={(e) => (e.preventDefault(), navigate("/"))}>
+            {t("backToLabs")}
+          </a>
+        </main>
+      </div>
+    );
+  }
+  return <WorkspaceView id={known.id} token={known.token} labId={known.lab} readOnly={false} />;
+}
+
+export function WorkspaceView(props: { id: string; token: string; labId: string; readOnly: boolean; shareToken?: string }) {
+  const { id, token, readOnly } = props;
+  const [lab, setLab] = useState<LabDef | undefined>();
+  const [ws, setWs] = useState<WorkspaceData | undefined>();
+  const [tab, setTab] = useState<Tab>("cluster");
+  const [live, setLive] = useState<"connecting" | "open" | "reconnecting" | "gone">("connecting");
+  const [gone, setGone] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [slow, setSlow] = useState(false);
+  const [node, setNode] = useState("master");
+  const [service, setService] = useState("");
+  const [rules, setRules] = useState<Rules | null | undefined>();
+  const [trace, setTrace] = useState<Trace | undefined>();
+  const [changes, setChanges] = useState<Changes | undefined>();
+  const [journal, setJournal] = useState<JournalEntry[]>([]);
+  const [notice, setNotice] = useState("");
+  const termEl = useRef<HTMLDivElement>(null);
+  const term = useRef<LabTerminal | undefined>(undefined);
+  const graph = useRef<Graph | undefined>(undefined);
+  const lastSeq = useRef(0);
+  const objectChanges = useRef<string[]>([]);
+  const rulesBefore = useRef<Map<string, string[]>>(new Map());
+  const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  const fail = useCallback((e: unknown) => {
+    if (e instanceof ApiError && e.code === 404) setGone(true);
+    else setNotice((e as Error).message);
+  }, []);
+
+  const refresh = useCallback(async () => {
+    try {
+      const w = await api.workspace(id, token);
+      graph.current = w.graph;
+      setWs(w);
+      return w;
+    } catch (e) {
+      fail(e);
+      return undefined;
+    }
+  }, [id, token]);
+
+  const loadRules = useCallback(
+    async (n: string) => {
+      try {
+        const r = await api.rules(id, token, n);
+        setRules(r);
+        return r;
+      } catch (e) {
+        fail(e);
+        return undefined;
+      }
+    },
+    [id, token],
+  );
+
+  /** Journal entries after the last one shown: a reload, a reconnect, a share link's catch-up. */
+  const catchUp = useCallback(async () => {
+    const got: JournalEntry[] = [];
+    for (;;) {
+      const page = await api.journal(id, token, lastSeq.current);
+      for (const e of page.entries) {
+        if (e.seq <= lastSeq.current) continue;
+        term.current?.writeEntry(e.prompt, e.command, e.stdout, e.stderr, e.cut);
+        lastSeq.current = e.seq;
+        got.push(e);
+      }
+      if (!page.more || !page.entries.length) break;
+    }
+    if (got.length) setJournal((j) => [...j, ...got].slice(-200));
+    return got;
+  }, [id, token]);
+
+  // The terminal, the lab, the first views, and the live channel.
+  useEffect(() => {
+    const el = termEl.current!;
+    const lt = new LabTerminal(el, {
+      readOnly,
+      cutNotice: t("cut"),
+      complete: (line) => complete(line, graph.current),
+      submit: async (command) => {
+        setBusy(true);
+        const slowTimer = setTimeout(() => setSlow(true), 300);
+        objectChanges.current = [];
+        const promptNode = /@([^\s:\]]+)/.exec(wsPrompt.current)?.[1] ?? "master";
+        try {
+          if (!rulesBefore.current.has(promptNode)) {
+            const r = await api.rules(id, token, promptNode).catch(() => null);
+            if (r) rulesBefore.current.set(promptNode, r.sections.flatMap((s) => s.lines));
+          }
+          let ans;
+          try {
+            ans = await api.exec(id, token, command);
+          } catch (e) {
+            if (e instanceof NetworkError) {
+              // The command may have run: never send it again; show what the journal says once back.
+              lt.writeNotice(t("lostCommand"));
+              await waitOnline();
+              const got = await catchUp().catch(() => []);
+              lt.showPrompt(got.at(-1) ? wsPrompt.current : wsPrompt.current);
+              return;
+            }
+            throw e;
+          }
+          lt.writeOutput(ans.stdout, ans.stderr);
+          if (ans.seq) lastSeq.current = Math.max(lastSeq.current, ans.seq);
+          if (ans.prompt) wsPrompt.current = ans.prompt;
+          lt.showPrompt(wsPrompt.current);
+          setJournal((j) => [...j, { seq: ans.seq ?? 0, ts: Date.now(), prompt: "", command, exitCode: ans.exitCode, stdout: ans.stdout, stderr: ans.stderr }].slice(-200));
+          const w = await refresh();
+          const after = await api.rules(id, token, promptNode).catch(() => null);
+          if (after) {
+            const lines = after.sections.flatMap((s) => s.lines);
+            const d = diffLines(rulesBefore.current.get(promptNode) ?? lines, lines);
+            rulesBefore.current.set(promptNode, lines);
+            setChanges({ command, node: promptNode, ...d, objects: [...new Set(objectChanges.current)] });
+            if (promptNode === node) setRules(after);
+          }
+          if (w?.traffic && w.traffic.seq === ans.seq) setTab("traffic");
+        } catch (e) {
+          if (e instanceof ApiError) {
+            if (e.code === 404) setGone(true);
+            lt.writeOutput("", `servicelab: ${e.message}\n`);
+          } else lt.writeOutput("", `servicelab: ${(e as Error).message}\n`);
+          lt.showPrompt(wsPrompt.current);
+        } finally {
+          clearTimeout(slowTimer);
+          setSlow(false);
+          setBusy(false);
+        }
+      },
+    });
+    term.current = lt;
+    (window as unknown as { servicelab: unknown }).servicelab = { term: lt.term, live: () => channel };
+    let channel: LiveChannel | undefined;
+    let disposed = false;
+    (async () => {
+      try {
+        const [l, w] = await Promise.all([api.lab(props.labId).catch(() => undefined), api.workspace(id, token)]);
+        if (disposed) return;
+        setLab(l);
+        graph.current = w.graph;
+        setWs(w);
+        wsPrompt.current = w.prompt;
+        const got = await catchUp();
+        lt.setHistory(got.map((e) => e.command));
+        if (!readOnly) lt.showPrompt(w.prompt);
+        lt.focus();
+        channel = new LiveChannel(id, token, {
+          state: (s) => {
+            setLive(s);
+            if (s === "gone") setGone(true);
+            // Back after a drop: anything run meanwhile (another tab, a share's owner) is shown once.
+            if (s === "open" && readOnly) void catchUp();
+          },
+          message: (m: LiveMessage) => {
+            if (m.type === "change") {
+              const o = m.object.metadata;
+              if (m.resource !== "events" && m.resource !== "leases.coordination.k8s.io") objectChanges.current.push(`${m.verb.toLowerCase()} ${m.resource.split(".")[0]} ${o.namespace ? o.namespace + "/" : ""}${o.name}`);
+              clearTimeout(refreshTimer.current);
+              refreshTimer.current = setTimeout(() => void refresh(), 150);
+            } else if (m.type === "exec" && m.entry && m.entry.seq > lastSeq.current && readOnly) {
+              lt.writeEntry(m.entry.prompt, m.entry.command, m.entry.stdout, m.entry.stderr, m.entry.cut);
+              lastSeq.current = m.entry.seq;
+              setJournal((j) => [...j, { ...m.entry!, ts: Date.now(), exitCode: m.exitCode }].slice(-200));
+              void refresh();
+            }
+          },
+        });
+      } catch (e) {
+        fail(e);
+      }
+    })();
+    return () => {
+      disposed = true;
+      channel?.close();
+      lt.dispose();
+    };
+  }, [id, token]);
+  const wsPrompt = useRef("[root@master ~]# ");
+
+  useEffect(() => {
+    if (tab === "rules") void loadRules(node);
+  }, [tab, node, ws?.revision]);
+
+  const run = useCallback((code: string) => {
+    void term.current?.run(code);
+    term.current?.focus();
+  }, []);
+
+  const openBar = useCallback(
+    async (pod: string) => {
+      try {
+        const tr = await api.trace(id, token, pod);
+        if (!tr) return;
+        setTrace(tr);
+        const first = tr.result.trace?.[0]?.node ?? "master";
+        setNode(first);
+        const svc = ws?.traffic?.service;
+        if (svc) setService(`${svc.namespace}/${svc.name}`);
+        setTab("rules");
+      } catch (e) {
+        fail(e);
+      }
+    },
+    [id, token, ws],
+  );
+
+  const share = async () => {
+    try {
+      const s = await api.share(id, token);
+      await navigator.clipboard?.writeText(s.url).catch(() => undefined);
+      setNotice(`${t("shareCopied")}: ${s.url}`);
+    } catch (e) {
+      fail(e);
+    }
+  };
+
+  const fork = async () => {
+    if (!props.shareToken) return;
+    try {
+      const c = await api.fork(props.shareToken);
+      clusters.add({ id: c.id, token: c.token, lab: c.lab, createdAt: Date.now() });
+      navigate(`/c/${c.id}`);
+    } catch (e) {
+      fail(e);
+    }
+  };
+
+  const diffs = ws?.steps?.flatMap((s) => s.checks.map((c) => c.diff)).filter(Boolean) ?? [];
+  return (
+    <div class={`page workspace ${readOnly ? "read-only" : ""}`}>
+      <Header>
+        <span class={`live-state ${live}`} role="status" aria-live="polite">
+          {live === "open" ? `● ${t("live")}` : live === "gone" ? "" : t("reconnecting")}
+        </span>
+        {(busy && slow) && <span class="spinner" role="status" aria-label="running" />}
+        {readOnly ? (
+          <>
+            <span class="ro">{t("readOnly")}</span>
+            <button type="button" class="button primary" onClick={fork}>
+              {t("fork")}
+            </button>
+          </>
+        ) : (
+          <button type="button" class="button" onClick={share}>
+            {t("share")}
+          </button>
+        )}
+      </Header>
+      {gone && (
+        <div class="gone" role="alert">
+          {t("gone")}{" "}
+          <a class="button primary" href={`/labs/${props.labId}`} onClick={(e) => (e.preventDefault(), clusters.forget(id), navigate(`/labs/${props.labId}`))}>
+            {t("newCluster")}
+          </a>
+        </div>
+      )}
+      {notice && (
+        <div class="notice" role="status">
+          {notice}{" "}
+          <button type="button" class="link" onClick={() => setNotice("")} aria-label="dismiss">
+            ✕
+          </button>
+        </div>
+      )}
+      <main class="ws-main" id="main">
+        <aside class="ws-steps">{lab ? <Steps lab={lab} results={ws?.steps} onRun={readOnly ? undefined : run} onCheck={async () => void (await refresh())} /> : <p class="loading">…</p>}</aside>
+        <section class="ws-right">
+          <div class="term-wrap" aria-label="Terminal">
+            <div class="term" ref={termEl} />
+          </div>
+          <div class="views">
+            <div class="tabs" role="tablist">
+              {TABS.map((k) => (
+                <button type="button" role="tab" key={k} aria-selected={tab === k} class={tab === k ? "active" : ""} onClick={() => setTab(k)} data-tab={k}>
+                  {t(k)}
+                  {k === "traffic" && ws?.traffic ? ` (${ws.traffic.answered})` : ""}
+                </button>
+              ))}
+            </div>
+            <div class="tab-body" role="tabpanel">
+              {tab === "cluster" && ws && <ClusterView graph={ws.graph} diffs={diffs} />}
+              {tab === "traffic" && <TrafficView traffic={ws?.traffic} samples={ws?.samples ?? []} onBar={openBar} />}
+              {tab === "rules" && (
+                <RulesView rules={rules} graph={ws?.graph} node={node} onNode={(n) => (setNode(n), setRules(undefined))} service={service} onService={setService} trace={trace} onClearTrace={() => setTrace(undefined)} />
+              )}
+              {tab === "changes" && <ChangesView changes={changes} />}
+              {tab === "history" && (
+                <ol class="history">
+                  {journal.map((e) => (
+                    <li key={e.seq} class={e.exitCode ? "failed" : ""}>
+                      <code>{e.command}</code> <span class="muted">exit {e.exitCode}</span>
+                    </li>
+                  ))}
+                </ol>
+              )}
+            </div>
+          </div>
+        </section>
+      </main>
+    </div>
+  );
+}
+
+function waitOnline(): Promise<void> {
+  return new Promise((resolve) => {
+    const tryOnce = () =>
+      fetch("/healthz").then(
+        () => resolve(),
+        () => setTimeout(tryOnce, 1000),
+      );
+    tryOnce();
+  });
+}
