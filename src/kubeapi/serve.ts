@@ -9,6 +9,7 @@ import { SelectorError } from "../engine/api/labels.js";
 import { FieldSelectorError } from "../engine/api/fields.js";
 import { applyPatch, patchTypeForContentType } from "../engine/api/patch/index.js";
 import { apiVersionOf, lookupResource, R, type ResourceInfo } from "../engine/api/resources.js";
+import { isInt32, scaleOf, scaleReplicasInvalid } from "../engine/api/scale.js";
 import {
   badRequest,
   conflict,
@@ -331,29 +332,6 @@ function subresource(cluster: Cluster, req: KubeRequest, t: Target, method: stri
   }
 }
 
-function scaleOf(info: ResourceInfo, obj: KObject): Record<string, unknown> {
-  const spec = (obj.spec ?? {}) as { replicas?: number; selector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] } };
-  const status = (obj.status ?? {}) as { replicas?: number };
-  const ml = spec.selector?.matchLabels ?? {};
-  const selector = Object.keys(ml)
-    .sort()
-    .map((k) => `${k}=${ml[k]}`)
-    .join(",");
-  return {
-    kind: "Scale",
-    apiVersion: "autoscaling/v1",
-    metadata: {
-      name: obj.metadata.name,
-      namespace: obj.metadata.namespace,
-      uid: obj.metadata.uid,
-      resourceVersion: obj.metadata.resourceVersion,
-      creationTimestamp: obj.metadata.creationTimestamp,
-    },
-    spec: { replicas: spec.replicas ?? 0 },
-    status: { replicas: status.replicas ?? 0, ...(selector ? { selector } : {}) },
-  };
-}
-
 function scale(cluster: Cluster, req: KubeRequest, t: Target, method: string, warnings: string[]): KubeResponse {
   const ns = nsFor(t);
   const name = t.name!;
@@ -373,8 +351,11 @@ function scale(cluster: Cluster, req: KubeRequest, t: Target, method: string, wa
     throw conflict(t.info.resource, t.info.group, name, OPTIMISTIC_LOCK_MESSAGE);
   }
   const replicas = (next.spec as { replicas?: unknown } | undefined)?.replicas;
-  if (typeof replicas !== "number" || !Number.isInteger(replicas)) {
-    throw badRequest(`Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${typeof replicas} into Go struct field ScaleSpec.spec.replicas of type int32`);
+  // A patched Scale that no int32 holds is the json patcher's 422; a PUT body's, the decoder's 400.
+  if (method === "PATCH" && typeof replicas === "number" && !isInt32(replicas)) throw scaleReplicasInvalid(next);
+  if (typeof replicas !== "number" || !isInt32(replicas)) {
+    const what = typeof replicas === "number" ? `number ${String(replicas)}` : typeof replicas;
+    throw badRequest(`Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${what} into Go struct field ScaleSpec.spec.replicas of type int32`);
   }
   const opts = writeOptions(req.query, warnings);
   const updated = client.patch(t.info, ns, name, "merge", { spec: { replicas } }, opts);

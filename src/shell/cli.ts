@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { Cluster } from "../engine/cluster.js";
+import { DEFAULT_LIMITS, quotaOf } from "../runtime/limits.js";
 import { Session } from "./session.js";
 
 /** $EDITOR on a temp file, as kubectl edit does. */
@@ -23,6 +24,8 @@ function editor(text: string, file: string): string | undefined {
 
 async function main(): Promise<void> {
   const cluster = Cluster.create();
+  // A host like the others: the default tenant's limits are the apiserver's quota.
+  cluster.setQuota(quotaOf(DEFAULT_LIMITS));
   const session = new Session(cluster, { editor });
   const started = Date.now();
   const base = cluster.now();

@@ -11,6 +11,8 @@ import { z } from "zod";
 
 const str = z.string();
 const int = z.number().int();
+/** An int32 field where a value out of its range matters (replicas): Go's decoder refuses one. */
+const int32 = z.number().int().min(-2147483648).max(2147483647);
 const bool = z.boolean();
 const opaque = z.unknown();
 const stringMap = z.record(z.string(), z.string());
@@ -528,7 +530,7 @@ export const Deployment = z.strictObject({
   ...typeMeta,
   metadata: ObjectMeta,
   spec: z.strictObject({
-    replicas: int.optional(),
+    replicas: int32.optional(),
     selector: LabelSelector.nullable().optional(),
     template: PodTemplateSpec,
     strategy: z.strictObject({ type: str.optional(), rollingUpdate: RollingUpdate.nullable().optional() }).optional(),
@@ -557,7 +559,7 @@ export const ReplicaSet = z.strictObject({
   ...typeMeta,
   metadata: ObjectMeta,
   spec: z.strictObject({
-    replicas: int.optional(),
+    replicas: int32.optional(),
     minReadySeconds: int.optional(),
     selector: LabelSelector.nullable().optional(),
     template: PodTemplateSpec.optional(),
@@ -607,7 +609,7 @@ export const StatefulSet = z.strictObject({
   ...typeMeta,
   metadata: ObjectMeta,
   spec: z.strictObject({
-    replicas: int.optional(),
+    replicas: int32.optional(),
     selector: LabelSelector.nullable().optional(),
     template: PodTemplateSpec,
     volumeClaimTemplates: z.array(opaque).nullable().optional(),

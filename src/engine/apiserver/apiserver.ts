@@ -15,6 +15,7 @@ import {
   field,
   forbidden,
   invalid,
+  isStatusError,
   notFound,
   notServed,
   OPTIMISTIC_LOCK_MESSAGE,
@@ -453,7 +454,20 @@ export class ApiServer {
     const old = this.store.get(key(info), ns, name);
     if (!old) throw notFound(info.resource, info.group, name);
     const patched = applyPatch(info.kind, withTypeMeta(info, old), type, patch) as KObject;
-    const { object: obj, warnings } = decodeBody(this, info, patched, opts.fieldValidation ?? "Strict");
+    // A strategic patch reaches the typed object through the unstructured converter, whose
+    // reflect Convert keeps an int64's low 32 bits: 99999999999 replicas become 1215752191.
+    if (type === "strategic") wrapInt32Replicas(patched);
+    let decoded;
+    try {
+      decoded = decodeBody(this, info, patched, opts.fieldValidation ?? "Strict");
+    } catch (e) {
+      // JSON and merge patches decode the patched document: a type error there is the
+      // patcher's 422 on `patch` (no kind, no name), with the document as its value.
+      const at = isStatusError(e) && type !== "strategic" ? e.message.indexOf(": json: cannot unmarshal ") : -1;
+      if (at < 0) throw e;
+      throw invalid("", "", "", [field.invalid("patch", goDocument(patched), (e as Error).message.slice(at + 2))]);
+    }
+    const { object: obj, warnings } = decoded;
     opts.warnings?.push(...warnings);
     checkTypeMeta(info, obj);
     if (obj.metadata?.name !== name) {
@@ -949,6 +963,20 @@ function decodeBody(api: ApiServer, info: ResourceInfo, body: unknown, validatio
     return { object: cloneJSON(body) as KObject, warnings: [] };
   }
   return decode(info, body, validation);
+}
+
+/** spec.replicas of a scalable kind, as int32(int64) keeps it (see patch). */
+function wrapInt32Replicas(obj: KObject): void {
+  const spec = obj.spec as { replicas?: unknown } | undefined;
+  const r = spec?.replicas;
+  if (typeof r === "number" && Number.isSafeInteger(r) && (r > 2147483647 || r < -2147483648)) spec!.replicas = r | 0;
+}
+
+/** The patched document as json-patch encodes it: the top level from a map (keys sorted). */
+function goDocument(obj: KObject): string {
+  const doc: Record<string, unknown> = {};
+  for (const k of Object.keys(obj).sort()) doc[k] = (obj as Record<string, unknown>)[k];
+  return JSON.stringify(doc);
 }
 
 /** "<plural>.<group>": the name a CRD must have, and what makes its kind served. */

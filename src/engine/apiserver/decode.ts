@@ -81,9 +81,16 @@ function goTypeOf(expected: string, key: string): string {
 function typeMessage(kind: string, body: unknown, issue: Issue): string {
   const path = issue.path as PropertyKey[];
   const key = String([...path].reverse().find((p) => typeof p === "string") ?? "");
-  const actual = jsonTypeOf(valueAt(body, path));
-  const expected = "expected" in issue ? String(issue.expected) : "value";
-  return `json: cannot unmarshal ${actual} into Go struct field ${goStructOf(kind, path)}.${dotted(path)} of type ${goTypeOf(expected, key)}`;
+  const value = valueAt(body, path);
+  // An int32 out of range (zod's too_big/too_small on an int32 field) is Go's decoder refusing
+  // the number for the field's type.
+  const range = issue.code === "too_big" || issue.code === "too_small";
+  const expected = range ? "int" : "expected" in issue ? String(issue.expected) : "value";
+  const goType = goTypeOf(expected, key);
+  // encoding/json names a number it could not store in a numeric field with its literal
+  // ("number 99999999999", "number 1.5"), and other mismatches by the JSON type alone.
+  const actual = typeof value === "number" && /^u?int/.test(goType) ? `number ${String(value)}` : jsonTypeOf(value);
+  return `json: cannot unmarshal ${actual} into Go struct field ${goStructOf(kind, path)}.${dotted(path)} of type ${goType}`;
 }
 
 /** A field the body leaves out: Go's decoder accepts it and validation decides (Required value). */

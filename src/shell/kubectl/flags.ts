@@ -7,7 +7,12 @@ export interface FlagSpec {
   name: string;
   short?: string;
   type: FlagType;
+  /** An int flag's size: pflag's Int32 flags (create deployment --replicas) refuse what int32 does not hold. */
+  bits?: 32 | 64;
 }
+
+/** The range of strconv.ParseInt(s, 0, bits), as BigInts. */
+const INT_RANGE = { 32: [-(2n ** 31n), 2n ** 31n - 1n], 64: [-(2n ** 63n), 2n ** 63n - 1n] } as const;
 
 export interface Parsed {
   flags: Map<string, string | boolean | string[]>;
@@ -75,6 +80,13 @@ function parseAll(argv: string[], specs: FlagSpec[], command: string, interspers
   const set = (spec: FlagSpec, v: string | boolean, raw: string) => {
     if (spec.type === "int" && typeof v === "string" && !/^-?\d+$/.test(v)) {
       throw new UsageError(`invalid argument "${v}" for "${spec.short ? `-${spec.short}, ` : ""}--${spec.name}" flag: strconv.ParseInt: parsing "${v}": invalid syntax\nSee '${command} --help' for usage.`);
+    }
+    if (spec.type === "int" && typeof v === "string") {
+      const [min, max] = INT_RANGE[spec.bits ?? 64];
+      const n = BigInt(v);
+      if (n < min || n > max) {
+        throw new UsageError(`invalid argument "${v}" for "${spec.short ? `-${spec.short}, ` : ""}--${spec.name}" flag: strconv.ParseInt: parsing "${v}": value out of range\nSee '${command} --help' for usage.`);
+      }
     }
     if (spec.type === "bool" && typeof v === "string") {
       if (!/^(true|false|1|0|t|f|TRUE|FALSE|True|False)$/.test(v)) throw new UsageError(`invalid argument "${v}" for "--${spec.name}" flag: strconv.ParseBool: parsing "${v}": invalid syntax`);

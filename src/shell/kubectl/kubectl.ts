@@ -6,6 +6,7 @@ import { type PatchType, withTypeMeta } from "../../engine/apiserver/apiserver.j
 import { lookupKind, R, RESOURCES, resourceKey, type ResourceInfo } from "../../engine/api/resources.js";
 import { WatchFilter } from "../../engine/api/watch-filter.js";
 import { isStatusError, type Status, StatusError } from "../../engine/api/status.js";
+import { isInt32, scaleOf, scaleReplicasInvalid } from "../../engine/api/scale.js";
 import type { KObject, Pod } from "../../engine/api/types.js";
 import { rfc3339 } from "../../engine/clock.js";
 import { describe, podTemplateText } from "../../kubectl/describe.js";
@@ -842,7 +843,7 @@ function cmdCreate(argv: string[], ctx: KubectlContext, o: Out): Promise<void> |
   switch (sub) {
     case "deployment":
     case "deploy": {
-      const p = parseFlags(rest, [...OUTPUT_FLAGS, f("image", "array"), f("replicas", "int", "r"), f("port", "int"), f("save-config", "bool"), f("validate", "string"), f("field-manager", "string")], "kubectl create deployment");
+      const p = parseFlags(rest, [...OUTPUT_FLAGS, f("image", "array"), { ...f("replicas", "int", "r"), bits: 32 }, f("port", "int"), f("save-config", "bool"), f("validate", "string"), f("field-manager", "string")], "kubectl create deployment");
       const name = p.args[0];
       // cobra checks required flags before the command looks at its arguments.
       const images = arr(p, "image");
@@ -1384,7 +1385,15 @@ function cmdScale(argv: string[], ctx: KubectlContext, o: Out): void {
       const was = t.obj.spec?.replicas ?? 1;
       if (was !== Number(current)) throw new KubectlError(`Expected replicas to be ${current}, was ${was}`);
     }
-    const obj = ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { spec: { replicas: Number(r) } });
+    // kubectl's --replicas is an int, the Scale's replicas an int32: the scaler's merge patch of
+    // the scale subresource is refused as the apiserver refuses it, before anything changes.
+    const replicas = Number(r);
+    if (!isInt32(replicas)) {
+      const patched = scaleOf(t.info, t.obj as KObject);
+      patched.spec = { replicas };
+      throw scaleReplicasInvalid(patched);
+    }
+    const obj = ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { spec: { replicas } });
     printResult(t.info, obj, p, o, "scaled");
   }
   if (missing.length) throw new KubectlError(missing.map((e) => serverError(e)).join("\n"));
