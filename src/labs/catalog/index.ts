@@ -1,6 +1,20 @@
-// Every lab of the catalog, in the order the catalog page lists them.
+// Every lab of the catalog, in the order the catalog page lists them: the lab guide's sections in
+// its order (Services, discovery, Service types, affinity, canary, kube-proxy), each principles
+// document topic after the guide section it deepens, then the empty playground.
 import canary from "./canary.js";
 import clusteripWeb from "./clusterip-web.js";
+import discoveryDns from "./discovery-dns.js";
+import discoveryEnv from "./discovery-env.js";
+import discoveryIp from "./discovery-ip.js";
 import empty from "./empty.js";
+import exposeSelectors from "./expose-selectors.js";
 
-export const CATALOG = [clusteripWeb, canary, empty];
+export const CATALOG = [
+  clusteripWeb, // §3.1–3.2
+  exposeSelectors, // §3.3
+  discoveryIp, // §4.1
+  discoveryEnv, // §4.2
+  discoveryDns, // §4.3
+  canary, // §7
+  empty,
+];
