@@ -8,6 +8,12 @@ import discoveryEnv from "./discovery-env.js";
 import discoveryIp from "./discovery-ip.js";
 import empty from "./empty.js";
 import exposeSelectors from "./expose-selectors.js";
+import externalTrafficPolicy from "./external-traffic-policy.js";
+import externalname from "./externalname.js";
+import headless from "./headless.js";
+import loadbalancerMetallb from "./loadbalancer-metallb.js";
+import nodeport from "./nodeport.js";
+import sessionAffinity from "./session-affinity.js";
 
 export const CATALOG = [
   clusteripWeb, // §3.1–3.2
@@ -15,6 +21,12 @@ export const CATALOG = [
   discoveryIp, // §4.1
   discoveryEnv, // §4.2
   discoveryDns, // §4.3
+  nodeport, // §5.2
+  externalTrafficPolicy, // principles ch. 7, after NodePort
+  loadbalancerMetallb, // §5.3
+  externalname, // §5.4
+  headless, // §5.5
+  sessionAffinity, // §6
   canary, // §7
   empty,
 ];
