@@ -7,11 +7,15 @@ import discoveryDns from "./discovery-dns.js";
 import discoveryEnv from "./discovery-env.js";
 import discoveryIp from "./discovery-ip.js";
 import empty from "./empty.js";
+import endpointsliceScale from "./endpointslice-scale.js";
 import exposeSelectors from "./expose-selectors.js";
 import externalTrafficPolicy from "./external-traffic-policy.js";
 import externalname from "./externalname.js";
 import headless from "./headless.js";
+import iptablesChains from "./iptables-chains.js";
+import kubeProxyIpvs from "./kube-proxy-ipvs.js";
 import loadbalancerMetallb from "./loadbalancer-metallb.js";
+import nftables from "./nftables.js";
 import nodeport from "./nodeport.js";
 import sessionAffinity from "./session-affinity.js";
 
@@ -28,5 +32,9 @@ export const CATALOG = [
   headless, // §5.5
   sessionAffinity, // §6
   canary, // §7
+  iptablesChains, // §8.5: the default mode first
+  kubeProxyIpvs, // §8.3–8.4
+  nftables, // principles ch. 4.4
+  endpointsliceScale, // principles ch. 3
   empty,
 ];
