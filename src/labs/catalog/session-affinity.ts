@@ -28,7 +28,6 @@ export default {
       checks: [
         contextCheck,
         { id: "endpoints", kind: "endpoints", namespace: "services", service: "web", min: 2, title: { en: "Service web has 2 endpoints", zh: "Service web 有 2 个端点" }, hint: { en: "Create the Deployment, expose it, and wait (sleep 20).", zh: "创建 Deployment、暴露它，并等待（sleep 20）。" } },
-        { id: "names", kind: "command", command: "kubectl exec", exitCode: 0, title: { en: "The pages were rewritten", zh: "主页已改写" }, hint: { en: "Run the loop that writes each pod's name.", zh: "运行写入 Pod 名字的循环。" } },
       ],
     },
     {
@@ -39,6 +38,7 @@ export default {
         zh: md("手册输入它看到的 ClusterIP（那里是 10.111.90.183）；`IP` 保存了你的。同一个客户端的 20 个请求分散到两个 Pod：", sh(clusterIP("web"), loop)),
       },
       checks: [
+        { id: "names", kind: "command", command: "curl", output: "^\\s+\\d+ web-[a-z0-9]+-[a-z0-9]{5}$", title: { en: "The pods answer with their own names", zh: "Pod 用自己的名字回答" }, hint: { en: "Run the loop of the first step that writes each pod's name, then the curl loop.", zh: "先运行第一步中写入 Pod 名字的循环，再运行 curl 循环。" } },
         { id: "spread", kind: "traffic", command: "curl", min: 20, pods: 2, title: { en: "20 requests reached both pods", zh: "20 个请求到达了两个 Pod" }, hint: { en: "Run the 20-request loop.", zh: "运行 20 次请求的循环。" } },
       ],
     },
