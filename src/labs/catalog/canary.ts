@@ -73,7 +73,7 @@ export default {
       },
       checks: [
         { id: "ns", kind: "object", resource: "namespaces", name: "services", title: { en: "Namespace services exists", zh: "命名空间 services 已存在" }, hint: { en: "Run `kubectl create namespace services`.", zh: "运行 `kubectl create namespace services`。" } },
-        { id: "context", kind: "command", command: "set-context .*--namespace[ =]services", exitCode: 0, title: { en: "Your context uses it", zh: "上下文已使用它" }, hint: { en: "Run the second command of the block.", zh: "运行代码块中的第二条命令。" } },
+        { id: "context", kind: "command", command: "set-context .*--namespace[ =]services", output: "modified", title: { en: "Your context uses it", zh: "上下文已使用它" }, hint: { en: "Run the second command of the block.", zh: "运行代码块中的第二条命令。" } },
       ],
     },
     {
