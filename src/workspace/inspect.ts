@@ -3,6 +3,8 @@
 // from its random streams (the step checks record only when a step passed, in the journal).
 import { z } from "zod";
 import type { ConnectResult } from "../engine/net/packet.js";
+import { notFound } from "../engine/api/status.js";
+import { notFoundMsg } from "../http/errors.js";
 import type { ClusterCore } from "../runtime/core.js";
 import type { JournalEntry } from "../runtime/journal.js";
 import type { StepResult } from "../labs/checks.js";
@@ -56,13 +58,17 @@ export function inspect(core: ClusterCore, q: z.output<typeof InspectQuery>, now
       const last = core.journal.list.at(-1)?.seq ?? 0;
       return { entries: out, more: (out.at(-1)?.seq ?? q.since) < last };
     }
-    case "rules":
-      return nodeRules(core.cluster, q.node) ?? null;
+    case "rules": {
+      const r = nodeRules(core.cluster, q.node);
+      if (!r) throw notFound("nodes", "", q.node);
+      return r;
+    }
     case "trace": {
       const s = core.trafficSamples();
       const key = [...s.traces.keys()].find((k) => k === q.key || k.startsWith(`${q.key}|`));
       const r: ConnectResult | undefined = key ? s.traces.get(key) : undefined;
-      return r ? { seq: s.seq, key, result: r } : null;
+      if (!r) throw notFoundMsg(`no traced request for "${q.key}": the workspace keeps one request per pod of the last command that sent traffic`);
+      return { seq: s.seq, key, result: r };
     }
   }
 }

@@ -36,8 +36,9 @@ export function nodeRules(cluster: Cluster, node: string): RulesView | undefined
   }
   if (mode !== "nftables") {
     const rs = p.iptables();
-    const nat = rs ? iptablesSave(rs, { date: ctime(cluster.now()), table: "nat" }).lines : [];
-    sections.push({ command: "iptables-save -t nat", lines: [...nat] });
+    // Every table: a packet's path crosses filter (KUBE-FIREWALL, KUBE-FORWARD) as well as nat.
+    const all = rs ? iptablesSave(rs, { date: ctime(cluster.now()) }).lines : [];
+    sections.push({ command: "iptables-save", lines: [...all] });
   }
   return { node, mode, sections };
 }

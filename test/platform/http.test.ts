@@ -26,7 +26,7 @@ describe("public contract", () => {
     expect(c.body.token).toMatch(/^slc_/);
     const ex = await h.req("POST", `/v1/clusters/${c.body.id}/exec`, { token: c.body.token, body: { command: "echo hello" } });
     expect(ex.status).toBe(200);
-    expect(ex.body).toEqual({ stdout: "hello\n", stderr: "", exitCode: 0 });
+    expect(ex.body).toMatchObject({ stdout: "hello\n", stderr: "", exitCode: 0 });
     const kc = await h.req("GET", `/v1/clusters/${c.body.id}/kubeconfig`, { token: c.body.token });
     expect(kc.text).toContain(`server: ${h.url}/k8s/${c.body.id}`);
     expect(kc.text).toContain(`token: ${c.body.token}`);
@@ -227,8 +227,16 @@ describe("history, usage, share links, expiry", () => {
     const view = await h.req("GET", path);
     expect(view.body.readOnly).toBe(true);
     expect(view.body.cluster.id).toBe(c.id);
-    // The share token is no cluster token.
-    expect((await h.req("POST", `/v1/clusters/${c.id}/exec`, { token: sh.body.token, body: { command: "echo" } })).status).toBe(401);
+    // The share token reads the workspace, and writes nothing.
+    const denied = await h.req("POST", `/v1/clusters/${c.id}/exec`, { token: sh.body.token, body: { command: "echo" } });
+    expect(denied.status).toBe(403);
+    expect(denied.body.message).toContain("read-only");
+    const ws = await h.req("GET", `/v1/clusters/${c.id}/journal`, { token: sh.body.token });
+    expect(ws.status).toBe(200);
+    expect(ws.body.entries.map((e: { command: string }) => e.command)).toEqual(["create-cm shared yes"]);
+    // ...and only its own cluster's.
+    const other = await h.cluster();
+    expect((await h.req("GET", `/v1/clusters/${other.id}/journal`, { token: sh.body.token })).status).toBe(403);
     const fork = await h.req("POST", `${path}/fork`);
     expect(fork.status).toBe(201);
     expect(fork.body.id).not.toBe(c.id);
