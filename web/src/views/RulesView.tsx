@@ -37,12 +37,14 @@ export function RulesView(props: {
   const { rules, trace } = props;
   const steps = trace?.result.trace ?? [];
   // The trace's rule steps on this node, in order: text -> the step numbers that matched it.
+  // (iptables-save: keyed by table too, as a chain name like OUTPUT is in several tables.)
   const matched = useMemo(() => {
     const m = new Map<string, number[]>();
     steps.forEach((s, i) => {
       if (s.node !== props.node || (s.kind !== "rule" && s.kind !== "lookup" && s.kind !== "scheduler")) return;
-      const k = stripNumber(s.text);
+      const k = `${s.table ?? ""}|${stripNumber(s.text)}`;
       m.set(k, [...(m.get(k) ?? []), i + 1]);
+      m.set(`|${stripNumber(s.text)}`, [...(m.get(`|${stripNumber(s.text)}`) ?? []), i + 1]);
     });
     return m;
   }, [trace, props.node]);
@@ -105,6 +107,7 @@ export function RulesView(props: {
       {!rules && <p class="loading">…</p>}
       {rules?.sections.map((sec) => {
         const keep = props.service ? foldToService(sec.lines, props.service) : undefined;
+        let table = "";
         return (
           <section key={sec.command}>
             <h3>
@@ -114,8 +117,9 @@ export function RulesView(props: {
             </h3>
             <pre class="ruleset">
               {sec.lines.map((l, i) => {
+                if (l.startsWith("*")) table = l.slice(1);
                 if (keep && !keep.has(i) && !l.startsWith("*") && l !== "COMMIT") return null;
-                const hit = matched.get(l.trim());
+                const hit = sec.command.startsWith("iptables-save") ? matched.get(`${table}|${l}`) : matched.get(`|${l.trim()}`);
                 return (
                   <div key={i} class={hit ? "hit" : ""} data-hit={hit ? hit.join(",") : undefined}>
                     {hit && <span class="hit-n">{hit.join(",")}</span>}

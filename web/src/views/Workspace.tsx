@@ -330,6 +330,7 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
           <div class="term-wrap" aria-label="Terminal">
             <div class="term" ref={termEl} />
           </div>
+          <Splitter />
           <div class="views">
             <div class="tabs" role="tablist">
               {TABS.map((k) => (
@@ -372,4 +373,46 @@ function waitOnline(): Promise<void> {
       );
     tryOnce();
   });
+}
+
+/**
+ * The bar between the terminal and the views: drag it, or focus it and use the arrow keys, to
+ * give one more room (the split is remembered).
+ */
+function Splitter() {
+  const apply = (pct: number) => {
+    const v = Math.min(85, Math.max(20, pct));
+    document.documentElement.style.setProperty("--term-rows", `${v}%`);
+    localStorage.setItem("servicelab.split", String(v));
+  };
+  useEffect(() => {
+    const saved = Number(localStorage.getItem("servicelab.split"));
+    if (saved) apply(saved);
+  }, []);
+  const current = () => Number(getComputedStyle(document.documentElement).getPropertyValue("--term-rows").replace("%", "")) || 50;
+  return (
+    <div
+      class="splitter"
+      role="separator"
+      aria-orientation="horizontal"
+      aria-label="Resize the terminal and the views"
+      aria-valuenow={current()}
+      tabIndex={0}
+      onKeyDown={(e) => {
+        if (e.key === "ArrowUp") apply(current() - 5);
+        else if (e.key === "ArrowDown") apply(current() + 5);
+      }}
+      onPointerDown={(e) => {
+        const area = (e.currentTarget as HTMLElement).parentElement!;
+        const box = area.getBoundingClientRect();
+        const move = (ev: PointerEvent) => apply((100 * (ev.clientY - box.top)) / box.height);
+        const up = () => {
+          removeEventListener("pointermove", move);
+          removeEventListener("pointerup", up);
+        };
+        addEventListener("pointermove", move);
+        addEventListener("pointerup", up);
+      }}
+    />
+  );
 }

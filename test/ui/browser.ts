@@ -1,0 +1,75 @@
+// A real headless Chromium (Debian's chromium package) driven by playwright-core, against a Node
+// server started in process with the real terminal. No browser is downloaded: without
+// /usr/bin/chromium the tests are skipped, and with CI=true that is a failure.
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { startNodeServer, type NodeServer } from "../../src/runtime/node-server.js";
+import { sessionShell } from "../../src/runtime/terminal.js";
+
+export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+export const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI === "true") throw new Error(`${CHROMIUM} is missing: the browser tests cannot run (CI=true makes this a failure); .ci/run installs Debian's chromium`);
+export const skipReason = haveChromium ? "" : `${CHROMIUM} not found: browser tests skipped (apt-get install chromium)`;
+
+/** Screenshots kept for people to look at (test/ui/artifacts, not committed). */
+export const ARTIFACTS = join(import.meta.dirname, "artifacts");
+
+export const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage"];
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+/** Builds web/ into web/dist as npm start does, so the tests never run a stale UI (about 1 s). */
+async function buildWeb(): Promise<void> {
+  const { build } = await import("vite");
+  await build({ configFile: join(import.meta.dirname, "../../web/vite.config.ts"), logLevel: "warn" });
+}
+
+export async function server(): Promise<{ s: NodeServer; url: string }> {
+  await buildWeb();
+  const dataDir = mkdtempSync(join(tmpdir(), "servicelab-ui-"));
+  const s = await startNodeServer({ port: 0, dataDir, allowAnonymous: true, idleMs: 3_600_000, shell: sessionShell, historyDelayMs: 20 });
+  return { s, url: `http://127.0.0.1:${s.port}` };
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+}
+
+/** The terminal's text, as xterm's buffer holds it (lines joined, trailing blanks trimmed). */
+export async function terminalText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const term = (globalThis as unknown as { servicelab: { term: { buffer: { active: { length: number; getLine(i: number): { translateToString(trim: boolean): string } | undefined } } } } }).servicelab.term;
+    const b = term.buffer.active;
+    const out: string[] = [];
+    for (let i = 0; i < b.length; i++) out.push(b.getLine(i)?.translateToString(true) ?? "");
+    return out.join("\n").trimEnd();
+  });
+}
+
+/** Waits until the terminal shows a prompt at its end (a command finished). */
+export async function waitPrompt(page: Page, timeout = 20_000): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const t = (globalThis as unknown as { servicelab?: { term: { buffer: { active: { cursorY: number; baseY: number; getLine(i: number): { translateToString(trim: boolean): string } | undefined } } } } }).servicelab?.term;
+      if (!t || (globalThis as any).document.querySelector(".spinner")) return false;
+      const b = t.buffer.active;
+      const line = b.getLine(b.baseY + b.cursorY)?.translateToString(true) ?? "";
+      return /[#$] ?$/.test(line);
+    },
+    null,
+    { timeout },
+  );
+}
+
+/** Types a command line into the terminal as a student does, and waits for its prompt. */
+export async function type(page: Page, line: string): Promise<void> {
+  await page.locator(".xterm-helper-textarea").pressSequentially(line, { delay: 0 });
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(50);
+  await waitPrompt(page);
+}
