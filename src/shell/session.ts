@@ -114,6 +114,14 @@ const HOME = "/root";
 const FS_WRITES = ["writeFile", "writeFileSync", "writeFileLazy", "appendFile", "mkdir", "mkdirSync", "rm", "cp", "mv", "chmod", "symlink", "link", "utimes"] as const;
 const SHELL_VARS_SKIPPED = new Set(["?", "IFS", "OPTIND", "SHELLOPTS", "BASHOPTS", "OLDPWD", "PWD", "_", "#", "@", "*", "$", "!", "0", "-", "PPID", "UID", "EUID", "RANDOM", "LINENO", "SECONDS", "BASH_VERSION", "HOSTTYPE", "MACHTYPE", "OSTYPE"]);
 const DEFAULT_CAP = 1 << 20;
+/**
+ * sed's branch iterations per script. just-bash's default (100000) let `sed ':a;s/^/x/;ba'`
+ * spin ~7 s (the pattern space grows with every pass); 10000 stop it in ~0.2 s and still join a
+ * 10000-line file (`:a;N;$!ba;s/\n/,/g`).
+ */
+const MAX_SED_ITERATIONS = 10_000;
+/** What `yes` writes: a pipe buffer's worth (64 KiB), then it ends as a SIGPIPE'd writer does. */
+const YES_BYTES = 65_536;
 /** kubectl and literal words only: nothing bash would expand, redirect, split or run besides it. */
 const PLAIN_KUBECTL = /^[ \t]*kubectl(?:[ \t]+[A-Za-z0-9_./:=,@%+-]+)*[ \t]*$/;
 const NO_KUBECONFIG: ShellResult = { stdout: "", stderr: "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n", exitCode: 1 };
@@ -203,6 +211,7 @@ export class Session {
         maxLoopIterations: this.opts.maxCommands ?? 100_000,
         maxOutputSize: (this.opts.outputCap ?? DEFAULT_CAP) * 4,
         maxExecutionTimeMs: 30_000,
+        maxSedIterations: MAX_SED_ITERATIONS,
       },
       processInfo: { uid: 0, gid: 0 },
       defenseInDepth: defense(this.opts.defenseInDepth ?? true),
@@ -407,7 +416,14 @@ export class Session {
     const kubectlCmd = defineCommand("kubectl", async (args, ctx) => this.runKubectl(args, ctx.env.get("KUBECONFIG"), ctx.cwd, decodeStdin(ctx.stdin)));
     const whoami = defineCommand("whoami", async () => ({ stdout: "root\n", stderr: "", exitCode: 0 }));
     const ssh = defineCommand("ssh", async (args, ctx) => this.ssh(args, ctx.cwd));
-    return [grep, sleep, hostname, kubectlCmd, whoami, ssh];
+    // coreutils' yes writes until its reader goes (SIGPIPE). A command here returns its output
+    // whole, so it writes what a pipe holds before its writer blocks and ends with SIGPIPE's 141:
+    // `yes | head -1` prints one line, and nothing reads yes for ever.
+    const yes = defineCommand("yes", async (args) => {
+      const line = `${args.length ? args.join(" ") : "y"}\n`;
+      return { stdout: line.repeat(Math.ceil(YES_BYTES / line.length)), stderr: "", exitCode: 141 };
+    });
+    return [grep, sleep, hostname, kubectlCmd, whoami, ssh, yes];
   }
 
   /**
@@ -564,7 +580,7 @@ export class Session {
       cwd: cfs.workingDir,
       env: { ...env, HOSTNAME: host, HOME: "/root" },
       customCommands: custom,
-      executionLimits: { maxCommandCount: this.opts.maxCommands ?? 100_000, maxLoopIterations: this.opts.maxCommands ?? 100_000 },
+      executionLimits: { maxCommandCount: this.opts.maxCommands ?? 100_000, maxLoopIterations: this.opts.maxCommands ?? 100_000, maxSedIterations: MAX_SED_ITERATIONS },
       processInfo: { uid: 0, gid: 0 },
       defenseInDepth: defense(this.opts.defenseInDepth ?? true),
     });
@@ -734,5 +750,7 @@ function execId(uid: string, now: number): string {
 
 /** just-bash's limit texts, said the way a student can act on. */
 function limitMessage(stderr: string): string {
-  return stderr.replace(/bash: too many (commands executed|loop iterations) \(>(\d+)\), increase executionLimits\.\w+\n?/g, (_m, what: string, n: string) => `bash: execution limit reached: more than ${n} ${what === "commands executed" ? "commands" : "loop iterations"} in one command line; stopped\n`);
+  return stderr
+    .replace(/(sed|awk): \1: (?:command execution|while loop|for loop|do-while loop) exceeded maximum iterations \((\d+)\)\n?/g, (_m, tool: string, n: string) => `${tool}: execution limit reached: more than ${n} ${tool === "sed" ? "branch" : "loop"} iterations in one script; stopped\n`)
+    .replace(/bash: too many (commands executed|loop iterations) \(>(\d+)\), increase executionLimits\.\w+\n?/g, (_m, what: string, n: string) => `bash: execution limit reached: more than ${n} ${what === "commands executed" ? "commands" : "loop iterations"} in one command line; stopped\n`);
 }
