@@ -1139,7 +1139,15 @@ async function readManifests(files: string[], recursive: boolean, ctx: KubectlCo
           const line = d.errors[0].linePos?.[0]?.line ?? 1;
           throw new KubectlError(`error converting YAML to JSON: yaml: line ${line}: ${d.errors[0].message.split("\n")[0].replace(/ at line.*$/, "")}`);
         }
-        const obj = d.toJS() as Obj;
+        let obj: Obj;
+        try {
+          obj = d.toJS() as Obj;
+        } catch (e) {
+          // An alias bomb ("billion laughs"): the yaml library stops at its alias count, as
+          // go-yaml stops at its aliasing ratio; kubectl says so in go-yaml's words.
+          if (!/Excessive alias count/.test((e as Error).message)) throw e;
+          throw new KubectlError(`error parsing ${src}: error converting YAML to JSON: yaml: document contains excessive aliasing`);
+        }
         if (obj === null || obj === undefined) continue;
         if (typeof obj !== "object") throw new KubectlError(`error validating "${src}": error validating data: invalid object to validate; if you choose to ignore these errors, turn validation off with --validate=false`);
         if (obj.kind === "List" && Array.isArray(obj.items)) {
