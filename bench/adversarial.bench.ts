@@ -1,0 +1,87 @@
+// Issue 18's figures on the Node server with the real terminal: the time to refuse
+// `kubectl scale --replicas=2147483647` (HTTP exec round trip), peak RSS over the adversarial
+// suite's worst cases (test/platform/adversarial.test.ts), and a bystander cluster's
+// `kubectl get svc` while another cluster runs the worst bash loop.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startNodeServer } from "../src/runtime/node-server.js";
+import { sessionShell } from "../src/runtime/terminal.js";
+import type { Report } from "./run.js";
+
+const ADMIN = "bench-admin";
+
+export default async function (report: Report) {
+  const dir = mkdtempSync(join(tmpdir(), "servicelab-bench-adv-"));
+  const s = await startNodeServer({ port: 0, dataDir: dir, allowAnonymous: true, adminKey: ADMIN, idleMs: 3_600_000, shell: sessionShell });
+  const url = `http://127.0.0.1:${s.port}`;
+  const cluster = async () => (await (await fetch(`${url}/v1/clusters`, { method: "POST" })).json()) as { id: string; token: string };
+  const ex = async (c: { id: string; token: string }, command: string) => {
+    const t = performance.now();
+    const r = await fetch(`${url}/v1/clusters/${c.id}/exec`, { method: "POST", headers: { authorization: `Bearer ${c.token}` }, body: JSON.stringify({ command }) });
+    const body = (await r.json()) as { stdout?: string; stderr?: string; message?: string };
+    return { status: r.status, ms: performance.now() - t, ...body };
+  };
+  let peak = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 5);
+  try {
+    const fresh = async () => {
+      const c = await cluster();
+      await ex(c, "kubectl create deployment d --image=nginx");
+      await ex(c, "kubectl get pods");
+      return c;
+    };
+    // The first scale builds pods up to podsPerCluster (300, system pods included) and stops.
+    const times: number[] = [];
+    const atLimit: number[] = [];
+    const invalid: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const c = await fresh();
+      times.push((await ex(c, "kubectl scale deploy d --replicas=2147483647")).ms);
+      atLimit.push((await ex(c, "kubectl scale deploy d --replicas=2147483646")).ms);
+      invalid.push((await ex(c, "kubectl scale deploy d --replicas=99999999999")).ms);
+    }
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+    report("kubectl scale --replicas=2147483647, first (builds 291 pods, stops)", `${med(times).toFixed(1)} ms`, "< 50 ms");
+    report("kubectl scale --replicas=2147483647, at the pod limit", `${med(atLimit).toFixed(1)} ms`, "< 50 ms");
+    report("kubectl scale --replicas=99999999999 (the apiserver's 422)", `${med(invalid).toFixed(1)} ms`);
+
+    // The suite's worst cases, one cluster, peak RSS over all of them.
+    const victim = await fresh();
+    const worst = [
+      "kubectl scale deploy d --replicas=2147483647",
+      "for i in $(seq 1 3000); do printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: cm-%d\\n---\\n' $i; done > /tmp/many.yaml",
+      "kubectl apply -f /tmp/many.yaml > /dev/null",
+      "while true; do :; done",
+      "while true; do echo x; done | head -3",
+      "for i in $(seq 1 20000); do echo 0123456789012345678901234567890123456789; done | wc -l",
+      "echo a | sed ':a;s/^/x/;ba'",
+      "awk 'BEGIN { while (1) {} }'",
+      ":(){ :|:& };:",
+      "printf '%*s' 2000000 x",
+    ];
+    for (const w of worst) {
+      const r = await ex(victim, w);
+      report(`  ${w.length > 56 ? w.slice(0, 53) + "..." : w}`, `${r.ms.toFixed(0)} ms`);
+    }
+    report("peak server RSS over the suite's worst cases", `${(peak / 2 ** 20).toFixed(0)} MB`, "< 1 GB");
+
+    // A bystander's kubectl get svc while the victim runs the worst bash loop.
+    const bystander = await cluster();
+    await ex(bystander, "kubectl get svc");
+    const lat: number[] = [];
+    const busy = ex(victim, "while true; do :; done");
+    let done = false;
+    void busy.then(() => (done = true));
+    while (!done) lat.push((await ex(bystander, "kubectl get svc")).ms);
+    lat.sort((a, b) => a - b);
+    const p99 = lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))];
+    report(`bystander kubectl get svc p99 during a 100000-command loop (${lat.length} requests)`, `${p99.toFixed(0)} ms`, "< 100 ms");
+  } finally {
+    clearInterval(sampler);
+    await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
