@@ -3,6 +3,7 @@
 // step's checks read afterwards. A step that passes before its commands ran is a defect (a check
 // that holds with no work teaches nothing); a step whose checks fail after its own commands is a
 // broken lab. Evaluating checks must not change the cluster.
+import { splitCommands } from "../shell/command-lines.js";
 import { describe, expect, it } from "vitest";
 import { ClusterCore } from "../runtime/core.js";
 import { DEFAULT_LIMITS } from "../runtime/limits.js";
@@ -84,7 +85,7 @@ describe("each lab, run step by step as the UI runs it", () => {
       for (const [i, step] of lab.steps.entries()) {
         const before = s.core.evaluateSteps(s.now())!;
         expect(before[i].passed, `${lab.id}/${step.id} passes before its commands ran`).toBe(false);
-        for (const block of bashBlocks(step.body.en)) await s.run(block);
+        for (const block of bashBlocks(step.body.en)) for (const line of splitCommands(block)) await s.run(line);
         const after = s.core.evaluateSteps(s.now())!;
         const failing = after[i].checks.filter((c) => !c.passed).map((c) => `${c.id}: ${c.message?.en}`);
         expect(failing, `${lab.id}/${step.id} after its commands\n${s.transcript()}`).toEqual([]);
@@ -99,7 +100,7 @@ describe("evaluating checks", () => {
     const lab = LABS["canary"];
     const s = session(lab);
     // Halfway through: some steps passed, the next ones fail with messages.
-    for (const step of lab.steps.slice(0, 3)) for (const block of bashBlocks(step.body.en)) await s.run(block);
+    for (const step of lab.steps.slice(0, 3)) for (const block of bashBlocks(step.body.en)) for (const line of splitCommands(block)) await s.run(line);
     const cluster = s.core.cluster;
     const before = { rv: cluster.store.revision(), clock: cluster.now(), journal: s.core.journal.list.length, snapshot: JSON.stringify(cluster.snapshot()) };
     const steps = s.core.evaluateSteps(s.now() + 60_000)!;
@@ -112,7 +113,7 @@ describe("evaluating checks", () => {
   it("a passed step stays passed when the cluster moves on, and later steps see only newer commands", async () => {
     const lab = LABS["clusterip-web"];
     const s = session(lab);
-    for (const block of bashBlocks(lab.steps[0].body.en)) await s.run(block);
+    for (const block of bashBlocks(lab.steps[0].body.en)) for (const line of splitCommands(block)) await s.run(line);
     expect(s.core.evaluateSteps(s.now())![0].passed).toBe(true);
     await s.run("kubectl delete svc web");
     const steps = s.core.evaluateSteps(s.now())!;

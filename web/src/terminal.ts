@@ -7,7 +7,7 @@ import { Terminal } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";
 import "@xterm/xterm/css/xterm.css";
 import { commonPrefix } from "./completion";
-import { needsMore, splitCommands } from "./shell-input";
+import { needsMore, splitCommands } from "../../src/shell/command-lines";
 
 /** More output than this from one command is cut with a notice (xterm keeps 5000 lines anyway). */
 export const OUTPUT_LIMIT = 256 * 1024;
@@ -17,6 +17,8 @@ export interface TerminalOptions {
   submit(command: string): Promise<void>;
   complete(line: string): { word: string; candidates: string[] };
   cutNotice: string;
+  /** Escape leaves the terminal (Tab completes inside it), so keyboard users can move on. */
+  onEscape?: () => void;
 }
 
 const crlf = (s: string) => s.replace(/\r?\n/g, "\r\n");
@@ -57,6 +59,10 @@ export class LabTerminal {
     if (!opts.readOnly) this.term.onData((d) => this.onData(d));
     // Ctrl-C with a selection copies, as terminals in browsers do; without one it interrupts.
     this.term.attachCustomKeyEventHandler((e) => {
+      if (e.type === "keydown" && e.key === "Escape" && this.opts.onEscape) {
+        this.opts.onEscape();
+        return false;
+      }
       if (e.type === "keydown" && (e.ctrlKey || e.metaKey) && e.key === "c" && this.term.hasSelection()) {
         void navigator.clipboard?.writeText(this.term.getSelection());
         return false;

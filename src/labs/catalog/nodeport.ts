@@ -51,8 +51,9 @@ export default {
       },
       checks: [
         { id: "master", kind: "command", command: "curl http://10\\.1\\.8\\.30:", output: "It works!", title: { en: "The master's IP answered", zh: "master 的 IP 应答了" }, hint: { en: "curl http://10.1.8.30:$NP.", zh: "curl http://10.1.8.30:$NP。" } },
-        { id: "workers", kind: "command", command: "curl http://10\\.1\\.8\\.31:[\\s\\S]*curl http://10\\.1\\.8\\.32:", output: "It works!", title: { en: "node1 and node2 answered too", zh: "node1 和 node2 也应答了" }, hint: { en: "curl 10.1.8.31 and 10.1.8.32 on the same port.", zh: "用同一个端口 curl 10.1.8.31 和 10.1.8.32。" } },
-        { id: "traffic", kind: "traffic", command: "curl", min: 3, title: { en: "All three requests reached a web pod", zh: "三个请求都到达了 web Pod" }, hint: { en: "Set NP first: without it the URL has no port.", zh: "先设置 NP：没有它 URL 里就没有端口。" } },
+        { id: "node1", kind: "command", command: "curl http://10\\.1\\.8\\.31:", output: "It works!", title: { en: "node1 answered on the NodePort", zh: "node1 在 NodePort 上应答了" }, hint: { en: "curl 10.1.8.31 on the same port.", zh: "用同一个端口 curl 10.1.8.31。" } },
+        { id: "node2", kind: "command", command: "curl http://10\\.1\\.8\\.32:", output: "It works!", title: { en: "node2 answered on the NodePort", zh: "node2 在 NodePort 上应答了" }, hint: { en: "curl 10.1.8.32 on the same port.", zh: "用同一个端口 curl 10.1.8.32。" } },
+        { id: "traffic", kind: "traffic", command: "curl http://10\\.1\\.8\\.3", min: 1, title: { en: "The requests reached a web pod", zh: "请求到达了 web Pod" }, hint: { en: "Set NP first: without it the URL has no port.", zh: "先设置 NP：没有它 URL 里就没有端口。" } },
       ],
     },
     {

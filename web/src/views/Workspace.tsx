@@ -137,6 +137,7 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
     const lt = new LabTerminal(el, {
       readOnly,
       cutNotice: t("cut"),
+      onEscape: () => document.querySelector<HTMLElement>(".tabs button[aria-selected=true]")?.focus(),
       complete: (line) => complete(line, graph.current),
       submit: async (command) => {
         setBusy(true);
@@ -168,15 +169,16 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
           lt.showPrompt(wsPrompt.current);
           setJournal((j) => [...j, { seq: ans.seq ?? 0, ts: Date.now(), prompt: "", command, exitCode: ans.exitCode, stdout: ans.stdout, stderr: ans.stderr }].slice(-200));
           const w = await refresh();
+          // A command that sent traffic shows its bars at once; the rules' diff follows.
+          if (w?.traffic && w.traffic.seq === ans.seq) setTab("traffic");
           const after = await api.rules(id, token, promptNode).catch(() => null);
           if (after) {
             const lines = after.sections.flatMap((s) => s.lines);
             const d = diffLines(rulesBefore.current.get(promptNode) ?? lines, lines);
             rulesBefore.current.set(promptNode, lines);
             setChanges({ command, node: promptNode, ...d, objects: [...new Set(objectChanges.current)] });
-            if (promptNode === node) setRules(after);
+            if (promptNode === nodeRef.current) setRules(after);
           }
-          if (w?.traffic && w.traffic.seq === ans.seq) setTab("traffic");
         } catch (e) {
           if (e instanceof ApiError) {
             if (e.code === 404) setGone(true);
@@ -238,6 +240,8 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
     };
   }, [id, token]);
   const wsPrompt = useRef("[root@master ~]# ");
+  const nodeRef = useRef(node);
+  nodeRef.current = node;
 
   useEffect(() => {
     if (tab === "rules") void loadRules(node);
@@ -327,7 +331,7 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
       <main class="ws-main" id="main">
         <aside class="ws-steps">{lab ? <Steps lab={lab} results={ws?.steps} onRun={readOnly ? undefined : run} onCheck={async () => void (await refresh())} /> : <p class="loading">…</p>}</aside>
         <section class="ws-right">
-          <div class="term-wrap" aria-label="Terminal">
+          <div class="term-wrap" aria-label="Terminal" title="Esc leaves the terminal; Tab completes inside it">
             <div class="term" ref={termEl} />
           </div>
           <Splitter />

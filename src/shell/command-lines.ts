@@ -1,3 +1,4 @@
+// Shared by the web terminal (web/src/terminal.ts) and the lab tests: the same reading of a block.
 // When a typed line is a whole command for bash, or bash would ask for more with "> ": an open
 // quote, a trailing backslash, a here-document until its delimiter, or a compound command
 // (for/while/until/if/case/{ ... }) not yet closed. A heuristic of bash's grammar, enough for
