@@ -494,6 +494,23 @@ export class DeploymentController implements Controller {
         else if (p.reason !== "NewReplicaSetCreated" || !p.message?.includes(name!)) setCondition(conds, now, "Progressing", "True", "ReplicaSetUpdated", `ReplicaSet "${name}" is progressing.`);
       }
     }
+    // syncRolloutStatus: a ReplicaSet's ReplicaFailure (the new one's first) is the
+    // Deployment's, with its transition time as both times; none, and the condition goes.
+    let failure: { status: string; reason?: string; message?: string; lastTransitionTime?: string | null } | undefined;
+    for (const rs of fresh ? [fresh, ...all.filter((x) => x !== fresh)] : all) {
+      failure = rs.status?.conditions?.find((c) => c.type === "ReplicaFailure");
+      if (failure) break;
+    }
+    const fi = conds.findIndex((c) => c.type === "ReplicaFailure");
+    if (failure) {
+      const prev = fi >= 0 ? conds[fi] : undefined;
+      if (!prev || prev.status !== failure.status || prev.reason !== failure.reason) {
+        const at = failure.lastTransitionTime ?? now;
+        const c = { type: "ReplicaFailure", status: failure.status, lastUpdateTime: at, lastTransitionTime: prev && prev.status === failure.status ? prev.lastTransitionTime : at, reason: failure.reason, message: failure.message };
+        if (fi >= 0) conds.splice(fi, 1);
+        conds.push(c as DeploymentCondition);
+      }
+    } else if (fi >= 0) conds.splice(fi, 1);
     // Conditions are listed Available first, then Progressing, as the controller appends them.
     conds.sort((a, b) => (a.type === b.type ? 0 : a.type === "Available" ? -1 : b.type === "Available" ? 1 : 0));
     if (!deepEqual(status, d.status)) {

@@ -2,7 +2,7 @@
 // controllers stopping at them as the real ones stop at a ResourceQuota.
 import { describe, expect, it } from "vitest";
 import { R } from "../api/resources.js";
-import type { ReplicaSet } from "../api/types.js";
+import type { Deployment, ReplicaSet } from "../api/types.js";
 import { isStatusError } from "../api/status.js";
 import { Cluster } from "../cluster.js";
 import { deploymentBody, testCluster } from "../testing.js";
@@ -62,6 +62,9 @@ describe("the host's quota", () => {
     const [rs] = c.client.list(R.replicasets, "default").items as ReplicaSet[];
     const cond = rs.status?.conditions?.find((x) => x.type === "ReplicaFailure");
     expect(cond).toMatchObject({ status: "True", reason: "FailedCreate", message: failed[0].slice("Error creating: ".length) });
+    // The Deployment carries its ReplicaSet's failure, as syncRolloutStatus moves it.
+    const d = c.client.get(R.deployments, "default", "web") as Deployment;
+    expect(d.status?.conditions?.find((x) => x.type === "ReplicaFailure")).toMatchObject({ status: "True", reason: "FailedCreate", message: cond!.message });
     // Retries back off (5 ms doubling): a minute brings a few more refusals, not one per pod event.
     c.advance(60_000);
     expect(c.store.count("pods")).toBe(60);
@@ -71,6 +74,7 @@ describe("the host's quota", () => {
     c.advance(120_000);
     const after = c.client.list(R.replicasets, "default").items[0] as ReplicaSet;
     expect(after.status?.conditions?.find((x) => x.type === "ReplicaFailure")).toBeUndefined();
+    expect((c.client.get(R.deployments, "default", "web") as Deployment).status?.conditions?.find((x) => x.type === "ReplicaFailure")).toBeUndefined();
   });
 
   it("a pod deleted frees its place: the ReplicaSet backing off replaces it", () => {
