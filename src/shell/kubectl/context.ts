@@ -32,6 +32,8 @@ export interface KubectlContext {
   /** Files (not directories) directly in `path`, or undefined if it is not a directory. */
   listDir(path: string): Promise<string[] | undefined>;
   editor?: Editor;
+  /** Writes a file of the node (kubectl edit's copy of changes it could not save). */
+  writeFile?(path: string, text: string): Promise<void>;
   attach(req: AttachRequest): void;
   /** Runs argv in the pod's container (kubectl exec). */
   execInPod(pod: Pod, container: string, argv: string[], stdin: string): Promise<Output>;

@@ -1488,36 +1488,68 @@ async function cmdEdit(argv: string[], ctx: KubectlContext, o: Out): Promise<voi
   const targets = oneTarget(p, ctx, "edit").map((t) => ({ t, obj: get(ctx, t.info, t.ns, t.name) }));
   if (!ctx.editor) throw new KubectlError(`unable to launch the editor "vi"`);
   for (const { t, obj } of targets) {
-    const header = "# Please edit the object below. Lines beginning with a '#' will be ignored,\n# and an empty file will abort the edit. If an error occurs while saving this file will be\n# reopened with the relevant failures.\n#\n";
-    const original = header + toYaml(stripForOutput(obj, p));
     const file = `/tmp/kubectl-edit-${t.name}.yaml`;
-    const edited = await ctx.editor(original, file);
-    if (edited === undefined || edited === original) {
-      o.out("Edit cancelled, no changes made.\n");
-      continue;
+    const yaml = toYaml(stripForOutput(obj, p));
+    // kubectl's edit loop (editoptions.go): an invalid save reopens the file with the reasons in
+    // its header; quitting after that without a new change stores a copy and gives up.
+    let text = EDIT_HEADER + yaml;
+    let failed: { reason: string; body: string } | undefined;
+    for (;;) {
+      const edited = await ctx.editor(text, file);
+      const body = (edited ?? "").split("\n").filter((l) => !l.startsWith("#")).join("\n");
+      if (edited === undefined || edited === text) {
+        if (!failed) {
+          o.out("Edit cancelled, no changes made.\n");
+          break;
+        }
+        await ctx.writeFile?.(file, failed.body);
+        throw new KubectlError(`error: ${failed.reason}\nA copy of your changes has been stored to "${file}"\nerror: Edit cancelled, no valid changes were saved.`, 1, { raw: true });
+      }
+      if (!body.trim()) {
+        o.out("Edit cancelled, saved file was empty.\n");
+        break;
+      }
+      let next: Obj;
+      try {
+        const d = parseAllDocuments(body);
+        const doc = Array.isArray(d) ? d[0] : d;
+        if (doc.errors.length) throw new Error(doc.errors[0].message);
+        next = doc.toJS();
+      } catch (e) {
+        const msg = (e as Error).message.split("\n")[0];
+        failed = { reason: `the edited file had a syntax error: ${msg}`, body };
+        text = EDIT_HEADER + editReason(`The edited file had a syntax error: ${msg}`, []) + body;
+        continue;
+      }
+      if (JSON.stringify(sortDeep(next)) === JSON.stringify(sortDeep(obj))) {
+        o.out("Edit cancelled, no changes made.\n");
+        break;
+      }
+      try {
+        const updated = ctx.cluster.client.update(t.info, t.ns, t.name, next);
+        printResult(t.info, updated, p, o, "edited");
+        break;
+      } catch (e) {
+        if (!isStatusError(e) || e.status.reason !== "Invalid") throw e;
+        const causes = (e.status.details?.causes ?? []).map((c) => `${c.field}: ${c.message}`);
+        failed = { reason: `${qualifiedName(t.info)} "${t.name}" is invalid`, body };
+        text = EDIT_HEADER + editReason(`${t.info.resource} "${t.name}" was not valid`, causes.length ? causes : [e.status.message]) + body;
+      }
     }
-    const body = edited.split("\n").filter((l) => !l.startsWith("#")).join("\n");
-    if (!body.trim()) {
-      o.out("Edit cancelled, saved file was empty.\n");
-      continue;
-    }
-    let next: Obj;
-    try {
-      const d = parseAllDocuments(body);
-      const doc = Array.isArray(d) ? d[0] : d;
-      if (doc.errors.length) throw new Error(doc.errors[0].message);
-      next = doc.toJS();
-    } catch (e) {
-      throw new KubectlError(`error: ${(e as Error).message.split("\n")[0]}`);
-    }
-    const before = JSON.stringify(sortDeep(obj));
-    if (JSON.stringify(sortDeep(next)) === before) {
-      o.out("Edit cancelled, no changes made.\n");
-      continue;
-    }
-    const updated = ctx.cluster.client.update(t.info, t.ns, t.name, next);
-    printResult(t.info, updated, p, o, "edited");
   }
+}
+
+const EDIT_HEADER = "# Please edit the object below. Lines beginning with a '#' will be ignored,\n# and an empty file will abort the edit. If an error occurs while saving this file will be\n# reopened with the relevant failures.\n#\n";
+
+/** One reason at the top of a reopened file, as kubectl's editHeader writes it. */
+function editReason(head: string, other: string[]): string {
+  const hash = (s: string) => s.replace(/\n/g, "\n# ");
+  return `# ${hash(head)}${other.length ? ":" : ""}\n${other.map((x) => `# * ${hash(x)}\n`).join("")}#\n`;
+}
+
+/** "deployments.apps", "pods": the resource as kubectl names it in errors. */
+function qualifiedName(info: ResourceInfo): string {
+  return info.group ? `${info.resource}.${info.group}` : info.resource;
 }
 
 function cmdSet(argv: string[], ctx: KubectlContext, o: Out): void {
