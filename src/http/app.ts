@@ -395,10 +395,20 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const id = c.req.param("id");
     const a = await access(c, id);
     const body = await readJson(c, a.limits.requestBytes);
+    const answer = (r: Awaited<ReturnType<ClusterHost["exec"]>>) =>
+      json({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, ...(r.prompt !== undefined ? { prompt: r.prompt } : {}), ...(r.seq !== undefined ? { seq: r.seq } : {}), ...(r.edit ? { edit: r.edit } : {}) });
+    // The hosted editor's answer to a kubectl edit that waits for it (see src/runtime/edit-relay.ts).
+    if (body.edit !== undefined) {
+      const e = body.edit as { id?: unknown; text?: unknown } | null;
+      if (!e || typeof e.id !== "string" || (typeof e.text !== "string" && e.text !== null)) throw bad('the body must be {"edit": {"id": "<edit id>", "text": "<the edited file>" or null to quit}}');
+      return answer(await deps.host.resumeEdit(id, e.id, e.text));
+    }
     if (typeof body.command !== "string") throw bad('the body must be {"command": "<one bash command line>"}');
+    if (body.editor !== undefined && body.editor !== "hosted") throw bad('"editor" may only be "hosted" (kubectl edit then answers with the file to edit)');
     const t0 = performance.now();
-    const r = await deps.host.exec(id, body.command, a.limits);
-    deps.history.command({
+    const r = await deps.host.exec(id, body.command, a.limits, { hostedEditor: body.editor === "hosted" });
+    // (A line waiting in the hosted editor is recorded by the journal once it ends, not here.)
+    if (!r.edit) deps.history.command({
       ts: now(),
       clusterId: id,
       tenantId: a.row.tenantId,
@@ -408,7 +418,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       stderrBytes: byteLength(r.stderr),
       durationMs: Math.round(performance.now() - t0),
     });
-    return json({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, ...(r.prompt !== undefined ? { prompt: r.prompt } : {}), ...(r.seq !== undefined ? { seq: r.seq } : {}) });
+    return answer(r);
   });
 
   // The workspace's read-only views (src/workspace/inspect.ts); a share link may read them too.

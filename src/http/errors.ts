@@ -15,3 +15,4 @@ export const tooLarge = (message: string) => status(413, "RequestEntityTooLarge"
 export const bad = (message: string) => status(400, "BadRequest", message);
 export const notFoundMsg = (message: string) => status(404, "NotFound", message);
 export const internal = (message: string) => status(500, "InternalError", `Internal error occurred: ${message}`);
+export const conflictMsg = (message: string) => status(409, "Conflict", message);

@@ -19,7 +19,7 @@ import type { ConnectResult } from "../engine/net/packet.js";
 import type { KubeletPodState, KubeletState, LogLine } from "../engine/kubelet/kubelet.js";
 import { lab as findLab } from "../labs/index.js";
 import { type Limits, quotaOf } from "./limits.js";
-import type { ExecResult, ShellFactory, ShellRunner } from "./shell.js";
+import type { ExecResult, PendingEdit, ShellFactory, ShellHooks, ShellRunner } from "./shell.js";
 import { Journal, type JournalEntry } from "./journal.js";
 import { evaluateLab, type StepResult } from "../labs/checks.js";
 
@@ -128,6 +128,8 @@ export class LimitError extends Error {
 const SEP = "|";
 /** Connections traced per command line, for the workspace's samples (a 100-curl loop to 10 pods needs ~10). */
 const TRACED_PER_COMMAND = 64;
+/** How long kubectl edit waits for the hosted editor before it quits as if the file was closed unchanged. */
+const EDIT_TIMEOUT_MS = 15 * 60_000;
 /** Side rows: state that is not an object, kept apart from the meta row so it is written only on change. */
 const SIDE = ["#config", "#kubelet", "#shell", "#proxies"] as const;
 type SideKey = (typeof SIDE)[number];
@@ -206,6 +208,12 @@ export class ClusterCore {
   /** The kubelet's revision when the pod rows were last brought up to date. */
   private podsRev = -1;
   readonly shell: ShellRunner;
+  /** What the terminal borrows from the host: the hosted editor, during a command line that may use it. */
+  private readonly hooks: ShellHooks = { editor: {} };
+  private pending?: PendingEdit & { finish(text: string | undefined): void };
+  private edits = 0;
+  /** Told when a command line's kubectl edit opens a file in the hosted editor (set by the host). */
+  onEdit?: (e: PendingEdit) => void;
   /** The connections of the last command that sent traffic, one traced sample per pod and outcome. */
   private samples: { seq: number; traces: Map<string, ConnectResult> } = { seq: 0, traces: new Map() };
 
@@ -219,7 +227,7 @@ export class ClusterCore {
     readonly journal: Journal = new Journal(),
   ) {
     this.full = full;
-    this.shell = shellFactory(cluster, shellState);
+    this.shell = shellFactory(cluster, shellState, this.hooks);
     cluster.store.subscribe((ev) => this.onChange(ev));
   }
 
@@ -349,8 +357,44 @@ export class ClusterCore {
     }
   }
 
-  /** Runs one command line; throws LimitError when the result breaks a limit (the host then discards this core). */
-  async exec(command: string, now: number, limits: Limits): Promise<ExecResult> {
+  /** The file kubectl edit waits on in the hosted editor, if one does. */
+  get pendingEdit(): PendingEdit | undefined {
+    return this.pending && { id: this.pending.id, file: this.pending.file, text: this.pending.text };
+  }
+
+  /** The hosted editor's answer to edit `id` (undefined: quit); false when no such edit waits. */
+  finishEdit(id: string, text: string | undefined): boolean {
+    if (this.pending?.id !== id) return false;
+    this.pending.finish(text);
+    return true;
+  }
+
+  /** kubectl edit's editor while a command line runs with the hosted one: opens the file, waits for its answer. */
+  private openEditor(text: string, file: string): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const id = `e${++this.edits}`;
+      // A tab closed while editing must not hold the terminal for ever: quit the editor.
+      const timer = setTimeout(() => this.finishEdit(id, undefined), EDIT_TIMEOUT_MS);
+      this.pending = {
+        id,
+        file,
+        text,
+        finish: (t) => {
+          clearTimeout(timer);
+          this.pending = undefined;
+          resolve(t);
+        },
+      };
+      this.onEdit?.({ id, file, text });
+    });
+  }
+
+  /**
+   * Runs one command line; throws LimitError when the result breaks a limit (the host then
+   * discards this core). With `hostedEditor`, kubectl edit opens its file through onEdit.
+   */
+  async exec(command: string, now: number, limits: Limits, opts: { hostedEditor?: boolean } = {}): Promise<ExecResult> {
+    this.hooks.editor.current = opts.hostedEditor ? (text, file) => this.openEditor(text, file) : undefined;
     // The tenant's pod and object limits are the apiserver's quota: a create past them is
     // refused before anything is made (checkLimits below only backs that up).
     this.cluster.setQuota(quotaOf(limits));
@@ -370,6 +414,7 @@ export class ClusterCore {
       this.tally = undefined;
       this.traces = undefined;
       dataplane.traceBudget = 0;
+      this.hooks.editor.current = undefined;
     }
     const run = tally.size ? trafficRun(now, command, tally) : undefined;
     if (run) this.trafficRuns.push(run);

@@ -13,11 +13,21 @@ export interface CreateInit {
   from?: ClusterState;
 }
 
+export interface ExecOptions {
+  /** kubectl edit may open the web UI's hosted editor (the answer then carries `edit`). */
+  hostedEditor?: boolean;
+}
+
 export interface ClusterHost {
   /** Creates and persists a cluster; throws StatusError 400 for an unknown lab. */
   create(id: string, init: CreateInit): Promise<ClusterView>;
   /** Runs one command line; 404 for an unknown cluster, 403 naming a limit it would break. */
-  exec(id: string, command: string, limits: Limits): Promise<ExecResult>;
+  exec(id: string, command: string, limits: Limits, opts?: ExecOptions): Promise<ExecResult>;
+  /**
+   * The hosted editor's answer (text, or null to quit) to the file kubectl edit waits on; answers
+   * with what the command does next. 409 when no such edit waits.
+   */
+  resumeEdit(id: string, editId: string, text: string | null): Promise<ExecResult>;
   view(id: string): Promise<ClusterView>;
   /** A read-only view for the workspace (src/workspace/inspect.ts); the query is already validated. */
   inspect(id: string, query: InspectQuery): Promise<unknown>;

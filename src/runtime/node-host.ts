@@ -7,11 +7,12 @@ import type { Client, InStatement } from "@libsql/client";
 import { notFound } from "../engine/api/status.js";
 import type { HistorySink } from "../db/history.js";
 import { ClusterCore, type ClusterState, type ClusterView, type Delta, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
-import type { ClusterHost, CreateInit } from "./host.js";
+import type { ClusterHost, CreateInit, ExecOptions } from "./host.js";
 import type { Limits } from "./limits.js";
 import { DELETE_ALL_OBJECTS, DELETE_META, groupStatements, SELECT_META, SELECT_OBJECTS } from "./rows.js";
 import { missingShell, type ExecResult, type ShellFactory } from "./shell.js";
 import { inspect, InspectQuery } from "../workspace/inspect.js";
+import { EditRelay, editBusy } from "./edit-relay.js";
 
 export interface NodeHostOptions {
   shell?: ShellFactory;
@@ -42,6 +43,8 @@ interface Slot {
   used: number;
   subscribers: Set<Send>;
   timer?: ReturnType<typeof setTimeout>;
+  /** The answers of a command line waiting in the hosted editor (kubectl edit). */
+  relay?: EditRelay;
 }
 
 export class NodeClusterHost implements ClusterHost {
@@ -254,11 +257,14 @@ export class NodeClusterHost implements ClusterHost {
     return this.now();
   }
 
-  exec(id: string, command: string, limits: Limits): Promise<ExecResult> {
-    return this.serial(id, async (s) => {
+  exec(id: string, command: string, limits: Limits, opts: ExecOptions = {}): Promise<ExecResult> {
+    if (this.slots.get(id)?.core?.pendingEdit) return Promise.reject(editBusy());
+    const run = () => this.serial(id, async (s) => {
       const core = await this.load(id, s);
       try {
-        const r = await core.exec(command, this.now(), limits);
+        core.onEdit = opts.hostedEditor ? this.relay(s).opened : undefined;
+        const r = await core.exec(command, this.now(), limits, opts);
+        core.onEdit = undefined;
         await this.persist(id, s, core);
         return r;
       } catch (e) {
@@ -271,6 +277,16 @@ export class NodeClusterHost implements ClusterHost {
         throw e;
       }
     });
+    return opts.hostedEditor ? this.relay(this.slot(id)).start(run) : run();
+  }
+
+  resumeEdit(id: string, editId: string, text: string | null): Promise<ExecResult> {
+    const s = this.slots.get(id);
+    return this.relay(s ?? this.slot(id)).resume(s?.core, editId, text);
+  }
+
+  private relay(s: Slot): EditRelay {
+    return (s.relay ??= new EditRelay());
   }
 
   view(id: string): Promise<ClusterView> {
@@ -359,7 +375,8 @@ export class NodeClusterHost implements ClusterHost {
 
   private evict(): void {
     const t = this.now() - this.evictMs;
-    for (const [id, s] of this.slots) if (s.used < t && !s.subscribers.size) this.slots.delete(id);
+    // (A terminal waiting in the hosted editor stays: its command line is still running.)
+    for (const [id, s] of this.slots) if (s.used < t && !s.subscribers.size && !s.core?.pendingEdit) this.slots.delete(id);
   }
 
   /** Clusters held in memory (for the memory benchmark). */

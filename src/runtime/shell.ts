@@ -11,6 +11,15 @@ export interface ExecResult {
   prompt?: string;
   /** The command's place in the cluster's journal (src/runtime/journal.ts). */
   seq?: number;
+  /** kubectl edit opened this file in the hosted editor: the command waits for it (src/runtime/edit-relay.ts). */
+  edit?: PendingEdit;
+}
+
+/** A file kubectl edit waits on in the web UI's hosted editor. */
+export interface PendingEdit {
+  id: string;
+  file: string;
+  text: string;
 }
 
 export interface ShellRunner {
@@ -24,8 +33,16 @@ export interface ShellRunner {
   prompt?(): string;
 }
 
+/** An editor for `kubectl edit`: the text and its file name in, the edited text out (undefined: quit unchanged). */
+export type EditorFn = (text: string, file: string) => Promise<string | undefined>;
+
+/** What the host lends the terminal: an editor while a command line may use one (the web UI's). */
+export interface ShellHooks {
+  editor: { current?: EditorFn };
+}
+
 /** Builds a cluster's runner; `saved` is what its save() returned last time (undefined when new). */
-export type ShellFactory = (cluster: Cluster, saved: unknown) => ShellRunner;
+export type ShellFactory = (cluster: Cluster, saved: unknown, hooks?: ShellHooks) => ShellRunner;
 
 /** Until src/shell is wired in: every command answers 127 and says why. */
 export const missingShell: ShellFactory = () => ({

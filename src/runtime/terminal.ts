@@ -12,9 +12,9 @@ export function useShell(f: ShellFactory | undefined): void {
   override = f;
 }
 
-export const sessionShell: ShellFactory = (cluster: Cluster, saved: unknown) => {
+export const sessionShell: ShellFactory = (cluster: Cluster, saved: unknown, hooks) => {
   const state = saved && typeof saved === "object" && (saved as SessionState).version === 1 ? (saved as SessionState) : undefined;
-  const s = new Session(cluster, { state });
+  const s = new Session(cluster, { state, hostedEditor: hooks?.editor });
   return { run: (line) => s.run(line), save: () => s.save(), revision: () => s.revision(), prompt: () => s.prompt };
 };
 

@@ -17,7 +17,8 @@ import { type KubeRequest, type KubeResponse, serveKube } from "../kubeapi/serve
 import { planFromWire, planToWire, watchPlan, type WireWatchPlan } from "../kubeapi/watch.js";
 import { notFoundMsg } from "../http/errors.js";
 import { ClusterCore, type ClusterState, type ClusterView, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
-import type { ClusterHost, CreateInit } from "./host.js";
+import type { ClusterHost, CreateInit, ExecOptions } from "./host.js";
+import { EditRelay, editBusy } from "./edit-relay.js";
 import { type Limits, quotaOf, RateLimiter } from "./limits.js";
 import { deltaStatements, SELECT_OBJECTS } from "./rows.js";
 import type { ExecResult, ShellFactory } from "./shell.js";
@@ -65,6 +66,8 @@ const getShell = (): Promise<ShellFactory> => shellFactory();
 /** One cluster: its rows in this object's SQLite, its engine in memory while awake. */
 export class ClusterObject extends DurableObject<Env> {
   private core?: ClusterCore;
+  /** A command line waiting in the hosted editor (kubectl edit) and the request it answers next. */
+  private readonly edits = new EditRelay();
   private ready: Promise<void>;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -152,18 +155,29 @@ export class ClusterObject extends DurableObject<Env> {
     });
   }
 
-  async exec(id: string, command: string, limits: Limits): Promise<Result<ExecResult>> {
+  async exec(id: string, command: string, limits: Limits, opts: ExecOptions = {}): Promise<Result<ExecResult>> {
     return result(async () => {
-      const core = await this.load(id);
-      try {
-        const r = await core.exec(command, Date.now(), limits);
-        await this.persist(core);
-        return r;
-      } catch (e) {
-        this.core = undefined; // not acknowledged: rebuilt from the rows on the next call
-        throw e;
-      }
+      // The object takes other requests while a command waits in the hosted editor: one at a time.
+      if (this.core?.pendingEdit) throw editBusy();
+      const run = async () => {
+        const core = await this.load(id);
+        try {
+          core.onEdit = opts.hostedEditor ? this.edits.opened : undefined;
+          const r = await core.exec(command, Date.now(), limits, opts);
+          core.onEdit = undefined;
+          await this.persist(core);
+          return r;
+        } catch (e) {
+          this.core = undefined; // not acknowledged: rebuilt from the rows on the next call
+          throw e;
+        }
+      };
+      return opts.hostedEditor ? this.edits.start(run) : run();
     });
+  }
+
+  async resumeEdit(_id: string, editId: string, text: string | null): Promise<Result<ExecResult>> {
+    return result(() => this.edits.resume(this.core, editId, text));
   }
 
   /** One request of the Kubernetes REST API (src/kubeapi), as one acknowledged operation. */
@@ -346,8 +360,11 @@ class DurableClusterHost implements ClusterHost {
   async create(id: string, init: CreateInit) {
     return unwrap(await this.stub(id).create(id, init)) as ClusterView;
   }
-  async exec(id: string, command: string, limits: Limits) {
-    return unwrap(await this.stub(id).exec(id, command, limits)) as ExecResult;
+  async exec(id: string, command: string, limits: Limits, opts?: ExecOptions) {
+    return unwrap(await this.stub(id).exec(id, command, limits, opts)) as ExecResult;
+  }
+  async resumeEdit(id: string, editId: string, text: string | null) {
+    return unwrap(await this.stub(id).resumeEdit(id, editId, text)) as ExecResult;
   }
   async view(id: string) {
     return unwrap(await this.stub(id).view(id)) as ClusterView;

@@ -23,6 +23,11 @@ export type ShellResult = Output;
 
 export interface SessionOptions {
   editor?: Editor;
+  /**
+   * An editor the host lends per command line (the web UI's hosted editor): used when `editor`
+   * is not set and the holder has one at the time kubectl edit runs.
+   */
+  hostedEditor?: { current?: Editor };
   nodeCommands?: NodeCommands;
   /** Extra log lines for containers (kube-proxy start-up lines): the network module's hook. */
   extraLogs?: KubectlContext["extraLogs"];
@@ -518,7 +523,10 @@ export class Session {
         for (const e of (await fs.readdir(path)).sort()) if (!(await fs.stat(`${path}/${e}`)).isDirectory) out.push(e);
         return out;
       },
-      editor: this.opts.editor,
+      editor: this.opts.editor ?? this.opts.hostedEditor?.current,
+      writeFile: async (p, text) => {
+        await fs.writeFile(fs.resolvePath(cwd, p), text);
+      },
       attach: (req) => {
         this.attached = req;
       },

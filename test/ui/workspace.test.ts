@@ -183,6 +183,48 @@ describe.skipIf(!haveChromium)("lab workspace in Chromium", () => {
     await shot(phone, "catalog-phone");
   });
 
+  it("kubectl edit opens the hosted editor: an invalid save reopens with kubectl's reason, a valid one applies", async () => {
+    await page.goto(page.url());
+    await waitPrompt(page);
+    await page.locator(".xterm-helper-textarea").focus();
+    await page.locator(".xterm-helper-textarea").pressSequentially("kubectl edit deployment web-29");
+    await page.keyboard.press("Enter");
+    const area = page.locator(".editor textarea");
+    await area.waitFor();
+    const text = await area.inputValue();
+    expect(text).toMatch(/^# Please edit the object below/);
+    await area.fill(text.replace(/replicas: \d+/, "replicas: -1"));
+    await page.keyboard.press("Control+s");
+    await page.waitForFunction(() => ((globalThis as any).document.querySelector(".editor textarea")?.value ?? "").includes("was not valid"));
+    await shot(page, "editor-reopened-1280");
+    const again = await area.inputValue();
+    expect(again).toContain('# deployments "web-29" was not valid:\n# * spec.replicas: Invalid value: -1: must be greater than or equal to 0');
+    await area.fill(again.replace("replicas: -1", "replicas: 1"));
+    await page.keyboard.press("Control+s");
+    await waitPrompt(page);
+    expect(await terminalText(page)).toContain("deployment.apps/web-29 edited");
+    // Quit without saving.
+    await page.locator(".xterm-helper-textarea").pressSequentially("kubectl edit svc web");
+    await page.keyboard.press("Enter");
+    await area.waitFor();
+    await page.keyboard.press("Escape");
+    await waitPrompt(page);
+    expect(await terminalText(page)).toContain("Edit cancelled, no changes made.");
+  }, 60_000);
+
+  it("completes kubectl's words and the cluster's names with Tab", async () => {
+    const input = page.locator(".xterm-helper-textarea");
+    await input.pressSequentially("kubectl desc");
+    await page.keyboard.press("Tab");
+    await input.pressSequentially("deployme");
+    await page.keyboard.press("Tab");
+    await input.pressSequentially("web-2");
+    await page.keyboard.press("Tab");
+    await page.waitForTimeout(100);
+    expect((await terminalText(page)).split("\n").at(-1)).toContain("kubectl describe deployments web-2");
+    await page.keyboard.press("Control+C");
+  });
+
   it("says what happened to a deleted cluster and offers a new one", async () => {
     const known = JSON.parse((await page.evaluate(() => (globalThis as any).localStorage.getItem("servicelab.clusters"))) ?? "[]") as Array<{ id: string; token: string }>;
     const c = known[0];

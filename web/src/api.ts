@@ -182,6 +182,8 @@ export interface ExecAnswer {
   exitCode: number;
   prompt?: string;
   seq?: number;
+  /** kubectl edit waits for this file in the hosted editor. */
+  edit?: { id: string; file: string; text: string };
 }
 
 export interface Created {
@@ -195,7 +197,9 @@ export const api = {
   labs: () => request<{ items: LabSummary[] }>("GET", "/v1/labs"),
   lab: (id: string) => request<LabDef>("GET", `/v1/labs/${enc(id)}`),
   create: (lab: string) => request<Created>("POST", "/v1/clusters", undefined, { lab }),
-  exec: (id: string, token: string, command: string) => request<ExecAnswer>("POST", `/v1/clusters/${enc(id)}/exec`, token, { command }),
+  exec: (id: string, token: string, command: string) => request<ExecAnswer>("POST", `/v1/clusters/${enc(id)}/exec`, token, { command, editor: "hosted" }),
+  /** The hosted editor's answer: the saved text, or null to quit without saving. */
+  saveEdit: (id: string, token: string, edit: string, text: string | null) => request<ExecAnswer>("POST", `/v1/clusters/${enc(id)}/exec`, token, { edit: { id: edit, text } }),
   workspace: (id: string, token: string) => request<Workspace>("GET", `/v1/clusters/${enc(id)}/workspace`, token),
   journal: (id: string, token: string, since: number) => request<{ entries: JournalEntry[]; more: boolean }>("GET", `/v1/clusters/${enc(id)}/journal?since=${since}`, token),
   rules: (id: string, token: string, node: string) => request<RulesView | null>("GET", `/v1/clusters/${enc(id)}/rules?node=${enc(node)}`, token),

@@ -85,6 +85,8 @@ const WORDS = {
   hint: { en: "Hint", zh: "提示" },
   cut: { en: "[output cut: it was longer than the terminal keeps]", zh: "[输出已截断：超过了终端保留的长度]" },
   lostCommand: { en: "The connection dropped while this command was sent; once reconnected, its result (if it ran) is shown below.", zh: "发送这条命令时连接中断；重新连接后，如果它已运行，结果会显示在下面。" },
+  editSave: { en: "Save and apply", zh: "保存并应用" },
+  editQuit: { en: "Quit without saving", zh: "不保存退出" },
   playground: { en: "A free cluster: no steps, type anything.", zh: "自由集群：没有步骤，随意输入。" },
 } satisfies Record<string, Text>;
 

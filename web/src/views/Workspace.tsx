@@ -15,6 +15,7 @@ import { Header } from "./Header";
 import { RulesView } from "./RulesView";
 import { Steps } from "./Steps";
 import { TrafficView } from "./TrafficView";
+import { EditorDialog } from "./EditorDialog";
 
 type Tab = "cluster" | "traffic" | "rules" | "changes" | "history";
 const TABS: Tab[] = ["cluster", "traffic", "rules", "changes", "history"];
@@ -75,6 +76,19 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
   const [changes, setChanges] = useState<Changes | undefined>();
   const [journal, setJournal] = useState<JournalEntry[]>([]);
   const [notice, setNotice] = useState("");
+  const [editing, setEditing] = useState<{ file: string; text: string } | undefined>();
+  const editDone = useRef<((text: string | null) => void) | undefined>(undefined);
+  const openEditor = (e: { file: string; text: string }) =>
+    new Promise<string | null>((resolve) => {
+      editDone.current = resolve;
+      setEditing({ file: e.file, text: e.text });
+    });
+  const closeEditor = (text: string | null) => {
+    setEditing(undefined);
+    editDone.current?.(text);
+    editDone.current = undefined;
+    term.current?.focus();
+  };
   const termEl = useRef<HTMLDivElement>(null);
   const term = useRef<LabTerminal | undefined>(undefined);
   const graph = useRef<Graph | undefined>(undefined);
@@ -152,6 +166,11 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
           let ans;
           try {
             ans = await api.exec(id, token, command);
+            // kubectl edit: the file opens in the hosted editor until it is saved or quit.
+            while (ans.edit) {
+              const text = await openEditor(ans.edit);
+              ans = await api.saveEdit(id, token, ans.edit.id, text);
+            }
           } catch (e) {
             if (e instanceof NetworkError) {
               // The command may have run: never send it again; show what the journal says once back.
@@ -328,6 +347,7 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
           </button>
         </div>
       )}
+      {editing && <EditorDialog file={editing.file} text={editing.text} onClose={closeEditor} />}
       <main class="ws-main" id="main">
         <aside class="ws-steps">{lab ? <Steps lab={lab} results={ws?.steps} onRun={readOnly ? undefined : run} onCheck={async () => void (await refresh())} /> : <p class="loading">…</p>}</aside>
         <section class="ws-right">
