@@ -285,7 +285,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     throw forbiddenMsg("only a tenant API key can create clusters");
   };
 
-  const newCluster = async (c: Context<Env>, owner: { tenantId: string | null; limits: Limits }, labId: string, from?: { id: string }) => {
+  const newCluster = async (c: Context<Env>, owner: { tenantId: string | null; limits: Limits }, labId: string, from?: { id: string; seq?: number }) => {
     const { tenantId, limits } = owner;
     const id = `c${randomId(11)}`;
     const ts = now();
@@ -297,14 +297,15 @@ export function createApp(deps: AppDeps): Hono<Env> {
     }
     let view;
     try {
-      view = await deps.host.create(id, { tenantId, lab: labId, from: from ? await deps.host.state(from.id) : undefined });
+      const start = from ? (from.seq !== undefined ? await deps.host.pastState(from.id, from.seq, limits) : await deps.host.state(from.id)) : undefined;
+      view = await deps.host.create(id, { tenantId, lab: labId, from: start });
     } catch (e) {
       await deps.platform.endCluster(id, "failed", now());
       throw e;
     }
     rows.set(id, { row, at: ts });
     c.set("clusterId", id);
-    deps.history.event({ ts, clusterId: id, tenantId, type: from ? "forked" : "created", detail: { lab: labId, ...(from ? { from: from.id } : {}) } });
+    deps.history.event({ ts, clusterId: id, tenantId, type: from ? "forked" : "created", detail: { lab: labId, ...(from ? { from: from.id } : {}), ...(from?.seq !== undefined ? { seq: from.seq } : {}) } });
     const secret = await deps.platform.secret();
     const token = await mintToken(secret, "cluster", id);
     const origin = new URL(c.req.url).origin;
@@ -425,16 +426,26 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const inspectRoute = (view: string, query: (c: Context) => Record<string, unknown>) =>
     app.get(`/v1/clusters/:id/${view}`, async (c) => {
       const id = c.req.param("id");
-      await access(c, id, "read");
+      const a = await access(c, id, "read");
       const q = InspectQuery.safeParse({ view, ...query(c) });
       if (!q.success) throw bad(`bad query: ${q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-      return json(await deps.host.inspect(id, q.data));
+      return json(await deps.host.inspect(id, q.data, a.limits));
     });
   const num = (v: string | undefined) => (v === undefined || v === "" ? undefined : Number(v));
   inspectRoute("workspace", () => ({}));
   inspectRoute("journal", (c) => ({ since: num(c.req.query("since")) }));
   inspectRoute("rules", (c) => ({ node: c.req.query("node") ?? "master" }));
   inspectRoute("trace", (c) => ({ key: c.req.query("key") ?? "" }));
+  inspectRoute("past", (c) => ({ seq: num(c.req.query("seq")), node: c.req.query("node") || undefined }));
+
+  // Time travel's "fork from here": a new cluster of the same owner, as this one was after line `seq`.
+  app.post("/v1/clusters/:id/fork", async (c) => {
+    const id = c.req.param("id");
+    const a = await access(c, id);
+    const body = await readJson(c, a.limits.requestBytes);
+    if (body.seq !== undefined && (typeof body.seq !== "number" || !Number.isInteger(body.seq) || body.seq < 0)) throw bad('"seq" must be the number of a command in the journal (0: the cluster as it started)');
+    return newCluster(c, { tenantId: a.row.tenantId, limits: a.limits }, a.row.lab, { id, seq: body.seq as number | undefined });
+  });
 
   app.get("/v1/clusters/:id/kubeconfig", async (c) => {
     const id = c.req.param("id");

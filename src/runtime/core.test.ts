@@ -23,7 +23,7 @@ class Rows {
 }
 
 /** Every row but the journal's (a line per command, written for every command: src/runtime/journal.ts). */
-const stateKeys = (d: Delta | null | undefined) => (d?.upserts ?? []).map(([k]) => k).filter((k) => !k.startsWith("#cmd|") && k !== "#progress");
+const stateKeys = (d: Delta | null | undefined) => (d?.upserts ?? []).map(([k]) => k).filter((k) => !k.startsWith("#cmd|") && k !== "#journal" && k !== "#origin");
 /** A delta that writes the command's journal line and nothing else. */
 const journalOnly = (d: Delta | null) => d !== null && stateKeys(d).length === 0 && d.deletes.length === 0 && d.upserts.filter(([k]) => k.startsWith("#cmd|")).length === 1;
 

@@ -20,7 +20,7 @@ import type { KubeletPodState, KubeletState, LogLine } from "../engine/kubelet/k
 import { lab as findLab } from "../labs/index.js";
 import { type Limits, quotaOf } from "./limits.js";
 import type { ExecResult, PendingEdit, ShellFactory, ShellHooks, ShellRunner } from "./shell.js";
-import { Journal, type JournalEntry } from "./journal.js";
+import { Journal, type JournalEntry, ORIGIN_KEY } from "./journal.js";
 import { evaluateLab, type StepResult } from "../labs/checks.js";
 
 /** Everything of a ClusterSnapshot but its objects, plus what the host keeps. */
@@ -79,8 +79,10 @@ export function instantiate(t: Template, id: string, tenantId: string | null, no
   meta.tenantId = tenantId;
   meta.createdAt = now;
   meta.lastActive = now;
+  const start: ClusterState = { meta: JSON.stringify(meta), objects: t.state.objects };
+  // The state time travel replays the journal from (src/runtime/journal.ts).
   return {
-    state: { meta: JSON.stringify(meta), objects: t.state.objects },
+    state: { meta: start.meta, objects: [...t.state.objects, [ORIGIN_KEY, JSON.stringify(start)]] },
     view: { ...t.view, id, createdAt: new Date(now).toISOString() },
   };
 }
@@ -211,6 +213,8 @@ export class ClusterCore {
   /** What the terminal borrows from the host: the hosted editor, during a command line that may use it. */
   private readonly hooks: ShellHooks = { editor: {} };
   private pending?: PendingEdit & { finish(text: string | undefined): void };
+  /** The hosted editor's answers during the command line running now (the journal keeps them for replay). */
+  private edited?: Array<string | null>;
   private edits = 0;
   /** Told when a command line's kubectl edit opens a file in the hosted editor (set by the host). */
   onEdit?: (e: PendingEdit) => void;
@@ -382,6 +386,7 @@ export class ClusterCore {
         finish: (t) => {
           clearTimeout(timer);
           this.pending = undefined;
+          this.edited?.push(t ?? null);
           resolve(t);
         },
       };
@@ -393,8 +398,14 @@ export class ClusterCore {
    * Runs one command line; throws LimitError when the result breaks a limit (the host then
    * discards this core). With `hostedEditor`, kubectl edit opens its file through onEdit.
    */
-  async exec(command: string, now: number, limits: Limits, opts: { hostedEditor?: boolean } = {}): Promise<ExecResult> {
-    this.hooks.editor.current = opts.hostedEditor ? (text, file) => this.openEditor(text, file) : undefined;
+  async exec(command: string, now: number, limits: Limits, opts: { hostedEditor?: boolean; replayEdits?: ReadonlyArray<string | null> } = {}): Promise<ExecResult> {
+    const replayed = opts.replayEdits ? [...opts.replayEdits] : undefined;
+    this.hooks.editor.current = replayed
+      ? async () => replayed.shift() ?? undefined
+      : opts.hostedEditor
+        ? (text, file) => this.openEditor(text, file)
+        : undefined;
+    const edited: Array<string | null> = (this.edited = []);
     // The tenant's pod and object limits are the apiserver's quota: a create past them is
     // refused before anything is made (checkLimits below only backs that up).
     this.cluster.setQuota(quotaOf(limits));
@@ -424,7 +435,9 @@ export class ClusterCore {
     if (bytes > limits.outputBytes) {
       throw new LimitError("outputBytes", `the command printed ${bytes} bytes, more than ${limits.outputBytes}; its effects were discarded`);
     }
-    const entry = this.journal.add({ ts: now, prompt, command, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr, ...(run ? { traffic: { connections: run.connections, pods: run.pods, other: run.other } } : {}) });
+    const edits = replayed ? [...(opts.replayEdits ?? [])] : edited;
+    this.edited = undefined;
+    const entry = this.journal.add({ ts: now, prompt, command, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr, ...(run ? { traffic: { connections: run.connections, pods: run.pods, other: run.other } } : {}), ...(edits.length ? { edits } : {}) });
     if (run) this.samples = { seq: entry.seq, traces };
     const steps = this.evaluateSteps(now);
     this.changes.push({ type: "exec", command, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr, entry, ...(steps ? { steps } : {}) });

@@ -30,9 +30,11 @@ export interface ClusterHost {
   resumeEdit(id: string, editId: string, text: string | null): Promise<ExecResult>;
   view(id: string): Promise<ClusterView>;
   /** A read-only view for the workspace (src/workspace/inspect.ts); the query is already validated. */
-  inspect(id: string, query: InspectQuery): Promise<unknown>;
+  inspect(id: string, query: InspectQuery, limits: Limits): Promise<unknown>;
   /** The whole persisted state (forks and history snapshots). */
   state(id: string): Promise<ClusterState>;
+  /** The state right after journal line `seq` (time travel's "fork from here"); 409 when it cannot be replayed. */
+  pastState(id: string, seq: number, limits: Limits): Promise<ClusterState>;
   /** Removes every row of the cluster; idempotent. */
   delete(id: string, reason: "deleted" | "expired"): Promise<void>;
 }

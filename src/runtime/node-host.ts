@@ -13,6 +13,7 @@ import { DELETE_ALL_OBJECTS, DELETE_META, groupStatements, SELECT_META, SELECT_O
 import { missingShell, type ExecResult, type ShellFactory } from "./shell.js";
 import { inspect, InspectQuery } from "../workspace/inspect.js";
 import { EditRelay, editBusy } from "./edit-relay.js";
+import { replayTo } from "./time-travel.js";
 
 export interface NodeHostOptions {
   shell?: ShellFactory;
@@ -236,7 +237,11 @@ export class NodeClusterHost implements ClusterHost {
         core.tick(now);
         core.touch(now);
         const result = fn(core);
-        if (writes(result)) core.checkLimits(limits);
+        if (writes(result)) {
+          core.checkLimits(limits);
+          // Not a terminal command: time travel cannot replay past it.
+          core.journal.markExternalWrite();
+        }
         await this.persist(id, s, core);
         return result;
       } catch (e) {
@@ -298,16 +303,20 @@ export class NodeClusterHost implements ClusterHost {
     });
   }
 
-  inspect(id: string, query: InspectQuery): Promise<unknown> {
+  inspect(id: string, query: InspectQuery, limits: Limits): Promise<unknown> {
     return this.serial(id, async (s) => {
       const core = await this.load(id, s);
       const now = this.now();
       core.tick(now);
-      const answer = inspect(core, InspectQuery.parse(query), now);
+      const answer = await inspect(core, InspectQuery.parse(query), now, (c, seq) => replayTo(c, seq, this.shell, limits));
       // A step that passed as time moved (pods became Ready) is recorded like any change.
       if (core.hasChanges()) await this.persist(id, s, core);
       return answer;
     });
+  }
+
+  pastState(id: string, seq: number, limits: Limits): Promise<ClusterState> {
+    return this.serial(id, async (s) => (await replayTo(await this.load(id, s), seq, this.shell, limits)).state());
   }
 
   state(id: string): Promise<ClusterState> {

@@ -19,6 +19,7 @@ import { notFoundMsg } from "../http/errors.js";
 import { ClusterCore, type ClusterState, type ClusterView, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
 import type { ClusterHost, CreateInit, ExecOptions } from "./host.js";
 import { EditRelay, editBusy } from "./edit-relay.js";
+import { replayTo } from "./time-travel.js";
 import { type Limits, quotaOf, RateLimiter } from "./limits.js";
 import { deltaStatements, SELECT_OBJECTS } from "./rows.js";
 import type { ExecResult, ShellFactory } from "./shell.js";
@@ -190,7 +191,10 @@ export class ClusterObject extends DurableObject<Env> {
         core.touch(now);
         core.cluster.setQuota(quotaOf(limits)); // admitted by the apiserver, as exec does
         const res = serveKube(core.cluster, req);
-        if (kubeWrites(req, res)) core.checkLimits(limits);
+        if (kubeWrites(req, res)) {
+          core.checkLimits(limits);
+          core.journal.markExternalWrite(); // not a terminal command: time travel stops before it
+        }
         await this.persist(core);
         return res;
       } catch (e) {
@@ -216,10 +220,10 @@ export class ClusterObject extends DurableObject<Env> {
     return result(async () => (await this.fresh(id)).view());
   }
 
-  async inspect(id: string, query: InspectQuery): Promise<Result<unknown>> {
+  async inspect(id: string, query: InspectQuery, limits: Limits): Promise<Result<unknown>> {
     return result(async () => {
       const core = await this.fresh(id);
-      const answer = inspect(core, InspectQuery.parse(query), Date.now());
+      const answer = await inspect(core, InspectQuery.parse(query), Date.now(), async (c, seq) => replayTo(c, seq, await shellFactory(), limits));
       if (core.hasChanges()) await this.persist(core);
       return answer;
     });
@@ -227,6 +231,10 @@ export class ClusterObject extends DurableObject<Env> {
 
   async state(id: string): Promise<Result<ClusterState>> {
     return result(async () => (await this.fresh(id)).state());
+  }
+
+  async pastState(id: string, seq: number, limits: Limits): Promise<Result<ClusterState>> {
+    return result(async () => (await replayTo(await this.load(id), seq, await shellFactory(), limits)).state());
   }
 
   /** Removes every row, the alarm and the sockets. */
@@ -369,8 +377,11 @@ class DurableClusterHost implements ClusterHost {
   async view(id: string) {
     return unwrap(await this.stub(id).view(id)) as ClusterView;
   }
-  async inspect(id: string, query: InspectQuery) {
-    return unwrap(await this.stub(id).inspect(id, query));
+  async inspect(id: string, query: InspectQuery, limits: Limits) {
+    return unwrap(await this.stub(id).inspect(id, query, limits));
+  }
+  async pastState(id: string, seq: number, limits: Limits) {
+    return unwrap(await this.stub(id).pastState(id, seq, limits)) as ClusterState;
   }
   async state(id: string) {
     return unwrap(await this.stub(id).state(id)) as ClusterState;

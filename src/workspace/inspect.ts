@@ -20,6 +20,8 @@ export const InspectQuery = z.discriminatedUnion("view", [
   z.object({ view: z.literal("rules"), node: z.string().min(1).max(253) }).strict(),
   /** The traced sample connection of the last traffic run that reached `pod` (or ended as `outcome`). */
   z.object({ view: z.literal("trace"), key: z.string().min(1).max(600) }).strict(),
+  /** The cluster and a node's rules as they were right after journal line `seq` (time travel). */
+  z.object({ view: z.literal("past"), seq: z.number().int().nonnegative(), node: z.string().min(1).max(253).default("master") }).strict(),
 ]);
 export type InspectQuery = z.input<typeof InspectQuery>;
 
@@ -42,8 +44,18 @@ export interface WorkspaceView {
 /** At most this much journal output in one answer; the client asks again from where it stopped. */
 const JOURNAL_PAGE_BYTES = 1024 * 1024;
 
-export function inspect(core: ClusterCore, q: z.output<typeof InspectQuery>, now: number): unknown {
+/** Rebuilds the cluster as it was after a journal line (src/runtime/time-travel.ts, bound to the host's shell and limits). */
+export type Replay = (core: ClusterCore, seq: number) => Promise<ClusterCore>;
+
+export async function inspect(core: ClusterCore, q: z.output<typeof InspectQuery>, now: number, replay: Replay): Promise<unknown> {
   switch (q.view) {
+    case "past": {
+      const past = await replay(core, q.seq);
+      const rules = nodeRules(past.cluster, q.node);
+      if (!rules) throw notFound("nodes", "", q.node);
+      const entry = past.journal.all.at(-1);
+      return { seq: q.seq, entry: entry && { seq: q.seq, command: entry.command, exitCode: entry.exitCode }, clock: new Date(past.cluster.now()).toISOString(), graph: clusterGraph(past.cluster), rules };
+    }
     case "workspace":
       return workspace(core, now);
     case "journal": {

@@ -23,6 +23,8 @@ export function clusterRoutes(id: string): Array<[string, string, unknown?]> {
     ["GET", `/v1/clusters/${id}/journal`],
     ["GET", `/v1/clusters/${id}/rules?node=master`],
     ["GET", `/v1/clusters/${id}/trace?key=x`],
+    ["GET", `/v1/clusters/${id}/past?seq=0`],
+    ["POST", `/v1/clusters/${id}/fork`, { seq: 0 }],
     ["DELETE", `/v1/clusters/${id}`],
   ];
 }

@@ -133,6 +133,25 @@ describe.skipIf(!haveChromium)("lab workspace in Chromium", () => {
     await page.keyboard.press("Control+C");
   });
 
+  it("travels back to any command and forks from there", async () => {
+    const here = page.url();
+    await page.click('[data-tab="history"]');
+    await page.locator(".history .cmd", { hasText: "kubectl apply -f webapp-1.29.yaml" }).click();
+    await page.waitForSelector(".past-bar");
+    // Right after the canary's first apply: one web-29 pod, and the stable track's ten.
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.past .pod[data-pod^="services/web-29"]').length === 1);
+    expect(await page.locator('.past .pod[data-pod^="services/web-28"]').count()).toBe(10);
+    await shot(page, "time-travel-1280");
+    await page.getByRole("button", { name: "Fork from here" }).click();
+    await page.waitForURL((u) => u.href !== here && /\/c\/c[a-z0-9]+$/.test(u.href));
+    await waitPrompt(page);
+    await page.locator(".xterm-helper-textarea").focus();
+    await type(page, "kubectl get deploy web-29 -o jsonpath='{.spec.replicas}'");
+    expect(await terminalText(page)).toMatch(/\n1\[root@master ~\]#|\n1\n/);
+    await page.goto(here);
+    await waitPrompt(page);
+  }, 60_000);
+
   it("shows reconnecting when the live channel drops, then resumes", async () => {
     await page.evaluate(() => (globalThis as unknown as { servicelab: { live(): { drop(): void } } }).servicelab.live().drop());
     await page.waitForSelector(".live-state.reconnecting");

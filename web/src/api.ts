@@ -176,6 +176,14 @@ export interface Trace {
   result: { verdict: string; tuple: { proto: string; src: string; sport: number; dst: string; dport: number }; pod?: string; path: string[]; rules: number; reason: string; trace?: TraceStep[]; seenSrc?: { ip: string; port: number }; masqueraded: boolean };
 }
 
+export interface PastView {
+  seq: number;
+  entry?: { seq: number; command: string; exitCode: number };
+  clock: string;
+  graph: Graph;
+  rules: RulesView;
+}
+
 export interface ExecAnswer {
   stdout: string;
   stderr: string;
@@ -204,6 +212,8 @@ export const api = {
   journal: (id: string, token: string, since: number) => request<{ entries: JournalEntry[]; more: boolean }>("GET", `/v1/clusters/${enc(id)}/journal?since=${since}`, token),
   rules: (id: string, token: string, node: string) => request<RulesView | null>("GET", `/v1/clusters/${enc(id)}/rules?node=${enc(node)}`, token),
   trace: (id: string, token: string, key: string) => request<Trace | null>("GET", `/v1/clusters/${enc(id)}/trace?key=${enc(key)}`, token),
+  past: (id: string, token: string, seq: number, node: string) => request<PastView>("GET", `/v1/clusters/${enc(id)}/past?seq=${seq}&node=${enc(node)}`, token),
+  forkAt: (id: string, token: string, seq: number) => request<Created>("POST", `/v1/clusters/${enc(id)}/fork`, token, { seq }),
   share: (id: string, token: string) => request<{ token: string; url: string }>("POST", `/v1/clusters/${enc(id)}/share`, token),
   shared: (token: string) => request<{ cluster: { id: string }; lab: string }>("GET", `/s/${enc(token)}`),
   fork: (token: string) => request<Created>("POST", `/s/${enc(token)}/fork`),

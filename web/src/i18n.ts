@@ -87,6 +87,11 @@ const WORDS = {
   lostCommand: { en: "The connection dropped while this command was sent; once reconnected, its result (if it ran) is shown below.", zh: "发送这条命令时连接中断；重新连接后，如果它已运行，结果会显示在下面。" },
   editSave: { en: "Save and apply", zh: "保存并应用" },
   editQuit: { en: "Quit without saving", zh: "不保存退出" },
+  atStart: { en: "As the cluster started", zh: "集群刚启动时" },
+  after: { en: "Right after command", zh: "紧接在命令之后" },
+  forkHere: { en: "Fork from here", zh: "从这里复制" },
+  replaying: { en: "Replaying the commands…", zh: "正在重放命令…" },
+  timeTravelHelp: { en: "Choose a command to see the cluster and its rules as they were right after it; fork from there into a new cluster.", zh: "选择一条命令，查看紧接在它之后的集群和规则；还可以从那里复制出一个新集群。" },
   playground: { en: "A free cluster: no steps, type anything.", zh: "自由集群：没有步骤，随意输入。" },
 } satisfies Record<string, Text>;
 

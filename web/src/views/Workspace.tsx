@@ -16,6 +16,7 @@ import { RulesView } from "./RulesView";
 import { Steps } from "./Steps";
 import { TrafficView } from "./TrafficView";
 import { EditorDialog } from "./EditorDialog";
+import { HistoryView } from "./HistoryView";
 
 type Tab = "cluster" | "traffic" | "rules" | "changes" | "history";
 const TABS: Tab[] = ["cluster", "traffic", "rules", "changes", "history"];
@@ -372,13 +373,16 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
               )}
               {tab === "changes" && <ChangesView changes={changes} />}
               {tab === "history" && (
-                <ol class="history">
-                  {journal.map((e) => (
-                    <li key={e.seq} class={e.exitCode ? "failed" : ""}>
-                      <code>{e.command}</code> <span class="muted">exit {e.exitCode}</span>
-                    </li>
-                  ))}
-                </ol>
+                <HistoryView
+                  id={id}
+                  token={token}
+                  entries={journal}
+                  readOnly={readOnly}
+                  onFork={(cid, ctoken, clab) => {
+                    clusters.add({ id: cid, token: ctoken, lab: clab, createdAt: Date.now() });
+                    navigate(`/c/${cid}`);
+                  }}
+                />
               )}
             </div>
           </div>
