@@ -51,7 +51,7 @@ describe("time travel", () => {
     const r = await core.exec("kubectl edit deployment web", (now += 1000), DEFAULT_LIMITS, { hostedEditor: true });
     expect(r.stdout).toBe("deployment.apps/web edited\n");
     const past = await replayTo(core, 1, sessionShell, DEFAULT_LIMITS);
-    expect((past.cluster.store.get("deployments.apps", "default", "web") as { spec: { replicas: number } }).spec.replicas).toBe(2);
+    expect((past.cluster.store.get("deployments.apps", "default", "web") as unknown as { spec: { replicas: number } }).spec.replicas).toBe(2);
   });
 
   it("says why when it cannot replay", async () => {
