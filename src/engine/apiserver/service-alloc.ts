@@ -103,10 +103,18 @@ export class ServiceAllocations {
       if (!spec.clusterIPs?.length && spec.clusterIP === oldSpec.clusterIP) spec.clusterIPs = oldSpec.clusterIPs;
     }
     if (needsNodePorts(old) && needsNodePorts(svc)) {
+      // By port name, as storage.go maps them ("the user may have changed other properties of
+      // the port"): kubectl apply replacing port 8080 by 80 keeps the node port. A node port
+      // the old and new ports both name stays where it is.
+      const usedBy = (ports: ServicePort[] | null | undefined) => new Set((ports ?? []).map((p) => p.nodePort ?? 0).filter((n) => n !== 0));
+      const newUsed = usedBy(spec.ports);
+      const used = new Set([...usedBy(oldSpec.ports)].filter((n) => newUsed.has(n)));
+      const byName = new Map<string, number>();
+      for (const o of oldSpec.ports ?? []) byName.set(o.name ?? "", o.nodePort ?? 0);
       for (const p of spec.ports ?? []) {
         if (p.nodePort) continue;
-        const o = findPort(oldSpec.ports, p);
-        if (o?.nodePort) p.nodePort = o.nodePort;
+        const n = byName.get(p.name ?? "") ?? 0;
+        if (n && !used.has(n)) p.nodePort = n;
       }
     }
     if (needsHealthCheckNodePort(old) && needsHealthCheckNodePort(svc) && !spec.healthCheckNodePort) {
