@@ -90,6 +90,14 @@ const checks: Record<string, (steps: Step[]) => void> = {
     expect(step(s, "curl http://10.1.8.40:80").stdout).toContain("It works!");
     expect(step(s, "v0.15.0").exitCode).toBe(4);
   },
+  "lab-5.2-5.3-one-service": (s) => {
+    expect(step(s, "apply -f service-LoadBalancer.yaml").stdout).toBe("service/web configured\n");
+    const svc = step(s, "kubectl get service", 1).stdout;
+    expect(svc).toMatch(/^web +LoadBalancer +10\.\S+ +10\.1\.8\.40 +80:\d+\/TCP/m);
+    expect(svc).not.toContain("8080");
+    expect(step(s, "last-applied-configuration").stdout).toContain('"spec":{"ports":[{"port":80,"protocol":"TCP","targetPort":80}]');
+    expect(step(s, "curl http://10.1.8.40:80").stdout).toContain("It works!");
+  },
   "lab-5.4-externalname": (s) => {
     expect(step(s, "nslookup www.services").stdout).toContain("www.services.svc.cluster.local\tcanonical name = www.laoma.cloud");
     // The short name through the pod's search list.

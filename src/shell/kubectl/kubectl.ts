@@ -26,6 +26,8 @@ import { ROOT_COMMANDS, unknownCommandMessage } from "./commands.js";
 import { arr, bool, type FlagSpec, HelpRequested, type Parsed, parseFlags, str, UsageError } from "./flags.js";
 import { helpFor, isCommand, OPTIONS_TEXT, ROOT_HELP, UNKNOWN_TOPIC_USAGE } from "./help-texts.js";
 import { objRef, qualified, resolveType } from "./resources.js";
+import { ApplyPatchError, kubectlApplyPatch, withLastApplied } from "../../kubectl/apply-patch.js";
+import type { JsonObject } from "../../engine/api/patch/json.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = any;
@@ -1174,35 +1176,14 @@ function manifest(obj: Obj, src: string, ctx: KubectlContext): Manifest {
   return { info, obj, source: src };
 }
 
-/** Client-side apply's patch: what changed from the last applied config to the new one (nulls delete). */
-function threeWayPatch(last: Obj, next: Obj): Obj | undefined {
-  if (typeof next !== "object" || next === null || Array.isArray(next)) return JSON.stringify(last) === JSON.stringify(next) ? undefined : next;
-  const patch: Obj = {};
-  let changed = false;
-  const lastObj = last && typeof last === "object" && !Array.isArray(last) ? last : {};
-  for (const k of Object.keys(lastObj)) {
-    if (!(k in next)) {
-      patch[k] = null;
-      changed = true;
-    }
+/** kubectl apply's patch for a live object; its errors are kubectl's. */
+function applyPatchFor(info: ResourceInfo, live: KObject, modified: Obj): { type: PatchType; patch: Obj } {
+  try {
+    return kubectlApplyPatch(info, live as JsonObject, modified);
+  } catch (e) {
+    if (e instanceof ApplyPatchError) throw new KubectlError(e.message);
+    throw e;
   }
-  for (const k of Object.keys(next)) {
-    const sub = threeWayPatch(lastObj[k], next[k]);
-    if (sub !== undefined) {
-      patch[k] = typeof next[k] === "object" && next[k] !== null && !Array.isArray(next[k]) && lastObj[k] === undefined ? next[k] : sub;
-      changed = true;
-    }
-  }
-  return changed ? patch : undefined;
-}
-
-function lastAppliedOf(obj: Obj): string {
-  const copy = structuredClone(obj);
-  if (copy.metadata?.annotations) {
-    delete copy.metadata.annotations[LAST_APPLIED];
-    if (!Object.keys(copy.metadata.annotations).length) delete copy.metadata.annotations;
-  }
-  return JSON.stringify(sortDeep(copy)) + "\n";
 }
 
 function sortDeep(v: Obj): Obj {
@@ -1237,11 +1218,7 @@ async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, verb: "
     const name = m.obj.metadata?.name;
     try {
       const warnings: string[] = [];
-      const body = structuredClone(m.obj);
-      if (verb === "apply") {
-        body.metadata ??= {};
-        body.metadata.annotations = { ...(body.metadata.annotations ?? {}), [LAST_APPLIED]: lastAppliedOf(m.obj) };
-      }
+      const body = verb === "apply" ? withLastApplied(m.obj, ns) : structuredClone(m.obj);
       let live: KObject | undefined;
       if (verb === "apply" && name) {
         try {
@@ -1260,23 +1237,17 @@ async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, verb: "
         printResult(m.info, created, p, o, "created");
         continue;
       }
-      const lastText = live.metadata.annotations?.[LAST_APPLIED];
-      const last = lastText ? JSON.parse(lastText) : {};
-      const desired = JSON.parse(lastAppliedOf(m.obj));
-      const patch = threeWayPatch(last, desired) ?? undefined;
-      if (!patch && lastText) {
-        printResult(m.info, live, p, o, "unchanged");
-        continue;
-      }
-      const full: Obj = patch ?? {};
-      full.metadata = { ...(full.metadata ?? {}), annotations: { ...(full.metadata?.annotations ?? {}), [LAST_APPLIED]: lastAppliedOf(m.obj) } };
-      if (!lastText) o.err(`Warning: resource ${m.info.resource}/${name} is missing the ${LAST_APPLIED} annotation which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.\n`);
       if (mode === "client") {
         printResult(m.info, live, p, o, "configured");
         continue;
       }
-      const type: PatchType = m.info.crd ? "merge" : "strategic";
-      const updated = ctx.cluster.client.patch(m.info, ns, name, type, full, { dryRun: mode === "server", warnings });
+      if (!live.metadata.annotations?.[LAST_APPLIED]) o.err(`Warning: resource ${m.info.resource}/${name} is missing the ${LAST_APPLIED} annotation which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.\n`);
+      const { type, patch } = applyPatchFor(m.info, live, body);
+      if (Object.keys(patch).length === 0) {
+        printResult(m.info, live, p, o, "unchanged");
+        continue;
+      }
+      const updated = ctx.cluster.client.patch(m.info, ns, name, type, patch, { dryRun: mode === "server", warnings });
       for (const w of warnings) o.err(`Warning: ${w}\n`);
       printResult(m.info, updated, p, o, "configured");
     } catch (e) {

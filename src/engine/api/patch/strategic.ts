@@ -10,7 +10,7 @@
 
 import { badRequest, type StatusError } from "../status.js";
 import { PatchApplyError, unknownServerError } from "./errors.js";
-import { cloneJson, goS, goTypeName, goV, hasKey, isObject, setKey, type JsonObject, type JsonValue } from "./json.js";
+import { cloneJson, deepEqual, goS, goTypeName, goV, hasKey, isObject, setKey, type JsonObject, type JsonValue } from "./json.js";
 import { lookupField, type PatchMeta, type PatchStrategy } from "./meta.js";
 
 const DIRECTIVE = "$patch";
@@ -57,18 +57,23 @@ const errBadPatchType = (t: JsonValue, m: JsonObject) => `unknown patch type: ${
 const MAP_T = "map[string]interface {}";
 const SLICE_T = "[]interface {}";
 
-/** Where in the PatchMeta the value being merged sits. */
-interface Schema {
+/**
+ * Where in the PatchMeta the value being merged sits. `client` is the merge that
+ * CreateThreeWayMergePatch runs between two patches (MergeOptions{}: no MergeParallelList, no
+ * IgnoreUnmatchedNulls): directives and nulls are kept for the server, not applied.
+ */
+export interface Schema {
   readonly meta: PatchMeta;
   readonly path: string;
+  readonly client?: boolean;
 }
-const child = (s: Schema, key: string): Schema => ({ meta: s.meta, path: s.path ? `${s.path}.${key}` : key });
-const elements = (s: Schema): Schema => ({ meta: s.meta, path: `${s.path}[]` });
+export const child = (s: Schema, key: string): Schema => ({ meta: s.meta, path: s.path ? `${s.path}.${key}` : key, client: s.client });
+export const elements = (s: Schema): Schema => ({ meta: s.meta, path: `${s.path}[]`, client: s.client });
 
-function lookup(s: Schema, key: string): { sub: Schema; strategy: string; mergeKey: string } {
+export function lookup(s: Schema, key: string): { sub: Schema; strategy: string; mergeKey: string; retainKeys: boolean } {
   const sub = child(s, key);
   const f = lookupField(s.meta, sub.path);
-  return { sub, strategy: extractRetainKeysPatchStrategy(f.strategies), mergeKey: f.mergeKey ?? "" };
+  return { sub, strategy: extractRetainKeysPatchStrategy(f.strategies), mergeKey: f.mergeKey ?? "", retainKeys: f.strategies.includes("retainKeys") };
 }
 
 function extractRetainKeysPatchStrategy(strategies: readonly PatchStrategy[]): string {
@@ -82,7 +87,7 @@ function extractRetainKeysPatchStrategy(strategies: readonly PatchStrategy[]): s
 }
 
 /** Go's reflect type of a decoded value, as the library compares them. */
-function goType(v: JsonValue | undefined): string {
+export function goType(v: JsonValue | undefined): string {
   if (v === null || v === undefined) return "nil";
   if (Array.isArray(v)) return "slice";
   if (typeof v === "object") return "map";
@@ -91,7 +96,7 @@ function goType(v: JsonValue | undefined): string {
 }
 
 /** `==` on two interface{} values holding scalars. */
-function goEq(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+export function goEq(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   if ((a === null || a === undefined) && (b === null || b === undefined)) return true;
   if (typeof a === "object" || typeof b === "object") return false;
   return a === b && goType(a) === goType(b);
@@ -114,10 +119,24 @@ export function strategicMergePatch(original: unknown, patch: unknown, meta: Pat
   }
 }
 
+/**
+ * mergeMap with MergeOptions{} as CreateThreeWayMergePatch calls it: merges the additions and
+ * changes (`delta`) into the deletions patch, keeping nulls and parallel lists for the server.
+ * Both are modified.
+ */
+export function mergeClientPatches(deletions: JsonObject, delta: JsonObject, meta: PatchMeta): JsonObject {
+  try {
+    return mergeMap(deletions, delta, { meta, path: "", client: true });
+  } catch (e) {
+    if (e instanceof SmpError) throw new Error(e.message);
+    throw e;
+  }
+}
+
 function mergeMap(original: JsonObject | null, patch: JsonObject, schema: Schema): JsonObject {
   if (hasKey(patch, DIRECTIVE)) return handleDirectiveInMergeMap(patch[DIRECTIVE], patch);
   const orig = original ?? {};
-  applyRetainKeysDirective(orig, patch);
+  applyRetainKeysDirective(orig, patch, schema);
   mergePatchIntoOriginal(orig, patch, schema);
 
   for (const k0 of Object.keys(patch)) {
@@ -125,17 +144,23 @@ function mergeMap(original: JsonObject | null, patch: JsonObject, schema: Schema
     let k = k0;
     let isDeleteList = false;
     if (k0.startsWith(DELETE_FROM_PRIMITIVE_LIST)) {
+      if (schema.client) {
+        // Not merging parallel lists: the deletion list goes to the server as it is.
+        setKey(orig, k0, patchV);
+        continue;
+      }
       k = extractKey(k0, DELETE_FROM_PRIMITIVE_LIST);
       isDeleteList = true;
     }
     if (patchV === null) {
-      // IgnoreUnmatchedNulls: a null deletes the key and is never kept.
+      // IgnoreUnmatchedNulls (the server): a null deletes the key and is never kept; the
+      // client keeps it, an explicit delete for the server.
       delete orig[k];
-      continue;
+      if (!schema.client) continue;
     }
     if (!hasKey(orig, k) || goType(orig[k]) !== goType(patchV)) {
       if (!isDeleteList) {
-        discardNullValuesFromPatch(patchV);
+        if (!schema.client) discardNullValuesFromPatch(patchV);
         const [v, keep] = removeDirectives(patchV);
         if (keep) setKey(orig, k, v);
         else delete orig[k];
@@ -178,10 +203,18 @@ function extractKey(s: string, prefix: string): string {
   return s.slice(slash + 1);
 }
 
-function applyRetainKeysDirective(original: JsonObject, patch: JsonObject): void {
+function applyRetainKeysDirective(original: JsonObject, patch: JsonObject, schema: Schema): void {
   if (!hasKey(patch, RETAIN_KEYS)) return;
   const retain = patch[RETAIN_KEYS];
   delete patch[RETAIN_KEYS];
+  if (schema.client) {
+    // Both patches must agree on the directive; the merged patch carries it.
+    if (!hasKey(original, RETAIN_KEYS)) setKey(original, RETAIN_KEYS, retain);
+    else if (!deepEqual(original[RETAIN_KEYS], retain)) {
+      fail(`${goV(original[RETAIN_KEYS])} and ${goV(retain)} are not deep equal: this may happen when calculating the 3-way diff patch`);
+    }
+    return;
+  }
   if (!Array.isArray(retain)) return fail(ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS);
   const keep = (k: string) => retain.some((r) => goEq(r, k));
   for (const k of Object.keys(patch)) {
@@ -197,6 +230,11 @@ function mergePatchIntoOriginal(original: JsonObject, patch: JsonObject, schema:
   for (const key of Object.keys(patch)) {
     if (!key.startsWith(SET_ELEMENT_ORDER)) continue;
     const order = patch[key];
+    if (schema.client) {
+      // The directive stays in the merged patch (once: both patches must agree on it).
+      if (!hasKey(original, key)) setKey(original, key, order);
+      else if (!deepEqual(original[key], order)) fail(ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER_LIST);
+    }
     delete patch[key];
     if (!Array.isArray(order)) return fail(errBadArgType(SLICE_T, order));
     const originalKey = extractKey(key, SET_ELEMENT_ORDER);
@@ -345,7 +383,7 @@ function findMapInSlice(list: JsonValue[], key: string, value: JsonValue): numbe
 }
 
 /** Upstream's in-place deduplication: a duplicate is overwritten by the last element. */
-function deduplicateScalars(s: JsonValue[]): JsonValue[] {
+export function deduplicateScalars(s: JsonValue[]): JsonValue[] {
   const out = [...s];
   let length = out.length - 1;
   for (let i = 0; i < length; i++) {
@@ -361,7 +399,7 @@ function deduplicateScalars(s: JsonValue[]): JsonValue[] {
   return out;
 }
 
-function sliceElementType(...slices: JsonValue[][]): string {
+export function sliceElementType(...slices: JsonValue[][]): string {
   let prev: string | undefined;
   for (const s of slices) {
     for (const v of s) {
@@ -429,7 +467,7 @@ function normalizeElementOrder(
   return mergeSortedSlice(s, p, serverOrder, mergeKey, kind);
 }
 
-function normalizeSliceOrder(toSort: JsonValue[], order: JsonValue[], mergeKey: string, kind: string): JsonValue[] {
+export function normalizeSliceOrder(toSort: JsonValue[], order: JsonValue[], mergeKey: string, kind: string): JsonValue[] {
   let items = toSort;
   let toDelete: JsonValue[] = [];
   if (kind === "map") {
