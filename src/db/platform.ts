@@ -25,6 +25,8 @@ export interface ClusterRow {
   createdAt: number;
   deletedAt: number | null;
   endReason: string | null;
+  /** The classroom whose student works in it (src/classroom). */
+  classroomId?: string | null;
 }
 
 export interface ApiCallRow {
@@ -195,8 +197,8 @@ export class SqlPlatform implements Platform {
     }
     const c = s.clusters;
     await this.db.run(
-      sql`INSERT INTO ${c} (${sql.identifier(c.id.name)}, ${sql.identifier(c.tenantId.name)}, ${sql.identifier(c.lab.name)}, ${sql.identifier(c.forkedFrom.name)}, ${sql.identifier(c.createdAt.name)})
-        SELECT ${row.id}, ${row.tenantId}, ${row.lab}, ${row.forkedFrom}, ${row.createdAt}
+      sql`INSERT INTO ${c} (${sql.identifier(c.id.name)}, ${sql.identifier(c.tenantId.name)}, ${sql.identifier(c.lab.name)}, ${sql.identifier(c.forkedFrom.name)}, ${sql.identifier(c.createdAt.name)}, ${sql.identifier(c.classroomId.name)})
+        SELECT ${row.id}, ${row.tenantId}, ${row.lab}, ${row.forkedFrom}, ${row.createdAt}, ${row.classroomId ?? null}
         WHERE (SELECT count(*) FROM ${c} WHERE ${c.tenantId} = ${row.tenantId} AND ${c.deletedAt} IS NULL) < ${maxLive}`,
     );
     return (await this.cluster(row.id)) !== undefined;

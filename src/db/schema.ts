@@ -1,6 +1,6 @@
 // The platform's tables, one schema for libSQL (Node, history server) and a Durable Object's
 // SQLite (drizzle-orm/durable-sqlite). SQL lives in migrations/ (drizzle-kit generate).
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Key-value settings of the installation (the HMAC secret for cluster and share tokens). */
 export const settings = sqliteTable("settings", {
@@ -30,8 +30,51 @@ export const clusters = sqliteTable(
     deletedAt: integer("deleted_at"),
     /** "deleted" | "expired" once gone. */
     endReason: text("end_reason"),
+    /** The classroom whose student works in this cluster, if any. */
+    classroomId: text("classroom_id"),
   },
   (t) => [index("clusters_tenant").on(t.tenantId, t.deletedAt)],
+);
+
+/**
+ * A classroom: one lab for a class, a teacher link and a join link (HMAC tokens of its id, as
+ * share links are). Node keeps these rows in the installation's database; Workers in the
+ * classroom's own Durable Object.
+ */
+export const classrooms = sqliteTable("classrooms", {
+  id: text("id").primaryKey(),
+  tenantId: text("tenant_id"),
+  lab: text("lab").notNull(),
+  title: text("title").notNull(),
+  /** Each student's time, from joining. */
+  minutes: integer("minutes").notNull(),
+  /** Optional window: no joining before, every student's time ends at the latest at endsAt. */
+  startsAt: integer("starts_at"),
+  endsAt: integer("ends_at"),
+  capacity: integer("capacity").notNull(),
+  /** Time the teacher added for the whole class. */
+  extraMs: integer("extra_ms").notNull().default(0),
+  /** How long a finished student's cluster is kept, read-only, for the teacher's review. */
+  reviewMs: integer("review_ms").notNull(),
+  closedAt: integer("closed_at"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const classroomStudents = sqliteTable(
+  "classroom_students",
+  {
+    classroomId: text("classroom_id").notNull(),
+    id: text("id").notNull(),
+    name: text("name").notNull(),
+    /** Shown at joining: with the name, it brings the student back from another device. */
+    code: text("code").notNull(),
+    clusterId: text("cluster_id"),
+    joinedAt: integer("joined_at").notNull(),
+    /** Time the teacher added for this student. */
+    extraMs: integer("extra_ms").notNull().default(0),
+    resets: integer("resets").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.classroomId, t.id] }), uniqueIndex("classroom_students_name").on(t.classroomId, t.name)],
 );
 
 /** A cluster's persisted state (Node host): everything of a snapshot except its objects. */

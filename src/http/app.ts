@@ -11,6 +11,8 @@ import type { ClusterHost } from "../runtime/host.js";
 import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.js";
 import { LABS, lab as findLab, labSummary } from "../labs/index.js";
 import { InspectQuery } from "../workspace/inspect.js";
+import type { ClassroomStore } from "../classroom/store.js";
+import { classroomClock, classroomRoutes } from "./classroom.js";
 import { bad, forbiddenMsg, internal, notFoundMsg, rateLimited, tooLarge, unauthorized } from "./errors.js";
 import { kubeconfig } from "./kubeconfig.js";
 import { kubeApi } from "../kubeapi/app.js";
@@ -38,6 +40,8 @@ export interface AppDeps {
   page?: (c: Context) => Response | Promise<Response>;
   /** Hard cap on any body, before a tenant is known. */
   maxBodyBytes?: number;
+  /** Where classroom `id`'s rows live (Node: the installation's database; Workers: its object). */
+  classrooms?: (id: string) => ClassroomStore;
   /**
    * Whether the request comes from this machine (Node host). In local mode, kubectl on the same
    * machine may reach an anonymous cluster's /k8s/{id} without a token: kubectl sends no
@@ -285,11 +289,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
     throw forbiddenMsg("only a tenant API key can create clusters");
   };
 
-  const newCluster = async (c: Context<Env>, owner: { tenantId: string | null; limits: Limits }, labId: string, from?: { id: string; seq?: number }) => {
+  /** Makes and registers a cluster (a lab's start, a fork, a classroom student's): its answer's body. */
+  const makeCluster = async (c: Context<Env>, owner: { tenantId: string | null; limits: Limits }, labId: string, from?: { id: string; seq?: number }, classroomId?: string) => {
     const { tenantId, limits } = owner;
     const id = `c${randomId(11)}`;
     const ts = now();
-    const row: ClusterRow = { id, tenantId, lab: labId, forkedFrom: from?.id ?? null, createdAt: ts, deletedAt: null, endReason: null };
+    const row: ClusterRow = { id, tenantId, lab: labId, forkedFrom: from?.id ?? null, createdAt: ts, deletedAt: null, endReason: null, classroomId: classroomId ?? null };
     // The quota is checked where the row is inserted: two concurrent creates cannot both pass.
     if (!(await deps.platform.addCluster(row, tenantId === null ? undefined : limits.clustersPerTenant))) {
       const n = await deps.platform.liveClusterCount(tenantId!);
@@ -309,24 +314,34 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const secret = await deps.platform.secret();
     const token = await mintToken(secret, "cluster", id);
     const origin = new URL(c.req.url).origin;
-    return json(
-      {
-        id,
-        token,
-        lab: labId,
-        tenant: tenantId,
-        createdAt: new Date(ts).toISOString(),
-        links: {
-          exec: `${origin}/v1/clusters/${id}/exec`,
-          kubeconfig: `${origin}/v1/clusters/${id}/kubeconfig`,
-          live: `${origin.replace(/^http/, "ws")}/v1/clusters/${id}/live`,
-          k8s: `${origin}/k8s/${id}`,
-        },
-        cluster: view,
+    return {
+      id,
+      token,
+      lab: labId,
+      tenant: tenantId,
+      createdAt: new Date(ts).toISOString(),
+      links: {
+        exec: `${origin}/v1/clusters/${id}/exec`,
+        kubeconfig: `${origin}/v1/clusters/${id}/kubeconfig`,
+        live: `${origin.replace(/^http/, "ws")}/v1/clusters/${id}/live`,
+        k8s: `${origin}/k8s/${id}`,
       },
-      201,
-    );
+      cluster: view,
+    };
   };
+  const newCluster = async (c: Context<Env>, owner: { tenantId: string | null; limits: Limits }, labId: string, from?: { id: string; seq?: number }) =>
+    json(await makeCluster(c, owner, labId, from), 201);
+
+  // ---- classrooms ---------------------------------------------------------------------
+  const classTime = deps.classrooms ? classroomClock({ classrooms: deps.classrooms, now }) : async () => undefined;
+  /** A classroom student's cluster is read-only once their time is up or the class is closed. */
+  const writable = async (row: ClusterRow): Promise<void> => {
+    const time = await classTime(row);
+    if (time && (time.closed || now() >= time.deadline)) {
+      throw forbiddenMsg(`${time.closed ? "the teacher has closed this classroom" : "the classroom's time is up"}: this cluster is read-only now, kept for the teacher's review`);
+    }
+  };
+  const tenantLimits = async (tenantId: string | null) => (tenantId ? ((await tenantById(tenantId))?.limits ?? DEFAULT_LIMITS) : DEFAULT_LIMITS);
 
   // ---- routes -------------------------------------------------------------------------
   const page = (c: Context) => (deps.page ? deps.page(c) : c.redirect("/v1/labs"));
@@ -406,6 +421,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     }
     if (typeof body.command !== "string") throw bad('the body must be {"command": "<one bash command line>"}');
     if (body.editor !== undefined && body.editor !== "hosted") throw bad('"editor" may only be "hosted" (kubectl edit then answers with the file to edit)');
+    await writable(a.row);
     const t0 = performance.now();
     const r = await deps.host.exec(id, body.command, a.limits, { hostedEditor: body.editor === "hosted" });
     // (A line waiting in the hosted editor is recorded by the journal once it ends, not here.)
@@ -429,7 +445,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
       const a = await access(c, id, "read");
       const q = InspectQuery.safeParse({ view, ...query(c) });
       if (!q.success) throw bad(`bad query: ${q.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-      return json(await deps.host.inspect(id, q.data, a.limits));
+      const answer = await deps.host.inspect(id, q.data, a.limits);
+      // A classroom student's workspace shows the time left (and read-only once it is up).
+      const time = view === "workspace" ? await classTime(a.row) : undefined;
+      return json(time ? { ...(answer as object), classroom: { title: time.title, deadline: new Date(time.deadline).toISOString(), readOnly: time.closed || now() >= time.deadline } } : answer);
     });
   const num = (v: string | undefined) => (v === undefined || v === "" ? undefined : Number(v));
   inspectRoute("workspace", () => ({}));
@@ -542,6 +561,24 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const row = await shared(c);
     return newCluster(c, await owner(c), row.lab, { id: row.id });
   });
+
+  if (deps.classrooms) {
+    classroomRoutes(app, {
+      platform: deps.platform,
+      host: deps.host,
+      history: deps.history,
+      classrooms: deps.classrooms,
+      now,
+      json,
+      readJson,
+      owner,
+      rate,
+      makeCluster: (c, who, lab, from, classroomId) => makeCluster(c as Context<Env>, who, lab, from, classroomId),
+      tenantLimits,
+      forgetRow: (id) => rows.delete(id),
+      page: deps.page,
+    });
+  }
 
   return app;
 }

@@ -26,8 +26,9 @@ async function mac(secret: string, purpose: string, id: string): Promise<string>
   return b64url(new Uint8Array(sig)).slice(0, 32);
 }
 
-export type TokenKind = "cluster" | "share";
-const PREFIX: Record<TokenKind, string> = { cluster: "slc_", share: "sls_" };
+/** cluster and share: a cluster id; teacher and join: a classroom id (src/http/classroom.ts). */
+export type TokenKind = "cluster" | "share" | "teacher" | "join";
+const PREFIX: Record<TokenKind, string> = { cluster: "slc_", share: "sls_", teacher: "slt_", join: "slj_" };
 
 // Verified tokens, so a busy cluster pays for its HMAC once (WebCrypto costs ~50 µs a call, and
 // ~0.5 ms of the serving thread when a class's first commands verify 200 at once). A token this

@@ -20,6 +20,8 @@ import { NodeClusterHost } from "./node-host.js";
 import { missingShell, type ShellFactory } from "./shell.js";
 import { labTemplate } from "./core.js";
 import { webAssets } from "./web-assets.js";
+import { SqlClassroomStore } from "../classroom/store.js";
+import { classroomClock } from "../http/classroom.js";
 import { LABS } from "../labs/index.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -86,6 +88,9 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
   for (const lab of Object.keys(LABS)) labTemplate(lab, Date.now(), o.shell ?? missingShell);
   const limiter = new RateLimiter();
   const web = webAssets(join(root, "web/dist"));
+  // Classrooms' rows share the installation's database on Node.
+  const classrooms = new SqlClassroomStore(drizzle(db, { schema }));
+  const classTime = classroomClock({ classrooms: () => classrooms, now: Date.now });
 
   const app = createApp({
     platform,
@@ -95,6 +100,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
     allowAnonymous: o.allowAnonymous,
     limiter: (key, rate, burst) => limiter.take(key, rate, burst, Date.now()),
     page: web.page,
+    classrooms: () => classrooms,
     fromLoopback: (c) => {
       const addr = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
       return addr === "127.0.0.1" || addr === "::1" || addr === "::ffff:127.0.0.1";
@@ -151,8 +157,13 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
 
   const sweep = async (): Promise<string[]> => {
     const ids = await host.idle(o.idleMs);
+    const expired: string[] = [];
     for (const id of ids) {
       const row = await platform.cluster(id);
+      // A classroom student's cluster is kept for the teacher's review, idle or not.
+      const time = row && (await classTime(row));
+      if (time && Date.now() < time.reviewUntil) continue;
+      expired.push(id);
       try {
         history.snapshot({ ts: Date.now(), clusterId: id, reason: "expired", body: JSON.stringify(await host.state(id)) });
       } catch {
@@ -162,7 +173,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
       await platform.endCluster(id, "expired", Date.now());
       history.event({ ts: Date.now(), clusterId: id, tenantId: row?.tenantId ?? null, type: "expired", detail: { idleMs: o.idleMs } });
     }
-    return ids;
+    return expired;
   };
   const sweeper = setInterval(() => void sweep().catch((e: unknown) => console.error("servicelab: idle sweep failed:", e)), Math.min(60_000, Math.max(1000, o.idleMs / 4)));
   sweeper.unref();

@@ -20,6 +20,8 @@ export const InspectQuery = z.discriminatedUnion("view", [
   z.object({ view: z.literal("rules"), node: z.string().min(1).max(253) }).strict(),
   /** The traced sample connection of the last traffic run that reached `pod` (or ended as `outcome`). */
   z.object({ view: z.literal("trace"), key: z.string().min(1).max(600) }).strict(),
+  /** A student's progress for a classroom dashboard: the steps passed, the last command, the failed ones. */
+  z.object({ view: z.literal("progress") }).strict(),
   /** The cluster and a node's rules as they were right after journal line `seq` (time travel). */
   z.object({ view: z.literal("past"), seq: z.number().int().nonnegative(), node: z.string().min(1).max(253).default("master") }).strict(),
 ]);
@@ -49,6 +51,20 @@ export type Replay = (core: ClusterCore, seq: number) => Promise<ClusterCore>;
 
 export async function inspect(core: ClusterCore, q: z.output<typeof InspectQuery>, now: number, replay: Replay): Promise<unknown> {
   switch (q.view) {
+    case "progress": {
+      const steps = core.evaluateSteps(now) ?? [];
+      const all = core.journal.all;
+      const last = all.at(-1);
+      const failed = new Map<string, number>();
+      for (const e of all) if (e.exitCode !== 0) failed.set(e.command.trim().slice(0, 300), (failed.get(e.command.trim().slice(0, 300)) ?? 0) + 1);
+      return {
+        progress: core.journal.progress,
+        steps: steps.map((s) => ({ id: s.id, passed: s.passed })),
+        commands: all.length,
+        last: last && { command: last.command.slice(0, 300), ts: last.ts, exitCode: last.exitCode },
+        failed: [...failed].map(([command, n]) => ({ command, n })),
+      };
+    }
     case "past": {
       const past = await replay(core, q.seq);
       const rules = nodeRules(past.cluster, q.node);

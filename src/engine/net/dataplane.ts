@@ -39,11 +39,7 @@ export interface NodeNet {
 export interface IpvsHandle {
   /** Is `ip` bound to kube-ipvs0 (a local address in IPVS mode)? */
   isBound(ip: string): boolean;
-  /**
-   * ipset lookups for `-m set --match-set` (type and entries as `ipset list` prints them). The
-   * set of a name is the same object for the handle's life (its entries change), so the packet
-   * path may keep it.
-   */
+  /** ipset lookups for `-m set --match-set` (type and entries as `ipset list` prints them). */
   ipset(name: string): { type: string; entries: ReadonlyMap<string, unknown> } | undefined;
   /**
    * The virtual server at (proto, ip, port), if any, schedules a new connection from

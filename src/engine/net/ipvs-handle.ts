@@ -1,9 +1,9 @@
 // The data plane's view of a node's IPVS proxier (IpvsHandle): kube-ipvs0's addresses, the
 // ipsets, and the scheduler. The Cluster's NetEnv (cluster-env.ts) and SimNet (sim.ts) both
 // hand the data plane one per node.
-import type { IpvsProxier, RealServer } from "../proxy/ipvs/proxier.js";
-import { addrNum, addrText, noteAddrNum } from "./addr-index.js";
-import type { IpvsHandle, IpvsScheduled } from "./dataplane.js";
+import type { IpvsProxier } from "../proxy/ipvs/proxier.js";
+import { addrText, noteAddrNum } from "./addr-index.js";
+import type { IpvsHandle } from "./dataplane.js";
 
 /** The data plane's view of one node's IPVS proxier. */
 export function ipvsHandle(p: IpvsProxier): IpvsHandle {
@@ -12,59 +12,42 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
   // to now + a positive timeout, and syncs finish graceful deletions themselves), so it runs
   // once per clock value instead of once per packet.
   let expiredAt = Number.NaN;
-  const expireOnce = (now: number): void => {
-    if (now !== expiredAt) (p.expire(now), (expiredAt = now));
-  };
-  // No closure per packet: under tsx every inner arrow also costs a __name (defineProperty) call.
-  // The answer to a schedule call is one object per handle, rewritten by the next call.
-  // The real server's address is its number's text from addrText (one string per address,
-  // noted for addrNum), not the server's own string: one object less to read per connection.
+  // The answer to a schedule call is one object per handle, rewritten by the next call. The real
+  // server's address is its number's text from addrText (one string per address, noted for
+  // addrNum), not the server's own string.
   const real = { ip: "", port: 0 };
   const found = { found: true as const, service: "", real: undefined as typeof real | undefined, conn: undefined as unknown };
-  const answer = (service: string, dest: RealServer | undefined): IpvsScheduled => {
-    found.service = service;
-    if (dest !== undefined) {
-      const a = dest.addr;
-      if (a >= 0) {
-        real.ip = addrText(a);
-        noteAddrNum(real.ip, a);
-      } else real.ip = dest.ip;
-      real.port = dest.port;
-    }
-    found.real = dest === undefined ? undefined : real;
-    found.conn = dest ? p.lastConnection : undefined;
-    return found;
-  };
   return {
     isBound: (ip) => p.bound.hasAddr(ip),
     ipset: (name) => p.ipsets.get(name),
     schedule(proto, ip, port, clientIP, clientPort, now, steps) {
       if (proto === "icmp") return NOT_FOUND;
-      const protocol = proto === "tcp" ? "TCP" : proto === "udp" ? "UDP" : "SCTP";
-      // Without a trace, the virtual server's record (see VsRecords) when it can take the connection.
-      const a = steps === undefined ? addrNum(ip) : -1;
-      const o = a >= 0 ? p.recordOf(protocol, ip, a, port) : -1;
-      if (o >= 0) {
-        expireOnce(now);
-        const dest = p.openRecord(o, clientIP, clientPort, now);
-        if (dest !== undefined) return answer("", dest);
-      }
-      const vs = p.virtualServer(protocol, ip, port);
+      const vs = p.virtualServer(proto === "tcp" ? "TCP" : proto === "udp" ? "UDP" : "SCTP", ip, port);
       if (!vs) return NOT_FOUND;
-      expireOnce(now);
+      if (now !== expiredAt) (p.expire(now), (expiredAt = now));
       const dest = p.open(vs, clientIP, clientPort, now);
-      // The ipvsadm line of the virtual server, for the trace only.
-      let service = "";
+      found.service = "";
       if (steps) {
-        service = `${vs.protocol}  ${vs.ip}:${vs.port} ${vs.scheduler}${vs.persistent ? ` persistent ${vs.persistent}` : ""}`;
         const t = vs.persistent ? vs.templates.get(clientIP) : undefined;
+        // The ipvsadm line of the virtual server and the scheduler's choice, for the trace only.
+        found.service = `${vs.protocol}  ${vs.ip}:${vs.port} ${vs.scheduler}${vs.persistent ? ` persistent ${vs.persistent}` : ""}`;
         steps(
           dest
             ? `scheduler ${vs.scheduler}${t ? ` (persistence template for ${clientIP})` : ""}: -> ${dest.ip}:${dest.port} (weight ${dest.weight}, active ${dest.activeConns}, inactive ${dest.inactiveConns})`
             : `scheduler ${vs.scheduler}: no real server with weight > 0`,
         );
       }
-      return answer(service, dest);
+      if (dest !== undefined) {
+        const a = dest.addr;
+        if (a >= 0) {
+          real.ip = addrText(a);
+          noteAddrNum(real.ip, a);
+        } else real.ip = dest.ip;
+        real.port = dest.port;
+      }
+      found.real = dest === undefined ? undefined : real;
+      found.conn = dest ? p.lastConnection : undefined;
+      return found;
     },
     close: (conn, now) => p.close(conn as number, now),
   };

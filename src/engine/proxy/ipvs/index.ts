@@ -100,7 +100,7 @@ const VS_PROTO: Record<string, number> = { TCP: 1, UDP: 2, SCTP: 3 };
  * TCP/UDP/SCTP and a port 0-65535 are in a numeric index; any other in a list by address text.
  */
 /** The index tag of a virtual server's protocol ("TCP", "UDP", "SCTP") and port, or 0 (not indexed). */
-export function vsTag(protocol: string, port: number): number {
+function vsTag(protocol: string, port: number): number {
   const p = VS_PROTO[protocol] ?? 0;
   const n = portNum(port);
   return p === 0 || n < 0 ? 0 : protoPortTag(p, n);
@@ -109,11 +109,8 @@ export function vsTag(protocol: string, port: number): number {
 export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
   private readonly index = new AddrIndex<V>();
   private readonly odd = new Map<string, V[]>();
-  /** Changes with every set, delete and clear (for what is derived from the servers). */
-  version = 0;
 
   override set(key: string, vs: V): this {
-    this.version++;
     const old = super.get(key);
     if (old !== vs) {
       if (old !== undefined) this.unindex(old);
@@ -131,7 +128,6 @@ export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
   override delete(key: string): boolean {
     const old = super.get(key);
     if (!super.delete(key)) return false;
-    this.version++;
     if (old !== undefined) this.unindex(old);
     return true;
   }
@@ -140,7 +136,6 @@ export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
     super.clear();
     this.index.clear();
     this.odd.clear();
-    this.version++;
   }
 
   find(protocol: string, ip: string, port: number): V | undefined {

@@ -27,8 +27,7 @@ import { BUILTIN_CHAINS, VersionedChains, rule, type Match, type Rule, type Rule
 import { categorizeEndpoints } from "../topology.js";
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, servicePortNameString } from "../types.js";
-import { AddrMap, IpsetEntries, VirtualServerMap, vsTag } from "./index.js";
-import { VsRecords } from "./records.js";
+import { AddrMap, IpsetEntries, VirtualServerMap } from "./index.js";
 import { pick, type RealServer, type SchedState, type Scheduler } from "./scheduler.js";
 
 export type { RealServer, Scheduler } from "./scheduler.js";
@@ -338,9 +337,6 @@ export class IpvsProxier implements Proxier {
   readonly udpTimeout: number;
   private readonly records = new Map<string, PortRecord>();
   private readonly graceful = new Set<{ vs: VirtualServer; dest: RealServer }>();
-  /** Changes whenever a virtual server's real servers do (VsRecords are derived from them). */
-  private destsVersion = 0;
-  private readonly vsRecords = new VsRecords();
   private readonly nodeIPs: string[];
   private readonly masqMark: number;
   private readonly localCidr: string | undefined;
@@ -597,7 +593,6 @@ export class IpvsProxier implements Proxier {
   }
 
   private addDest(vs: VirtualServer, ep: EndpointInfo): void {
-    this.destsVersion++;
     // What a connection reads and writes first, within the object's first cache line.
     vs.dests.push({ weight: 1, activeConns: 0, inactiveConns: 0, conns: 0, addr: canonicalIPv4Num(ep.ip), port: ep.port, ip: ep.ip, inPkts: 0, outPkts: 0, inBytes: 0, outBytes: 0 });
   }
@@ -605,7 +600,6 @@ export class IpvsProxier implements Proxier {
   private dropDest(vs: VirtualServer, d: RealServer): void {
     const i = vs.dests.indexOf(d);
     if (i < 0) return;
-    this.destsVersion++;
     vs.dests.splice(i, 1);
     if (vs.rrLast >= i) vs.rrLast--;
     vs.table = undefined;
@@ -652,59 +646,13 @@ export class IpvsProxier implements Proxier {
     const dest = this.schedule(vs, clientIP, now);
     if (!dest) return undefined;
     if (vs.persistent) vs.templates.set(clientIP, { dest, until: now + vs.persistent * 1000 });
-    this.admit(vs, dest, clientIP, clientPort, now);
-    return dest;
-  }
-
-  /**
-   * The record (VsRecords) of the virtual server at (protocol, ip, port), `addr` being ip's
-   * number, made on first use; -1: no virtual server there (or not one an index can find).
-   */
-  recordOf(protocol: Protocol, ip: string, addr: number, port: number): number {
-    const recs = this.vsRecords;
-    recs.check(this.services.version, this.destsVersion);
-    const tag = vsTag(protocol, port);
-    if (tag === 0) return -1;
-    const o = recs.find(addr, tag);
-    if (o !== -1) return o;
-    const vs = this.services.find(protocol, ip, port);
-    return vs === undefined ? -1 : recs.add(addr, tag, vs);
-  }
-
-  /**
-   * `open` on the virtual server of record `o`, for kube-proxy's default scheduler (rr) without
-   * persistence, while the record stands: the same pick over the same servers, and the same
-   * counts. undefined: take `open` (another scheduler, persistence, a record made stale since
-   * recordOf, or no server with weight).
-   */
-  openRecord(o: number, clientIP: string, clientPort: number, now: number): RealServer | undefined {
-    const recs = this.vsRecords;
-    if (!recs.current(this.services.version, this.destsVersion)) return undefined;
-    const refs = recs.refs;
-    const vs = refs[o] as VirtualServer;
-    if (vs.scheduler !== "rr" || vs.persistent !== 0) return undefined;
-    const n = refs[o + 1] as number;
-    // pick's rr, over the record's copy of vs.dests.
-    for (let k = 1; k <= n; k++) {
-      const i = (vs.rrLast + k) % n;
-      const d = refs[o + 2 + i] as RealServer;
-      if (d.weight > 0) {
-        vs.rrLast = i;
-        this.admit(vs, d, clientIP, clientPort, now);
-        return d;
-      }
-    }
-    return undefined;
-  }
-
-  /** A scheduled connection: counted active (UDP: inactive), its entry kept; its id is `lastConnection`. */
-  private admit(vs: VirtualServer, dest: RealServer, clientIP: string, clientPort: number, now: number): void {
     const tcp = vs.protocol === "TCP";
     if (tcp) dest.activeConns++;
     else dest.inactiveConns++; // UDP entries count as inactive in the kernel
     dest.conns++;
     vs.conns++;
     this.lastConnection = this.conns.add(vs, dest, clientIP, clientPort, tcp ? ESTABLISHED : NONE, now + (tcp ? this.tcpTimeout : this.udpTimeout) * 1000);
+    return dest;
   }
 
   /** `open`, with the entry copied out. */

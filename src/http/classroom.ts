@@ -1,0 +1,335 @@
+// Classrooms (docs/platform.md): a teacher makes one for a lab and gets a teacher link and a
+// join link; each student who joins gets a cluster of the lab of their own; the teacher's
+// dashboard reads every student's progress from their cluster's journal. A student's time ends
+// at their deadline: the cluster is then read-only, kept for the teacher's review.
+import type { Context, Hono } from "hono";
+import { z } from "zod";
+import { deadline, joinState, type Classroom, type ClassroomStore, type Student } from "../classroom/store.js";
+import type { HistorySink } from "../db/history.js";
+import { randomId, type ClusterRow, type Platform } from "../db/platform.js";
+import { lab as findLab } from "../labs/index.js";
+import type { ClusterHost } from "../runtime/host.js";
+import type { Limits } from "../runtime/limits.js";
+import { bad, conflictMsg, forbiddenMsg, notFoundMsg } from "./errors.js";
+import { mintToken, verifyToken } from "./tokens.js";
+
+/** What the classroom routes borrow from the app (src/http/app.ts). */
+export interface ClassroomContext {
+  platform: Platform;
+  host: ClusterHost;
+  history: HistorySink;
+  /** The store that holds classroom `id`'s rows (Node: one database; Workers: the classroom's object). */
+  classrooms: (id: string) => ClassroomStore;
+  now: () => number;
+  json(body: unknown, status?: number, extra?: Record<string, string>): Response;
+  readJson(c: Context, max: number): Promise<Record<string, unknown>>;
+  /** Who makes a classroom (as who makes a cluster): a tenant key, or anyone in local mode. */
+  owner(c: Context): Promise<{ tenantId: string | null; limits: Limits }>;
+  rate(key: string, limits: Limits): Promise<void>;
+  makeCluster(c: Context, owner: { tenantId: string | null; limits: Limits }, lab: string, from: undefined, classroomId: string): Promise<{ id: string; token: string }>;
+  tenantLimits(tenantId: string | null): Promise<Limits>;
+  forgetRow(id: string): void;
+  page?: (c: Context) => Response | Promise<Response>;
+}
+
+const CreateBody = z
+  .object({
+    lab: z.string().min(1),
+    title: z.string().trim().min(1).max(200).optional(),
+    minutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
+    startsAt: z.string().datetime().optional(),
+    endsAt: z.string().datetime().optional(),
+    capacity: z.number().int().min(1).max(1000).default(300),
+    reviewHours: z.number().min(0).max(24 * 90).default(72),
+  })
+  .strict();
+
+const JoinBody = z.object({ name: z.string().trim().min(1).max(80), code: z.string().trim().max(20).optional() }).strict();
+const ExtendBody = z.object({ minutes: z.number().int().min(1).max(24 * 60), student: z.string().min(1).max(64).optional() }).strict();
+
+const issues = (e: z.ZodError) => e.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ");
+
+/** A short code a student can read off the screen and type on another device. */
+function shortCode(): string {
+  const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  const b = crypto.getRandomValues(new Uint8Array(6));
+  return [...b].map((x) => alphabet[x % alphabet.length]).join("");
+}
+
+function csvCell(v: string | number | null | undefined): string {
+  const s = v === null || v === undefined ? "" : String(v);
+  return /[",\n\r]/.test(s) || /^[=+\-@]/.test(s) ? `"${s.replace(/"/g, '""').replace(/^([=+\-@])/, "'$1")}"` : s;
+}
+
+export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
+  const classroomBy = async (c: Context, purpose: "teacher" | "join"): Promise<{ room: Classroom; store: ClassroomStore; token: string }> => {
+    const token = c.req.param("token") ?? "";
+    const id = await verifyToken(await x.platform.secret(), purpose, token);
+    if (!id) throw notFoundMsg(purpose === "teacher" ? "this teacher link is not valid" : "this join link is not valid");
+    const store = x.classrooms(id);
+    const room = await store.get(id);
+    if (!room) throw notFoundMsg("this classroom no longer exists");
+    await x.rate(`classroom:${id}`, await x.tenantLimits(room.tenantId));
+    return { room, store, token };
+  };
+  const links = async (c: Context, id: string) => {
+    const secret = await x.platform.secret();
+    const origin = new URL(c.req.url).origin;
+    const teacher = await mintToken(secret, "teacher", id);
+    const join = await mintToken(secret, "join", id);
+    return { teacher: { token: teacher, url: `${origin}/t/${teacher}` }, join: { token: join, url: `${origin}/j/${join}` } };
+  };
+  const describe = (room: Classroom) => {
+    const l = findLab(room.lab);
+    return {
+      id: room.id,
+      title: room.title,
+      lab: room.lab,
+      labTitle: l?.title,
+      minutes: room.minutes,
+      capacity: room.capacity,
+      startsAt: room.startsAt === null ? null : new Date(room.startsAt).toISOString(),
+      endsAt: room.endsAt === null ? null : new Date(room.endsAt + room.extraMs).toISOString(),
+      closedAt: room.closedAt === null ? null : new Date(room.closedAt).toISOString(),
+      extraMinutes: Math.round(room.extraMs / 60_000),
+    };
+  };
+  const event = (room: Classroom, clusterId: string, type: string, detail: Record<string, unknown>) =>
+    x.history.event({ ts: x.now(), clusterId, tenantId: room.tenantId, type, detail: { classroom: room.id, ...detail } });
+
+  // ---- the teacher makes a classroom ---------------------------------------------------
+  app.post("/v1/classrooms", async (c) => {
+    const who = await x.owner(c);
+    const parsed = CreateBody.safeParse(await x.readJson(c, who.limits.requestBytes));
+    if (!parsed.success) throw bad(`bad classroom: ${issues(parsed.error)}`);
+    const b = parsed.data;
+    const l = findLab(b.lab);
+    if (!l) throw bad(`unknown lab ${JSON.stringify(b.lab)}; GET /v1/labs lists them`);
+    const startsAt = b.startsAt ? Date.parse(b.startsAt) : null;
+    const endsAt = b.endsAt ? Date.parse(b.endsAt) : null;
+    if (startsAt !== null && endsAt !== null && endsAt <= startsAt) throw bad("endsAt must be after startsAt");
+    const room: Classroom = {
+      id: `k${randomId(11)}`,
+      tenantId: who.tenantId,
+      lab: b.lab,
+      title: b.title ?? l.title.en,
+      minutes: b.minutes,
+      startsAt,
+      endsAt,
+      capacity: b.capacity,
+      extraMs: 0,
+      reviewMs: Math.round(b.reviewHours * 3_600_000),
+      closedAt: null,
+      createdAt: x.now(),
+    };
+    await x.classrooms(room.id).create(room);
+    return x.json({ ...describe(room), ...(await links(c, room.id)) }, 201);
+  });
+
+  // ---- students join -------------------------------------------------------------------
+  app.get("/j/:token", async (c) => (x.page && (c.req.header("accept") ?? "").includes("text/html") ? x.page(c) : c.redirect(`/v1/join/${c.req.param("token")}`)));
+  app.get("/t/:token", async (c) => (x.page ? x.page(c) : c.redirect(`/v1/teach/${c.req.param("token")}`)));
+
+  app.get("/v1/join/:token", async (c) => {
+    const { room, store } = await classroomBy(c, "join");
+    const n = (await store.students(room.id)).length;
+    return x.json({ ...describe(room), state: joinState(room, n, x.now()), students: n });
+  });
+
+  app.post("/v1/join/:token", async (c) => {
+    const { room, store } = await classroomBy(c, "join");
+    const parsed = JoinBody.safeParse(await x.readJson(c, 4096));
+    if (!parsed.success) throw bad(`bad join: ${issues(parsed.error)}`);
+    const { name, code } = parsed.data;
+    const secret = await x.platform.secret();
+    const answer = async (st: Student, status: number) => {
+      const token = await mintToken(secret, "cluster", st.clusterId!);
+      return x.json({ student: { id: st.id, name: st.name, code: st.code }, cluster: { id: st.clusterId, token, lab: room.lab }, deadline: new Date(deadline(room, st)).toISOString(), classroom: describe(room) }, status);
+    };
+    const existing = await store.byName(room.id, name);
+    if (existing) {
+      // The same student again (this browser forgot, or another device): the name and the code.
+      if (code === undefined || code.toUpperCase() !== existing.code) throw conflictMsg(`"${name}" has already joined this classroom: give the code shown when you joined to come back, or choose another name`);
+      if (!existing.clusterId) throw conflictMsg("your cluster is still being made: try again in a moment");
+      return answer(existing, 200);
+    }
+    if (code !== undefined) throw notFoundMsg(`no student "${name}" has joined this classroom`);
+    const state = joinState(room, (await store.students(room.id)).length, x.now());
+    if (state !== "open") {
+      const why = { closed: "the teacher has closed this classroom", ended: "this classroom has ended", "not-started": `this classroom opens at ${describe(room).startsAt}`, full: `this classroom is full (${room.capacity} students)` }[state];
+      throw forbiddenMsg(why);
+    }
+    const st: Student = { classroomId: room.id, id: `s${randomId(8)}`, name, code: shortCode(), clusterId: null, joinedAt: x.now(), extraMs: 0, resets: 0 };
+    if (!(await store.join(st, room.capacity))) {
+      if (await store.byName(room.id, name)) throw conflictMsg(`"${name}" has already joined this classroom: give the code shown when you joined to come back, or choose another name`);
+      throw forbiddenMsg(`this classroom is full (${room.capacity} students)`);
+    }
+    let cluster;
+    try {
+      // The class's clusters count against the teacher's tenant.
+      cluster = await x.makeCluster(c, { tenantId: room.tenantId, limits: await x.tenantLimits(room.tenantId) }, room.lab, undefined, room.id);
+    } catch (e) {
+      await store.removeStudent(room.id, st.id);
+      throw e;
+    }
+    await store.setCluster(room.id, st.id, cluster.id, false);
+    event(room, cluster.id, "classroom-join", { student: st.id, name });
+    return answer({ ...st, clusterId: cluster.id }, 201);
+  });
+
+  // ---- the teacher's dashboard ---------------------------------------------------------
+  const progressOf = async (clusterId: string | null, limits: Limits) => {
+    if (!clusterId) return undefined;
+    try {
+      return (await x.host.inspect(clusterId, { view: "progress" }, limits)) as {
+        progress: Record<string, { seq: number; ts: number }>;
+        steps: Array<{ id: string; passed: boolean }>;
+        commands: number;
+        last?: { command: string; ts: number; exitCode: number };
+        failed: Array<{ command: string; n: number }>;
+      };
+    } catch {
+      return undefined; // a cluster that is gone shows as such; the dashboard never fails for one student
+    }
+  };
+
+  const dashboard = async (room: Classroom, store: ClassroomStore) => {
+    const l = findLab(room.lab);
+    const limits = await x.tenantLimits(room.tenantId);
+    const students = await store.students(room.id);
+    const now = x.now();
+    const rows = await Promise.all(
+      students.map(async (st) => {
+        const p = await progressOf(st.clusterId, limits);
+        const end = deadline(room, st);
+        const passed = p ? p.steps.filter((s) => s.passed).length : 0;
+        return {
+          id: st.id,
+          name: st.name,
+          clusterId: st.clusterId,
+          joinedAt: new Date(st.joinedAt).toISOString(),
+          deadline: new Date(end).toISOString(),
+          timeLeftSeconds: Math.max(0, Math.round((end - now) / 1000)),
+          state: !p ? "gone" : now >= end ? "time-up" : l && passed === l.steps.length && l.steps.length > 0 ? "done" : "working",
+          resets: st.resets,
+          steps: (l?.steps ?? []).map((s, i) => {
+            const at = p?.progress[s.id];
+            const firstOpen = p ? p.steps.findIndex((x) => !x.passed) : 0;
+            return { id: s.id, state: at ? "passed" : i === firstOpen ? "in-progress" : "not-started", passedAt: at ? new Date(at.ts).toISOString() : null };
+          }),
+          commands: p?.commands ?? 0,
+          last: p?.last ? { command: p.last.command, at: new Date(p.last.ts).toISOString(), exitCode: p.last.exitCode } : null,
+          failed: p?.failed ?? [],
+        };
+      }),
+    );
+    // What the class is stuck on: the failed command lines, by how many students ran them.
+    const stuck = new Map<string, { command: string; students: Set<string>; times: number }>();
+    for (const r of rows)
+      for (const f of r.failed) {
+        const e = stuck.get(f.command) ?? { command: f.command, students: new Set<string>(), times: 0 };
+        e.students.add(r.name);
+        e.times += f.n;
+        stuck.set(f.command, e);
+      }
+    return {
+      classroom: describe(room),
+      now: new Date(now).toISOString(),
+      steps: (l?.steps ?? []).map((s) => ({ id: s.id, title: s.title, passed: rows.filter((r) => r.steps.find((x) => x.id === s.id)?.state === "passed").length })),
+      students: rows.map(({ failed: _f, ...r }) => r),
+      stuck: [...stuck.values()]
+        .sort((a, b) => b.students.size - a.students.size || b.times - a.times)
+        .slice(0, 10)
+        .map((e) => ({ command: e.command, students: e.students.size, times: e.times, names: [...e.students].slice(0, 8) })),
+    };
+  };
+
+  app.get("/v1/teach/:token", async (c) => {
+    const { room, store, token } = await classroomBy(c, "teacher");
+    return x.json({ ...(await dashboard(room, store)), links: await links(c, room.id), teacherToken: token });
+  });
+
+  app.get("/v1/teach/:token/export.csv", async (c) => {
+    const { room, store } = await classroomBy(c, "teacher");
+    const d = await dashboard(room, store);
+    const lines = ["name,step,passed_at,attempts"];
+    const students = await store.students(room.id);
+    for (const r of d.students) {
+      const st = students.find((s) => s.id === r.id);
+      for (const s of r.steps) lines.push([csvCell(r.name), csvCell(s.id), csvCell(s.passedAt), csvCell((st?.resets ?? 0) + 1)].join(","));
+    }
+    return new Response(lines.join("\r\n") + "\r\n", {
+      headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="classroom-${room.id}.csv"` },
+    });
+  });
+
+  app.post("/v1/teach/:token/extend", async (c) => {
+    const { room, store } = await classroomBy(c, "teacher");
+    const parsed = ExtendBody.safeParse(await x.readJson(c, 4096));
+    if (!parsed.success) throw bad(`bad extension: ${issues(parsed.error)}`);
+    if (parsed.data.student && !(await store.student(room.id, parsed.data.student))) throw notFoundMsg(`no student "${parsed.data.student}" in this classroom`);
+    await store.extend(room.id, parsed.data.student, parsed.data.minutes * 60_000);
+    return x.json({ ok: true, ...describe((await store.get(room.id))!) });
+  });
+
+  app.post("/v1/teach/:token/close", async (c) => {
+    const { room, store } = await classroomBy(c, "teacher");
+    if (room.closedAt === null) {
+      await store.close(room.id, x.now());
+      event(room, room.id, "classroom-close", {});
+    }
+    return x.json({ ok: true, ...describe((await store.get(room.id))!) });
+  });
+
+  app.post("/v1/teach/:token/students/:sid/reset", async (c) => {
+    const { room, store } = await classroomBy(c, "teacher");
+    const st = await store.student(room.id, c.req.param("sid"));
+    if (!st) throw notFoundMsg(`no student "${c.req.param("sid")}" in this classroom`);
+    // A new cluster of the lab's start; the old one goes (its journal is in the history's snapshot).
+    const fresh = await x.makeCluster(c, { tenantId: room.tenantId, limits: await x.tenantLimits(room.tenantId) }, room.lab, undefined, room.id);
+    await store.setCluster(room.id, st.id, fresh.id, true);
+    if (st.clusterId) {
+      try {
+        const snap = await x.host.state(st.clusterId);
+        x.history.snapshot({ ts: x.now(), clusterId: st.clusterId, reason: "classroom-reset", body: JSON.stringify(snap) });
+      } catch {
+        // best effort, as on deletion
+      }
+      await x.host.delete(st.clusterId, "deleted");
+      await x.platform.endCluster(st.clusterId, "reset", x.now());
+      x.forgetRow(st.clusterId);
+    }
+    event(room, fresh.id, "classroom-reset", { student: st.id, from: st.clusterId });
+    return x.json({ ok: true, student: st.id, cluster: fresh.id });
+  });
+
+  /** A read-only link to a student's workspace: the teacher watches it live. */
+  app.post("/v1/teach/:token/students/:sid/watch", async (c) => {
+    const { room, store } = await classroomBy(c, "teacher");
+    const st = await store.student(room.id, c.req.param("sid"));
+    if (!st?.clusterId) throw notFoundMsg(`no student "${c.req.param("sid")}" with a cluster in this classroom`);
+    const token = await mintToken(await x.platform.secret(), "share", st.clusterId);
+    return x.json({ token, url: `${new URL(c.req.url).origin}/s/${token}` });
+  });
+}
+
+/**
+ * A cluster's classroom time, for the routes that write to it and for the workspace: undefined
+ * for a cluster of no classroom. Cached briefly: every command asks.
+ */
+export function classroomClock(x: Pick<ClassroomContext, "classrooms" | "now">) {
+  const cache = new Map<string, { at: number; value: { title: string; deadline: number; closed: boolean; reviewUntil: number } | undefined }>();
+  return async (row: ClusterRow): Promise<{ title: string; deadline: number; closed: boolean; reviewUntil: number } | undefined> => {
+    if (!row.classroomId) return undefined;
+    const hit = cache.get(row.id);
+    if (hit && x.now() - hit.at < 5_000) return hit.value;
+    const store = x.classrooms(row.classroomId);
+    const room = await store.get(row.classroomId);
+    const st = room && (await store.students(room.id)).find((s) => s.clusterId === row.id);
+    const end = room && st ? deadline(room, st) : undefined;
+    const value = room && end !== undefined ? { title: room.title, deadline: end, closed: room.closedAt !== null, reviewUntil: end + room.reviewMs } : undefined;
+    if (cache.size > 20_000) cache.clear();
+    cache.set(row.id, { at: x.now(), value });
+    return value;
+  };
+}
