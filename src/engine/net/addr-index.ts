@@ -266,72 +266,10 @@ export class AddrIndex<T> {
 }
 
 /**
- * An open-addressing table (linear probing, at most half full, no deletion: cleared whole) from
- * (uint32 address, tag >= 1) to an int32, held in the slot beside its key: a probe reads one
- * cache line for the key and its value. For offsets into records of numbers (the data plane's
- * per-service records), where AddrIndex's value array would be one more cache miss.
- */
-export class AddrOffsets {
-  /** Slot s: tag at 3s (0: empty), address at 3s+1, value at 3s+2. */
-  private slots = new Int32Array(3 * 64);
-  private mask = 63;
-  private n = 0;
-  /** Bounds of the addresses held (see AddrIndex). */
-  private lo = 0xffffffff;
-  private hi = 0;
-
-  get size(): number {
-    return this.n;
-  }
-
-  /** The value at (addr, tag), or -1 when there is none (so -1 is not a value to store). */
-  get(addr: number, tag: number): number {
-    const u = addr >>> 0;
-    if (u < this.lo || u > this.hi) return -1;
-    const s = probeSlot(this.slots, 3, this.mask, addr | 0, tag);
-    return s < 0 ? -1 : this.slots[3 * s + 2];
-  }
-
-  /** Adds (addr, tag) -> v; the key must not be in the table. */
-  add(addr: number, tag: number, v: number): void {
-    if ((this.n + 1) * 2 > this.mask + 1) this.grow();
-    const a = addr | 0;
-    const slots = this.slots;
-    const mask = this.mask;
-    let s = slotOf(a, tag, mask);
-    while (slots[3 * s] !== 0) s = (s + 1) & mask;
-    slots[3 * s] = tag;
-    slots[3 * s + 1] = a;
-    slots[3 * s + 2] = v;
-    this.n++;
-    const u = addr >>> 0;
-    if (u < this.lo) this.lo = u;
-    if (u > this.hi) this.hi = u;
-  }
-
-  clear(): void {
-    this.slots = new Int32Array(3 * 64);
-    this.mask = 63;
-    this.n = 0;
-    this.lo = 0xffffffff;
-    this.hi = 0;
-  }
-
-  private grow(): void {
-    const old = this.slots;
-    const size = (this.mask + 1) * 2;
-    this.slots = new Int32Array(3 * size);
-    this.mask = size - 1;
-    this.n = 0;
-    for (let s = 0; s < old.length; s += 3) if (old[s] !== 0) this.add(old[s + 1], old[s], old[s + 2]);
-  }
-}
-
-/**
  * The slot of (a, tag) in open-addressing `slots` (linear probing; `stride` int32s per slot: the
  * tag, 0 for an empty slot, then the address as int32), or -1.
  */
-export function probeSlot(slots: Int32Array, stride: number, mask: number, a: number, tag: number): number {
+function probeSlot(slots: Int32Array, stride: number, mask: number, a: number, tag: number): number {
   for (let s = slotOf(a, tag, mask); ; s = (s + 1) & mask) {
     const t = slots[stride * s];
     if (t === 0) return -1;
@@ -340,7 +278,7 @@ export function probeSlot(slots: Int32Array, stride: number, mask: number, a: nu
 }
 
 /** The home slot of (a, tag) in a table of mask + 1 slots. */
-export function slotOf(a: number, tag: number, mask: number): number {
+function slotOf(a: number, tag: number, mask: number): number {
   let h = Math.imul(a ^ Math.imul(tag, 0x9e3779b1), 0x85ebca6b);
   h ^= h >>> 15;
   h = Math.imul(h, 0x2c1b3c6d);
@@ -356,8 +294,6 @@ export function slotOf(a: number, tag: number, mask: number): number {
  */
 export abstract class IndexedMap<V> extends Map<string, V> {
   protected readonly index = new AddrIndex<V>();
-  /** Changes with every set, delete and clear (for what is derived from the entries). */
-  version = 0;
 
   /** The index key of a key text, undefined when it is not a canonical one. */
   protected abstract indexKey(key: string): { addr: number; tag: number } | undefined;
@@ -365,13 +301,11 @@ export abstract class IndexedMap<V> extends Map<string, V> {
   override set(key: string, v: V): this {
     const k = this.indexKey(key);
     if (k !== undefined) this.index.set(k.addr, k.tag, v);
-    this.version++;
     return super.set(key, v);
   }
 
   override delete(key: string): boolean {
     if (!super.delete(key)) return false;
-    this.version++;
     const k = this.indexKey(key);
     if (k !== undefined) this.index.delete(k.addr, k.tag);
     return true;
@@ -380,7 +314,6 @@ export abstract class IndexedMap<V> extends Map<string, V> {
   override clear(): void {
     super.clear();
     this.index.clear();
-    this.version++;
   }
 
   hasAddr(ip: string): boolean {

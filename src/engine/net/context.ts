@@ -36,14 +36,6 @@ export class NodeKernelState {
 
 export type HookName = "prerouting" | "input" | "forward" | "output" | "postrouting";
 
-/** The hooks in netfilter's order; hookNum(h) is h's index here. */
-export const HOOK_NAMES: readonly HookName[] = ["prerouting", "input", "forward", "output", "postrouting"];
-
-/** A hook as a small number (its index in HOOK_NAMES), for per-hook arrays. */
-export function hookNum(hook: HookName): number {
-  return hook === "prerouting" ? 0 : hook === "input" ? 1 : hook === "forward" ? 2 : hook === "output" ? 3 : 4;
-}
-
 /** How a hook (all tables/base chains registered on it) ended for the packet. */
 export type HookOutcome = { t: "accept" } | { t: "drop"; reason: string } | { t: "reject"; reason: string };
 
@@ -81,7 +73,7 @@ const ipNum = ipv4Unchecked;
 export function addrMatches(spec: string, ip: string): boolean {
   const c = cidrOf(spec);
   if (c === undefined) return spec === ip;
-  // A packet's addresses are read against several prefixes per node: addrNum keeps the last two.
+  // A packet's addresses are read against several prefixes per node: addrNum keeps the last four.
   const a = addrNum(ip);
   return (((a >= 0 ? a : ipNum(ip)) & c.mask) >>> 0) === c.base;
 }

@@ -1,9 +1,8 @@
-// The trace-less iptables path keeps what it resolved (jump targets, each hook's built-in chains,
-// compiled chains) only while it provably stands: a chain replaced or refilled between two
-// packets is the one the next packet runs, whatever kind of map holds the table's chains.
+// The iptables evaluator reads the ruleset as it is when each packet arrives: a chain replaced or
+// refilled between two packets is the one the next packet runs.
 import { describe, expect, it } from "vitest";
 import { Rng } from "../rng.js";
-import { type Chain, type ChainMap, type Rule, type Ruleset, VersionedChains, rule } from "../proxy/iptables/model.js";
+import { type Chain, type ChainMap, type Rule, type Ruleset, rule } from "../proxy/iptables/model.js";
 import { EvalContext, NodeKernelState, type Pkt } from "./context.js";
 import { iptablesHook } from "./iptables-eval.js";
 
@@ -16,7 +15,7 @@ function ruleset(chains: ChainMap): Ruleset {
   return { tables: [{ name: "nat", chains, chainSetVersion: 0 }] };
 }
 
-/** The mark a new connection's first packet leaves PREROUTING with, on the compiled path (IPVS mode's). */
+/** The mark a new connection's first packet leaves PREROUTING with (without a trace, in IPVS mode as it runs). */
 function markAfter(rs: Ruleset): number {
   const ctx = new EvalContext("node1", () => false, 0, new Rng(1), new NodeKernelState(), undefined);
   ctx.ipvs = { ipset: () => undefined };
@@ -25,10 +24,7 @@ function markAfter(rs: Ruleset): number {
   return pkt.mark;
 }
 
-describe.each([
-  ["a plain Map", () => new Map<string, Chain>()],
-  ["VersionedChains", () => new VersionedChains()],
-])("compiled iptables chains in %s", (_name, make) => {
+describe.each([["a plain Map", () => new Map<string, Chain>()]])("iptables chains in %s", (_name, make) => {
   it("follow a jump target replaced between packets", () => {
     const rs = ruleset(make());
     expect(markAfter(rs)).toBe(1);

@@ -185,9 +185,9 @@ describe.each(MODES)("packet flow (%s)", (mode) => {
     expect(Object.fromEntries(counts)).toEqual({ "default/web-a": 20, "default/web-b": 20, "default/web-c": 20 });
   });
 
-  // The trace-less path takes shortcuts (endpoint and service chains evaluated from their
-  // fields, numeric lookups); a traced walk reads every rule. Both must route alike, count the
-  // same rules and draw the same random numbers, with or without masquerade rules and affinity.
+  // One evaluator per mode, with or without a trace: a traced walk only writes down what it does
+  // (numeric lookups and compact rules alike). Both must route alike, count the same rules and
+  // draw the same random numbers, with or without masquerade rules and affinity.
   it.each([false, true])("a traced walk and a trace-less one agree (masqueradeAll %s)", (masqueradeAll) => {
     const make = () => new SimNet({ mode, services, pods, seed: 3, announce: { "10.1.8.40": "node1" }, config: { masqueradeAll } });
     const quiet = make();
@@ -209,8 +209,8 @@ describe.each(MODES)("packet flow (%s)", (mode) => {
     expect(quiet.rng.uint32()).toBe(traced.rng.uint32());
   });
 
-  // The trace-less path keeps what it derives from the rules (nftables' service records, compiled
-  // chains) until the rules change: after a re-sync it must route by the new rules only.
+  // What the rules keep for lookups (numeric indexes, verdicts bound to their chains, rules made on
+  // first read) must follow a re-sync: after one, connections route by the new rules only.
   it("after a re-sync, connections follow the new endpoints (traced and trace-less alike)", () => {
     const make = () => new SimNet({ mode, services, pods, seed: 4, announce: { "10.1.8.40": "node1" } });
     const quiet = make();

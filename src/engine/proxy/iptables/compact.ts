@@ -1,10 +1,11 @@
 // Compact forms of the per-endpoint rules (shapes V2, V3, D1, D2 in model.ts). A 10k-service
 // cluster has ~100k endpoints and ~300k such rules, so these store one reference (and a count)
-// each and derive their matches and targets on access; to a reader they are ordinary `Rule`s and
-// the endpoint record is an ordinary `Chain` (the KUBE-SEP-* chain itself). A full sync computes
-// every endpoint's chain name; the KUBE-SEP chain objects are made when a service port's chains
-// are first read, and the chains (KUBE-SEP-*, KUBE-SVC-*, KUBE-SVL-*) make their rule lists on
-// first read: most are read later or never (iptables-save, a packet to that service).
+// each and derive their matches and targets when first read (then keep them); to a reader they
+// are ordinary `Rule`s and the endpoint record is an ordinary `Chain` (the KUBE-SEP-* chain
+// itself). A full sync computes every endpoint's chain name; the KUBE-SEP chain objects are made
+// when a service port's chains are first read, and the chains (KUBE-SEP-*, KUBE-SVC-*,
+// KUBE-SVL-*) make their rule lists on first read: most are read later or never (iptables-save,
+// a packet to that service).
 import { endpointString, type EndpointInfo } from "../types.js";
 import type { Chain, L4, Match, Rule, Target } from "./model.js";
 import { KUBE_MARK_MASQ } from "./names.js";
@@ -14,7 +15,7 @@ const T_MARK_MASQ: Target = Object.freeze({ t: "jump", chain: KUBE_MARK_MASQ });
 
 const statisticCache: Match[] = [];
 /** -m statistic for the i-th of n remaining endpoints: computeProbability(n) = %0.10f of 1/n. */
-export function statisticMatch(n: number): Match {
+function statisticMatch(n: number): Match {
   let s = statisticCache[n];
   if (s === undefined) {
     s = Object.freeze({ m: "statistic", probability: Number((1 / n).toFixed(10)) });
@@ -124,19 +125,24 @@ class HairpinRule extends EndpointRule {
 }
 
 /** D2: [-m comment --comment <spn>] [-m recent --name SEP --set] -m P -p P -j DNAT --to-destination IP:port. */
-export class DnatRule extends EndpointRule {
+class DnatRule extends EndpointRule {
+  private m: readonly Match[] | undefined = undefined;
+  private t: Target | undefined = undefined;
   override get proto(): L4 {
     return this.ep.svc.proto;
   }
   get matches(): readonly Match[] {
     const svc = this.ep.svc;
     if (svc.sticky === 0) return svc.dnatMatches;
-    const m: Match[] = svc.large ? [] : [svc.hairpinMatches[0]];
-    m.push({ m: "recent", op: "set", name: this.ep.name, seconds: undefined, reap: false }, svc.protoMatch);
-    return m;
+    if (this.m === undefined) {
+      const m: Match[] = svc.large ? [] : [svc.hairpinMatches[0]];
+      m.push({ m: "recent", op: "set", name: this.ep.name, seconds: undefined, reap: false }, svc.protoMatch);
+      this.m = Object.freeze(m);
+    }
+    return this.m;
   }
   get target(): Target {
-    return { t: "DNAT", to: this.ep.str };
+    return (this.t ??= Object.freeze({ t: "DNAT", to: this.ep.str }));
   }
 }
 
@@ -144,7 +150,9 @@ export class DnatRule extends EndpointRule {
  * V2 (affinity, remaining = 0): [-m comment --comment "<spn> -> IP:port"] -m recent --name SEP --rcheck --seconds T --reap -j SEP
  * V3: [-m comment --comment "<spn> -> IP:port"] [-m statistic ... 1/remaining] -j SEP (remaining 1: no statistic)
  */
-export class EndpointJumpRule extends EndpointRule {
+class EndpointJumpRule extends EndpointRule {
+  private m: readonly Match[] | undefined = undefined;
+  private t: Target | undefined = undefined;
   constructor(
     ep: EndpointChain,
     /** Endpoints left including this one (probability 1/remaining); 0 marks the affinity check. */
@@ -153,6 +161,7 @@ export class EndpointJumpRule extends EndpointRule {
     super(ep);
   }
   get matches(): readonly Match[] {
+    if (this.m !== undefined) return this.m;
     const svc = this.ep.svc;
     const m: Match[] = svc.large ? [] : [{ m: "comment", text: `${svc.spn} -> ${this.ep.str}` }];
     if (this.remaining === 0) {
@@ -160,10 +169,10 @@ export class EndpointJumpRule extends EndpointRule {
     } else if (this.remaining > 1) {
       m.push(statisticMatch(this.remaining));
     }
-    return m;
+    return (this.m = Object.freeze(m));
   }
   get target(): Target {
-    return { t: "jump", chain: this.ep.name };
+    return (this.t ??= Object.freeze({ t: "jump", chain: this.ep.name }));
   }
 }
 

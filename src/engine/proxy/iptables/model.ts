@@ -125,37 +125,6 @@ export interface ChainMap extends ReadonlyMap<string, Chain> {
   delete(name: string): boolean;
 }
 
-let chainVersions = 0;
-
-/**
- * A table's chains in a Map whose `version` changes with every set, delete and clear (unique
- * across maps, never reused): the packet path keeps what it resolved from the chains (a jump's
- * target, a hook's built-in chain) while the version stays, instead of a lookup by name per rule.
- */
-export class VersionedChains extends Map<string, Chain> implements ChainMap {
-  version = ++chainVersions;
-
-  override set(name: string, chain: Chain): this {
-    this.version = ++chainVersions;
-    return super.set(name, chain);
-  }
-
-  override delete(name: string): boolean {
-    this.version = ++chainVersions;
-    return super.delete(name);
-  }
-
-  override clear(): void {
-    this.version = ++chainVersions;
-    super.clear();
-  }
-}
-
-/** The version of a table's chains when they are VersionedChains, else undefined. */
-export function chainsVersion(chains: ChainMap): number | undefined {
-  return (chains as { version?: number }).version;
-}
-
 export interface Table {
   readonly name: TableName;
   /** Built-in chains first (kernel order), then user chains (renderers sort them). */

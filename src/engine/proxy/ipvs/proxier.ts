@@ -23,7 +23,7 @@
 
 import { addrNum, canonicalIPv4Num } from "../../net/addr-index.js";
 import { formatIPv4, parseIPv4Sloppy, parsePrefix, prefixContains } from "../../net/ip.js";
-import { BUILTIN_CHAINS, VersionedChains, rule, type Match, type Rule, type Ruleset, type Table, type Target } from "../iptables/model.js";
+import { BUILTIN_CHAINS, rule, type Chain, type Match, type Rule, type Ruleset, type Table, type Target } from "../iptables/model.js";
 import { categorizeEndpoints } from "../topology.js";
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, servicePortNameString } from "../types.js";
@@ -374,7 +374,7 @@ export class IpvsProxier implements Proxier {
         : ips.filter((ip, i) => (primary && i === 0) || np.some((p) => p !== undefined && prefixContains(p, parseIPv4Sloppy(ip)!)));
     for (const info of IPSET_INFO) this.ipsets.set(info.name, { ...info, entries: new IpsetEntries() });
     const tables: Table[] = (["filter", "nat"] as const).map((name) => {
-      const chains = new VersionedChains();
+      const chains = new Map<string, Chain>();
       for (const b of BUILTIN_CHAINS[name]) chains.set(b, { name: b, origin: "builtin", policy: "ACCEPT", rules: [] });
       return { name, chains, chainSetVersion: 0 };
     });

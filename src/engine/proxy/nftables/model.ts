@@ -134,7 +134,7 @@ export interface NftTable {
   /** Sets and maps in creation (kernel handle) order, as `nft list` prints them. */
   readonly sets: Map<string, NftSet>;
   /** Chains in creation (kernel handle) order, as `nft list` prints them. */
-  readonly chains: Map<string, Chain>;
+  readonly chains: ChainMap;
 }
 
 export function elementKey(key: readonly KeyValue[]): string {
@@ -145,8 +145,6 @@ export function newTable(name: string, comment?: string): NftTable {
   return { family: "ip", name, comment, sets: new Map(), chains: new ChainMap() };
 }
 
-let chainMapVersions = 0;
-
 /** On a chain object: the ChainMap that holds it under its own name (see ChainMap). */
 const OWNER = Symbol("chain map");
 /** On a jump/goto verdict object: the chain it was last resolved to (see chainOf). */
@@ -155,22 +153,21 @@ type Owned = Chain & { [OWNER]?: ChainMap };
 type JumpVerdict = Extract<Verdict, { kind: "jump" | "goto" }>;
 
 /**
- * A table's chains by name, with a version that changes on every set, delete and clear (unique
- * across maps and never reused), and an owner mark on each chain object it holds under the
- * chain's own name (a hidden, non-enumerable property): `chain[OWNER] === map` only while
+ * A table's chains by name, with an owner mark on each chain object it holds under the chain's
+ * own name (a hidden, non-enumerable property): `chain[OWNER] === map` only while
  * `map.get(chain.name) === chain`, since every replacement, deletion and clear of that name
- * removes the mark (other changes may remove it too: then a lookup by name answers). So a jump
- * or goto verdict can keep the chain it resolved to and check it in O(1) (chainOf) instead of
- * probing a ~100k-entry table per packet, and the proxier can bind its verdicts to their chains
- * when it writes them, so not even the first packet probes.
+ * removes the mark. So a jump or goto verdict can keep the chain it resolved to and check it in
+ * O(1) (chainOf) instead of probing a ~100k-entry table per packet, and the proxier can bind its
+ * verdicts to their chains when it writes them. It also keeps its base chains in priority order
+ * (the hooks' registrations), made again from the chains when one of them changes.
  */
 export class ChainMap extends Map<string, Chain> {
-  version = ++chainMapVersions;
+  private bases: Chain[] | undefined = undefined;
 
   override set(name: string, chain: Chain): this {
-    this.version = ++chainMapVersions;
     const old = super.get(name);
     if (old !== undefined && old !== chain) this.unmark(old);
+    if (chain.base !== undefined || old?.base !== undefined) this.bases = undefined;
     if (chain.name === name && (chain as Owned)[OWNER] !== this) {
       if (Object.prototype.hasOwnProperty.call(chain, OWNER)) (chain as Owned)[OWNER] = this;
       else if (Object.isExtensible(chain)) Object.defineProperty(chain, OWNER, { value: this, writable: true, enumerable: false, configurable: false });
@@ -179,16 +176,28 @@ export class ChainMap extends Map<string, Chain> {
   }
 
   override delete(name: string): boolean {
-    this.version = ++chainMapVersions;
     const old = super.get(name);
-    if (old !== undefined) this.unmark(old);
+    if (old !== undefined) {
+      this.unmark(old);
+      if (old.base !== undefined) this.bases = undefined;
+    }
     return super.delete(name);
   }
 
   override clear(): void {
-    this.version = ++chainMapVersions;
     for (const c of super.values()) this.unmark(c);
+    this.bases = undefined;
     super.clear();
+  }
+
+  /** The base chains, by priority (equal priorities in creation order). Read-only. */
+  baseChains(): readonly Chain[] {
+    if (this.bases === undefined) {
+      const base: Chain[] = [];
+      for (const c of super.values()) if (c.base) base.push(c);
+      this.bases = base.sort((a, b) => a.base!.priority - b.base!.priority);
+    }
+    return this.bases;
   }
 
   private unmark(c: Chain): void {
@@ -207,43 +216,6 @@ export function chainOf(chains: ReadonlyMap<string, Chain>, v: JumpVerdict): Cha
   const got = chains.get(v.chain);
   if (got !== undefined && (got as Owned)[OWNER] === chains) bindVerdict(v, got);
   return got;
-}
-
-/** On a goto map element: the chain its verdict was bound to (see gotoElement). */
-const TARGET = Symbol("target chain");
-
-/**
- * A verdict map element whose verdict is a goto, with room for the chain it leads to (an
- * in-object, hidden slot, as GotoVerdict has). A packet that finds the element runs that chain
- * while the table holds it (gotoTarget) without reading the verdict object: in a map of 10k
- * services each object on a connection's way is a cache miss.
- */
-class GotoElement implements SetElement {
-  constructor(
-    readonly key: readonly KeyValue[],
-    readonly value: Verdict,
-  ) {
-    Object.defineProperty(this, TARGET, { value: undefined, writable: true, enumerable: false, configurable: false });
-  }
-}
-export function gotoElement(key: readonly KeyValue[], value: Extract<Verdict, { kind: "goto" }>): SetElement {
-  return new GotoElement(key, value);
-}
-
-/** Keeps `chain` on a goto element whose verdict is bound to it (bindVerdict), for gotoTarget. */
-export function bindElement(el: SetElement, chain: Chain): void {
-  if (el instanceof GotoElement && el.value.kind === "goto" && el.value.chain === chain.name) (el as { [TARGET]?: Chain })[TARGET] = chain;
-}
-
-/** The chain a goto element leads to, when it was bound to one that `chains` still holds under its name. */
-export function gotoTarget(chains: ReadonlyMap<string, Chain>, el: SetElement): Chain | undefined {
-  const c = (el as { [TARGET]?: Owned })[TARGET];
-  return c !== undefined && c[OWNER] === chains ? c : undefined;
-}
-
-/** Is `chain` the chain `chains` holds under its name (see ChainMap)? O(1), never by name. */
-export function heldBy(chains: ReadonlyMap<string, Chain>, chain: Chain): boolean {
-  return (chain as Owned)[OWNER] === chains;
 }
 
 /**

@@ -8,7 +8,6 @@
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, servicePortNameString } from "../types.js";
 import { canonicalCIDR, canonicalIP, parseIPv4Sloppy as parseIPv4, parsePrefix, prefixContains } from "../../net/ip.js";
-import { canonicalIPv4Num } from "../../net/addr-index.js";
 import {
   type Chain,
   type Expr,
@@ -24,9 +23,7 @@ import {
   jump,
   newTable,
   ElementMap,
-  bindElement,
   bindVerdict,
-  gotoElement,
   gotoVerdict,
   ownable,
 } from "./model.js";
@@ -177,14 +174,16 @@ function rule(exprs: Expr[], comment?: string): Rule {
 
 /**
  * An endpoint chain, stored compactly: its rules are a pure function of (IP, port, protocol,
- * affinity set), so they are built when read. A large cluster has ~10 of these per service;
- * materialised rule objects would be most of the heap.
+ * affinity set), built when first read (a packet to the endpoint, a listing) and kept. A large
+ * cluster has ~10 of these per service, most never read; materialised up front they would be
+ * most of the heap.
  *
  *   ip saddr <ip> jump mark-for-masquerade       (hairpin: the pod talking to itself)
  *   update @affinity-<...> { ip saddr }          (ClientIP affinity only)
  *   meta l4proto <proto> dnat to <ip>:<port>
  */
 export class EndpointChain implements Chain {
+  private own: Rule[] | undefined = undefined;
   constructor(
     readonly name: string,
     readonly ip: string,
@@ -196,10 +195,11 @@ export class EndpointChain implements Chain {
   }
 
   get rules(): Rule[] {
-    const rules: Rule[] = [rule([{ t: "ip", field: "saddr", neg: false, value: this.ip }, MARK_MASQ_JUMP])];
-    if (this.affinitySet !== undefined) rules.push(rule([{ t: "update-set", set: this.affinitySet, field: "saddr" }]));
-    rules.push(rule([L4PROTO[this.proto], { t: "dnat", addr: this.ip, port: this.port }]));
-    return rules;
+    if (this.own !== undefined) return this.own;
+    const hairpin = rule([{ t: "ip", field: "saddr", neg: false, value: this.ip }, MARK_MASQ_JUMP]);
+    const dnat = rule([L4PROTO[this.proto], { t: "dnat", addr: this.ip, port: this.port }]);
+    const rules = this.affinitySet === undefined ? [hairpin, dnat] : [hairpin, rule([{ t: "update-set", set: this.affinitySet, field: "saddr" }]), dnat];
+    return (this.own = Object.freeze(rules) as Rule[]);
   }
 
   set rules(_: Rule[]) {
@@ -208,60 +208,28 @@ export class EndpointChain implements Chain {
 }
 
 /**
- * A service port's service- or local- chain. Its rules are an ordinary frozen array (built once,
- * here), and the fields they are built from are what the packet path reads instead
- * (runServiceChain in net/nftables-eval.ts): in a table of 10k services, the chain's rule,
- * expression and verdict objects were a cache miss each for every connection.
+ * A service port's service- or local- chain (its rules an ordinary frozen array):
  *
  *   ip daddr <clusterIP> [ip saddr != <cluster CIDR>] jump mark-for-masquerade   (optional)
  *   ip saddr @<affinity set> goto <endpoint chain>          (per endpoint, ClientIP affinity only)
  *   numgen random mod <n> vmap { 0 : goto <endpoint chain>, ... }
  */
-export class ServiceChain implements Chain {
-  readonly rules: Rule[];
-  /** The masquerade rule's daddr (undefined: no such rule), and its canonicalIPv4Num (-1: none). */
-  readonly masqDaddr: string | undefined;
-  readonly masqDaddrNum: number;
-  /** The masquerade rule's `ip saddr != <CIDR>` (undefined: masqueradeAll, no such match). */
-  readonly masqFrom: IpExpr | undefined;
-  /** ClientIP affinity: each endpoint's set, in the order of `targets`. */
-  readonly affinitySets: readonly string[] | undefined;
-  /** goto verdicts to the endpoint chains, numgen's targets. */
-  readonly targets: readonly Verdict[];
-  /** targets.length (numgen's modulus), kept here: reading it from the array was a cache miss per connection. */
-  readonly count: number;
-  /**
-   * The chains `targets` go to, as made with them: while one is the table's chain of its name
-   * (heldBy), numgen's pick runs it without going through its verdict (one object less).
-   */
-  readonly endpoints: readonly Chain[];
-
-  constructor(
-    readonly name: string,
-    masq: { daddr: string; fromOutside: IpExpr | undefined } | undefined,
-    affinitySets: readonly string[] | undefined,
-    targets: readonly Verdict[],
-    endpoints: readonly Chain[],
-  ) {
-    ownable(this);
-    const rules: Rule[] = [];
-    if (masq !== undefined) {
-      const daddr: Expr = { t: "ip", field: "daddr", neg: false, value: masq.daddr };
-      rules.push(rule(masq.fromOutside === undefined ? [daddr, MARK_MASQ_JUMP] : [daddr, masq.fromOutside, MARK_MASQ_JUMP]));
-    }
-    if (affinitySets !== undefined) {
-      for (let i = 0; i < targets.length; i++) rules.push(rule([{ t: "ip-lookup", field: "saddr", set: affinitySets[i] }, { t: "verdict", verdict: targets[i] }]));
-    }
-    rules.push(rule([{ t: "numgen-vmap", mod: targets.length, targets }]));
-    this.rules = Object.freeze(rules) as Rule[];
-    this.masqDaddr = masq?.daddr;
-    this.masqDaddrNum = masq === undefined ? -1 : canonicalIPv4Num(masq.daddr);
-    this.masqFrom = masq?.fromOutside;
-    this.affinitySets = affinitySets;
-    this.targets = targets;
-    this.count = targets.length;
-    this.endpoints = endpoints;
+function serviceChain(
+  name: string,
+  masq: { daddr: string; fromOutside: IpExpr | undefined } | undefined,
+  affinitySets: readonly string[] | undefined,
+  targets: readonly Verdict[],
+): Chain {
+  const rules: Rule[] = [];
+  if (masq !== undefined) {
+    const daddr: Expr = { t: "ip", field: "daddr", neg: false, value: masq.daddr };
+    rules.push(rule(masq.fromOutside === undefined ? [daddr, MARK_MASQ_JUMP] : [daddr, masq.fromOutside, MARK_MASQ_JUMP]));
   }
+  if (affinitySets !== undefined) {
+    for (let i = 0; i < targets.length; i++) rules.push(rule([{ t: "ip-lookup", field: "saddr", set: affinitySets[i] }, { t: "verdict", verdict: targets[i] }]));
+  }
+  rules.push(rule([{ t: "numgen-vmap", mod: targets.length, targets }]));
+  return ownedChain(name, Object.freeze(rules) as Rule[]);
 }
 
 export class NftablesProxier implements Proxier {
@@ -501,17 +469,16 @@ export class NftablesProxier implements Proxier {
       return this.fromOutsideCluster ? { daddr, fromOutside: this.fromOutsideCluster } : undefined;
     };
     // An endpoint's goto verdict is one object for its affinity rule and numgen's map.
-    const serviceChain = (chain: string, eps: readonly EndpointInfo[]) =>
-      new ServiceChain(
+    const policyChain = (chain: string, eps: readonly EndpointInfo[]) =>
+      serviceChain(
         chain,
         masq(chain),
         affinity ? eps.map(epAffinity) : undefined,
         eps.map((ep) => epNames(ep).goto),
-        eps.map((ep) => epNames(ep).ownChain),
       );
 
-    if (usesClusterPolicyChain) chains.push(serviceChain(clusterPolicyChain, cat.cluster));
-    if (usesLocalPolicyChain) chains.push(serviceChain(localPolicyChain, cat.local));
+    if (usesClusterPolicyChain) chains.push(policyChain(clusterPolicyChain, cat.cluster));
+    if (usesLocalPolicyChain) chains.push(policyChain(localPolicyChain, cat.local));
     if (usesExternalTrafficChain) {
       const rules: Rule[] = [];
       if (!svc.externalPolicyLocal) {
@@ -551,8 +518,7 @@ export class NftablesProxier implements Proxier {
     const port = svc.port;
     const cip = canonicalIP(svc.clusterIP);
     const add = (set: string, key: KeyValue[], value?: Verdict, comment?: string) => {
-      const el: SetElement =
-        value === undefined ? { key } : comment !== undefined ? { key, value, comment } : value.kind === "goto" ? gotoElement(key, value) : { key, value };
+      const el: SetElement = value === undefined ? { key } : comment !== undefined ? { key, value, comment } : { key, value };
       (set === N.NO_ENDPOINT_SERVICES_MAP || set === N.NO_ENDPOINT_NODEPORTS_MAP ? noEp : elements).push({ set, key, el });
     };
     add(N.CLUSTER_IPS_SET, [cip]);
@@ -615,10 +581,7 @@ export class NftablesProxier implements Proxier {
         else if (e.t === "numgen-vmap") for (const v of e.targets) bind(v);
       }
     }
-    for (const x of elements) {
-      const c = bind(x.el.value);
-      if (c !== undefined) bindElement(x.el, c);
-    }
+    for (const x of elements) bind(x.el.value);
     const refs = (list: typeof elements): ElementRef[] =>
       list.map(({ set, key, el }) => {
         const k = elementKey(key);
