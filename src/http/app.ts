@@ -333,7 +333,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     json(await makeCluster(c, owner, labId, from), 201);
 
   // ---- classrooms ---------------------------------------------------------------------
-  const classTime = deps.classrooms ? classroomClock({ classrooms: deps.classrooms, now }) : async () => undefined;
+  const classTime = deps.classrooms ? classroomClock({ classrooms: deps.classrooms, now }) : Object.assign(async () => undefined, { forget: () => undefined });
   /** A classroom student's cluster is read-only once their time is up or the class is closed. */
   const writable = async (row: ClusterRow): Promise<void> => {
     const time = await classTime(row);
@@ -348,6 +348,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.get("/", page);
   app.get("/labs/:id", page);
   app.get("/c/:id", page);
+  app.get("/teach/:lab", page);
   app.get("/healthz", (c) => json({ ok: true }));
   app.get("/v1/labs", (c) => json({ items: Object.values(LABS).map(labSummary) }));
   app.get("/v1/labs/:id", (c) => {
@@ -576,6 +577,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       makeCluster: (c, who, lab, from, classroomId) => makeCluster(c as Context<Env>, who, lab, from, classroomId),
       tenantLimits,
       forgetRow: (id) => rows.delete(id),
+      forgetClassroom: (id) => classTime.forget(id),
       page: deps.page,
     });
   }

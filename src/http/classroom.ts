@@ -29,6 +29,8 @@ export interface ClassroomContext {
   makeCluster(c: Context, owner: { tenantId: string | null; limits: Limits }, lab: string, from: undefined, classroomId: string): Promise<{ id: string; token: string }>;
   tenantLimits(tenantId: string | null): Promise<Limits>;
   forgetRow(id: string): void;
+  /** The teacher changed classroom `id`'s time (extend, close): forget what was read of it. */
+  forgetClassroom(id: string): void;
   page?: (c: Context) => Response | Promise<Response>;
 }
 
@@ -269,6 +271,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     if (!parsed.success) throw bad(`bad extension: ${issues(parsed.error)}`);
     if (parsed.data.student && !(await store.student(room.id, parsed.data.student))) throw notFoundMsg(`no student "${parsed.data.student}" in this classroom`);
     await store.extend(room.id, parsed.data.student, parsed.data.minutes * 60_000);
+    x.forgetClassroom(room.id);
     return x.json({ ok: true, ...describe((await store.get(room.id))!) });
   });
 
@@ -276,6 +279,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     const { room, store } = await classroomBy(c, "teacher");
     if (room.closedAt === null) {
       await store.close(room.id, x.now());
+      x.forgetClassroom(room.id);
       event(room, room.id, "classroom-close", {});
     }
     return x.json({ ok: true, ...describe((await store.get(room.id))!) });
@@ -318,8 +322,8 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
  * for a cluster of no classroom. Cached briefly: every command asks.
  */
 export function classroomClock(x: Pick<ClassroomContext, "classrooms" | "now">) {
-  const cache = new Map<string, { at: number; value: { title: string; deadline: number; closed: boolean; reviewUntil: number } | undefined }>();
-  return async (row: ClusterRow): Promise<{ title: string; deadline: number; closed: boolean; reviewUntil: number } | undefined> => {
+  const cache = new Map<string, { at: number; classroom: string; value: { title: string; deadline: number; closed: boolean; reviewUntil: number } | undefined }>();
+  const clock = async (row: ClusterRow): Promise<{ title: string; deadline: number; closed: boolean; reviewUntil: number } | undefined> => {
     if (!row.classroomId) return undefined;
     const hit = cache.get(row.id);
     if (hit && x.now() - hit.at < 5_000) return hit.value;
@@ -329,7 +333,12 @@ export function classroomClock(x: Pick<ClassroomContext, "classrooms" | "now">) 
     const end = room && st ? deadline(room, st) : undefined;
     const value = room && end !== undefined ? { title: room.title, deadline: end, closed: room.closedAt !== null, reviewUntil: end + room.reviewMs } : undefined;
     if (cache.size > 20_000) cache.clear();
-    cache.set(row.id, { at: x.now(), value });
+    cache.set(row.id, { at: x.now(), classroom: row.classroomId, value });
     return value;
   };
+  /** After the teacher changed a classroom's time: its clusters read it again. */
+  clock.forget = (classroomId: string) => {
+    for (const [k, v] of cache) if (v.classroom === classroomId) cache.delete(k);
+  };
+  return clock;
 }

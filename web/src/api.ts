@@ -141,6 +141,8 @@ export interface Workspace {
   seq: number;
   traffic?: TrafficView;
   samples: string[];
+  /** A classroom student's cluster: the time left, and read-only once it is up. */
+  classroom?: { title: string; deadline: string; readOnly: boolean };
 }
 
 export interface JournalEntry {
@@ -200,6 +202,47 @@ export interface Created {
   lab: string;
 }
 
+export interface ClassroomInfo {
+  id: string;
+  title: string;
+  lab: string;
+  labTitle?: Text;
+  minutes: number;
+  capacity: number;
+  startsAt: string | null;
+  endsAt: string | null;
+  closedAt: string | null;
+  extraMinutes: number;
+}
+
+export interface Dashboard {
+  classroom: ClassroomInfo;
+  now: string;
+  steps: Array<{ id: string; title: Text; passed: number }>;
+  students: Array<{
+    id: string;
+    name: string;
+    clusterId: string | null;
+    joinedAt: string;
+    deadline: string;
+    timeLeftSeconds: number;
+    state: "working" | "done" | "time-up" | "gone";
+    resets: number;
+    steps: Array<{ id: string; state: "passed" | "in-progress" | "not-started"; passedAt: string | null }>;
+    commands: number;
+    last: { command: string; at: string; exitCode: number } | null;
+  }>;
+  stuck: Array<{ command: string; students: number; times: number; names: string[] }>;
+  links: { teacher: { token: string; url: string }; join: { token: string; url: string } };
+}
+
+export interface Joined {
+  student: { id: string; name: string; code: string };
+  cluster: { id: string; token: string; lab: string };
+  deadline: string;
+  classroom: ClassroomInfo;
+}
+
 const enc = encodeURIComponent;
 export const api = {
   labs: () => request<{ items: LabSummary[] }>("GET", "/v1/labs"),
@@ -214,6 +257,14 @@ export const api = {
   trace: (id: string, token: string, key: string) => request<Trace | null>("GET", `/v1/clusters/${enc(id)}/trace?key=${enc(key)}`, token),
   past: (id: string, token: string, seq: number, node: string) => request<PastView>("GET", `/v1/clusters/${enc(id)}/past?seq=${seq}&node=${enc(node)}`, token),
   forkAt: (id: string, token: string, seq: number) => request<Created>("POST", `/v1/clusters/${enc(id)}/fork`, token, { seq }),
+  createClassroom: (body: { lab: string; title?: string; minutes: number; capacity: number }) => request<ClassroomInfo & Dashboard["links"]>("POST", "/v1/classrooms", undefined, body),
+  joinInfo: (token: string) => request<ClassroomInfo & { state: "open" | "not-started" | "closed" | "ended" | "full"; students: number }>("GET", `/v1/join/${enc(token)}`),
+  join: (token: string, name: string, code?: string) => request<Joined>("POST", `/v1/join/${enc(token)}`, undefined, code ? { name, code } : { name }),
+  dashboard: (token: string) => request<Dashboard>("GET", `/v1/teach/${enc(token)}`),
+  extend: (token: string, minutes: number, student?: string) => request<unknown>("POST", `/v1/teach/${enc(token)}/extend`, undefined, student ? { minutes, student } : { minutes }),
+  closeClassroom: (token: string) => request<unknown>("POST", `/v1/teach/${enc(token)}/close`),
+  resetStudent: (token: string, student: string) => request<{ cluster: string }>("POST", `/v1/teach/${enc(token)}/students/${enc(student)}/reset`),
+  watchStudent: (token: string, student: string) => request<{ token: string; url: string }>("POST", `/v1/teach/${enc(token)}/students/${enc(student)}/watch`),
   share: (id: string, token: string) => request<{ token: string; url: string }>("POST", `/v1/clusters/${enc(id)}/share`, token),
   shared: (token: string) => request<{ cluster: { id: string }; lab: string }>("GET", `/s/${enc(token)}`),
   fork: (token: string) => request<Created>("POST", `/s/${enc(token)}/fork`),

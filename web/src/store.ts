@@ -6,6 +6,8 @@ export interface KnownCluster {
   token: string;
   lab: string;
   createdAt: number;
+  /** A classroom student's cluster: how to come back to it (the join link's token, the name and code). */
+  classroom?: { join: string; name: string; code: string; title: string };
 }
 
 const KEY = "servicelab.clusters";
@@ -30,5 +32,22 @@ export const clusters = {
   },
   forget(id: string) {
     localStorage.setItem(KEY, JSON.stringify(readAll().filter((x) => x.id !== id)));
+  },
+  /** This browser's seat in a classroom, by the join link's token. */
+  forClassroom: (join: string) => readAll().find((c) => c.classroom?.join === join),
+};
+
+/** The classrooms this browser made (their teacher links). */
+export const taught = {
+  all(): Array<{ token: string; title: string; lab: string; createdAt: number }> {
+    try {
+      const v = JSON.parse(localStorage.getItem("servicelab.taught") ?? "[]") as unknown;
+      return Array.isArray(v) ? v : [];
+    } catch {
+      return [];
+    }
+  },
+  add(c: { token: string; title: string; lab: string }) {
+    localStorage.setItem("servicelab.taught", JSON.stringify([{ ...c, createdAt: Date.now() }, ...taught.all().filter((x) => x.token !== c.token)].slice(0, 50)));
   },
 };

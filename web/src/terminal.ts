@@ -127,7 +127,7 @@ export class LabTerminal {
    * paste): one command line at a time, each after the last one's output and prompt.
    */
   async run(text: string): Promise<void> {
-    if (this.busy || this.opts.readOnly) return;
+    if (this.busy || this.opts.readOnly || this.locked) return;
     this.clearLine();
     const commands = splitCommands(text);
     for (const [i, cmd] of commands.entries()) {
@@ -174,8 +174,16 @@ export class LabTerminal {
     this.redraw();
   }
 
+  /** No more input (a classroom's time is up): what is on screen stays. */
+  setReadOnly(): void {
+    this.locked = true;
+    this.term.options.disableStdin = true;
+    this.term.options.cursorBlink = false;
+  }
+  private locked = false;
+
   private onData(data: string): void {
-    if (this.busy) return;
+    if (this.busy || this.locked) return;
     // A paste of several lines: each completed command runs in turn, as a terminal would feed bash.
     if (data.length > 1 && /[\r\n]/.test(data) && !data.startsWith("\x1b")) {
       const text = data.replace(/\r\n?/g, "\n");

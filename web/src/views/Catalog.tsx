@@ -38,6 +38,11 @@ export function Catalog() {
                   <a class="button primary" href={`/labs/${l.id}`} onClick={(e) => (e.preventDefault(), navigate(`/labs/${l.id}`))}>
                     {t("start")}
                   </a>
+                  {l.steps > 0 && (
+                    <a class="button subtle" href={`/teach/${l.id}`} onClick={(e) => (e.preventDefault(), navigate(`/teach/${l.id}`))}>
+                      {t("teach")}
+                    </a>
+                  )}
                   {mine && (
                     <a class="button" href={`/c/${mine.id}`} onClick={(e) => (e.preventDefault(), navigate(`/c/${mine.id}`))}>
                       {t("continue")}

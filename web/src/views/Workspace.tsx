@@ -7,7 +7,7 @@ import { complete } from "../completion";
 import { t } from "../i18n";
 import { LiveChannel, type LiveMessage } from "../live";
 import { navigate } from "../main";
-import { clusters } from "../store";
+import { clusters, type KnownCluster } from "../store";
 import { LabTerminal } from "../terminal";
 import { ChangesView, diffLines, type Changes } from "./ChangesView";
 import { ClusterView } from "./ClusterView";
@@ -58,10 +58,10 @@ export function Workspace(props: { clusterId: string }) {
       </div>
     );
   }
-  return <WorkspaceView id={known.id} token={known.token} labId={known.lab} readOnly={false} />;
+  return <WorkspaceView id={known.id} token={known.token} labId={known.lab} readOnly={false} seat={known.classroom} />;
 }
 
-export function WorkspaceView(props: { id: string; token: string; labId: string; readOnly: boolean; shareToken?: string }) {
+export function WorkspaceView(props: { id: string; token: string; labId: string; readOnly: boolean; shareToken?: string; seat?: KnownCluster["classroom"] }) {
   const { id, token, readOnly } = props;
   const [lab, setLab] = useState<LabDef | undefined>();
   const [ws, setWs] = useState<WorkspaceData | undefined>();
@@ -77,6 +77,17 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
   const [changes, setChanges] = useState<Changes | undefined>();
   const [journal, setJournal] = useState<JournalEntry[]>([]);
   const [notice, setNotice] = useState("");
+  const [timeUp, setTimeUp] = useState(false);
+  const rejoin = async (seat: NonNullable<KnownCluster["classroom"]>) => {
+    try {
+      const j = await api.join(seat.join, seat.name, seat.code);
+      clusters.forget(id);
+      clusters.add({ id: j.cluster.id, token: j.cluster.token, lab: j.cluster.lab, createdAt: Date.now(), classroom: seat });
+      navigate(`/c/${j.cluster.id}`, true);
+    } catch (e) {
+      setNotice((e as Error).message);
+    }
+  };
   const [editing, setEditing] = useState<{ file: string; text: string } | undefined>();
   const editDone = useRef<((text: string | null) => void) | undefined>(undefined);
   const openEditor = (e: { file: string; text: string }) =>
@@ -267,6 +278,14 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
     if (tab === "rules") void loadRules(node);
   }, [tab, node, ws?.revision]);
 
+  // A classroom's time can change without a change in the cluster (the teacher extends or closes).
+  const inClass = !!ws?.classroom;
+  useEffect(() => {
+    if (!inClass) return;
+    const timer = setInterval(() => void refresh(), 15_000);
+    return () => clearInterval(timer);
+  }, [inClass]);
+
   const run = useCallback((code: string) => {
     void term.current?.run(code);
     term.current?.focus();
@@ -311,10 +330,24 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
     }
   };
 
-  const diffs = ws?.steps?.flatMap((s) => s.checks.map((c) => c.diff)).filter(Boolean) ?? [];
+  // The selector differences of the step the student is on (a later step's wants are not news).
+  const current = ws?.steps?.find((s) => !s.passed);
+  const diffs = current?.checks.map((c) => c.diff).filter(Boolean) ?? [];
   return (
     <div class={`page workspace ${readOnly ? "read-only" : ""}`}>
       <Header>
+        {ws?.classroom && (
+          <ClassTimer
+            deadline={ws.classroom.deadline}
+            closed={ws.classroom.readOnly}
+            code={props.seat?.code}
+            onWarn={(k) => setNotice(t(k))}
+            onEnd={() => {
+              term.current?.setReadOnly();
+              setTimeUp(true);
+            }}
+          />
+        )}
         <span class={`live-state ${live}`} role="status" aria-live="polite">
           {live === "open" ? `● ${t("live")}` : live === "gone" ? "" : t("reconnecting")}
         </span>
@@ -335,9 +368,21 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
       {gone && (
         <div class="gone" role="alert">
           {t("gone")}{" "}
-          <a class="button primary" href={`/labs/${props.labId}`} onClick={(e) => (e.preventDefault(), clusters.forget(id), navigate(`/labs/${props.labId}`))}>
-            {t("newCluster")}
-          </a>
+          {props.seat ? (
+            // A classroom student whose cluster the teacher reset: their seat leads to the new one.
+            <button type="button" class="button primary" onClick={() => void rejoin(props.seat!)}>
+              {t("backToClass")}
+            </button>
+          ) : (
+            <a class="button primary" href={`/labs/${props.labId}`} onClick={(e) => (e.preventDefault(), clusters.forget(id), navigate(`/labs/${props.labId}`))}>
+              {t("newCluster")}
+            </a>
+          )}
+        </div>
+      )}
+      {timeUp && (
+        <div class="gone" role="status">
+          {t("timeIsUp")}
         </div>
       )}
       {notice && (
@@ -442,5 +487,38 @@ function Splitter() {
         addEventListener("pointerup", up);
       }}
     />
+  );
+}
+
+/** A classroom student's time left, with the warnings at 10 and 2 minutes, and the end. */
+function ClassTimer(props: { deadline: string; closed: boolean; code?: string; onWarn: (k: "tenMinutes" | "twoMinutes") => void; onEnd: () => void }) {
+  const end = Date.parse(props.deadline);
+  const [now, setNow] = useState(Date.now());
+  const warned = useRef({ ten: false, two: false, ended: false });
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const leftMs = props.closed ? 0 : end - now;
+  useEffect(() => {
+    const w = warned.current;
+    if (leftMs <= 0 && !w.ended) {
+      w.ended = true;
+      props.onEnd();
+    } else if (leftMs > 0 && leftMs <= 2 * 60_000 && !w.two) {
+      w.two = w.ten = true;
+      props.onWarn("twoMinutes");
+    } else if (leftMs > 2 * 60_000 && leftMs <= 10 * 60_000 && !w.ten) {
+      w.ten = true;
+      props.onWarn("tenMinutes");
+    }
+  }, [leftMs <= 0, leftMs <= 2 * 60_000, leftMs <= 10 * 60_000]);
+  const s = Math.max(0, Math.round(leftMs / 1000));
+  const text = s >= 3600 ? `${Math.floor(s / 3600)}:${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}` : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  return (
+    <span class={`timer ${s === 0 ? "up" : s <= 600 ? "low" : ""}`} role="timer" aria-label={t("timeLeft")}>
+      {text} {t("left")}
+      {props.code ? <span class="muted"> · {t("yourCodeIs")}: <strong data-code>{props.code}</strong></span> : null}
+    </span>
   );
 }
