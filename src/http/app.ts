@@ -303,7 +303,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     let view;
     try {
       const start = from ? (from.seq !== undefined ? await deps.host.pastState(from.id, from.seq, limits) : await deps.host.state(from.id)) : undefined;
-      view = await deps.host.create(id, { tenantId, lab: labId, from: start });
+      view = await deps.host.create(id, { tenantId, lab: labId, from: start, ...(classroomId ? { classroomId } : {}) });
     } catch (e) {
       await deps.platform.endCluster(id, "failed", now());
       throw e;

@@ -11,6 +11,8 @@ export interface CreateInit {
   lab: string;
   /** Fork: start from this state instead of the lab. */
   from?: ClusterState;
+  /** A classroom student's cluster: never expired for being idle (the teacher reviews it). */
+  classroomId?: string;
 }
 
 export interface ExecOptions {

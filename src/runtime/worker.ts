@@ -20,6 +20,9 @@ import { ClusterCore, type ClusterState, type ClusterView, fullDelta, instantiat
 import type { ClusterHost, CreateInit, ExecOptions } from "./host.js";
 import { EditRelay, editBusy } from "./edit-relay.js";
 import { replayTo } from "./time-travel.js";
+import { type ClassroomObject, classroomStoreOf } from "./classroom-object.js";
+
+export { ClassroomObject } from "./classroom-object.js";
 import { type Limits, quotaOf, RateLimiter } from "./limits.js";
 import { deltaStatements, SELECT_OBJECTS } from "./rows.js";
 import type { ExecResult, ShellFactory } from "./shell.js";
@@ -34,6 +37,8 @@ export interface Env {
   /** "1": clusters may be created without a tenant key (local dev). */
   ALLOW_ANONYMOUS?: string;
   IDLE_MINUTES?: string;
+  /** One object per classroom (src/runtime/classroom-object.ts). */
+  CLASSROOM?: DurableObjectNamespace<ClassroomObject>;
   /** The web UI (web/dist), served by the platform; the Worker asks it for the page of /s/{token}. */
   ASSETS?: Fetcher;
 }
@@ -135,7 +140,15 @@ export class ClusterObject extends DurableObject<Env> {
 
   /** The next alarm: the engine's next timer (pods starting, readiness) or idle expiry. */
   private async schedule(core: ClusterCore): Promise<void> {
-    await this.ctx.storage.setAlarm(core.nextWake(this.idleMs()).at);
+    const wake = core.nextWake(this.idleMs());
+    // A classroom cluster has no idle expiry: it wakes only for the engine's timers.
+    if (wake.reason === "idle" && (await this.ctx.storage.get("classroom")) !== undefined) {
+      const t = core.nextWake(Number.MAX_SAFE_INTEGER / 2);
+      if (t.reason === "timer") await this.ctx.storage.setAlarm(t.at);
+      else await this.ctx.storage.deleteAlarm();
+      return;
+    }
+    await this.ctx.storage.setAlarm(wake.at);
   }
 
   async create(id: string, init: CreateInit): Promise<Result<ClusterView>> {
@@ -143,6 +156,7 @@ export class ClusterObject extends DurableObject<Env> {
       await this.ready;
       const now = Date.now();
       const sh = await getShell();
+      if (init.classroomId) await this.ctx.storage.put("classroom", init.classroomId);
       if (init.from) {
         this.core = ClusterCore.create(id, { ...init, now }, sh);
         await this.persist(this.core);
@@ -280,7 +294,10 @@ export class ClusterObject extends DurableObject<Env> {
     const id = row.cluster_id;
     const core = await this.load(id);
     const now = Date.now();
-    if (now >= core.lastActive + this.idleMs() && this.ctx.getWebSockets().length === 0) {
+    // A classroom student's cluster stays for the teacher's review, however idle (the teacher
+    // resets or the tenant deletes it).
+    const kept = (await this.ctx.storage.get("classroom")) !== undefined;
+    if (!kept && now >= core.lastActive + this.idleMs() && this.ctx.getWebSockets().length === 0) {
       const p = platformOf(this.env);
       const snapshot = JSON.stringify(core.state());
       await p.endCluster(id, "expired", now);
@@ -432,6 +449,7 @@ function appFor(env: Env) {
     limiter: (key, rate, burst) => platformOf(env).rateLimit(key, rate, burst),
     live: (c, id, since) => host.live(id, since, c.req.raw),
     afterRequest: (c) => c.executionCtx.waitUntil(history.flush()),
+    classrooms: env.CLASSROOM ? (id) => classroomStoreOf(env.CLASSROOM!, id) : undefined,
     page: (c) => (env.ASSETS ? env.ASSETS.fetch(new URL("/index.html", c.req.url)) : c.text("the web UI is not deployed with this Worker\n", 503)),
   });
   cached = { env, app };

@@ -1,0 +1,69 @@
+/// <reference types="@cloudflare/workers-types" />
+// A classroom on Workers: its rows in a Durable Object of its own (one per classroom, named by
+// its id), so a class's joins and its dashboard never wait on another class or on the platform
+// object. The rows and their SQL are the Node server's (SqlClassroomStore over drizzle).
+import { DurableObject } from "cloudflare:workers";
+import { drizzle } from "drizzle-orm/durable-sqlite";
+import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import migrations from "../../migrations/migrations.js";
+import { type Classroom, type ClassroomStore, SqlClassroomStore, type Student } from "../classroom/store.js";
+import * as schema from "../db/schema.js";
+
+export class ClassroomObject extends DurableObject<Record<string, never>> implements ClassroomStore {
+  private readonly store: SqlClassroomStore;
+
+  constructor(ctx: DurableObjectState, env: Record<string, never>) {
+    super(ctx, env);
+    const db = drizzle(ctx.storage, { schema });
+    void ctx.blockConcurrencyWhile(() => migrate(db, migrations));
+    this.store = new SqlClassroomStore(db);
+  }
+
+  create(c: Classroom) {
+    return this.store.create(c);
+  }
+  get(id: string) {
+    return this.store.get(id);
+  }
+  students(id: string) {
+    return this.store.students(id);
+  }
+  student(id: string, studentId: string) {
+    return this.store.student(id, studentId);
+  }
+  byName(id: string, name: string) {
+    return this.store.byName(id, name);
+  }
+  join(st: Student, capacity: number) {
+    return this.store.join(st, capacity);
+  }
+  setCluster(id: string, studentId: string, clusterId: string | null, reset: boolean) {
+    return this.store.setCluster(id, studentId, clusterId, reset);
+  }
+  removeStudent(id: string, studentId: string) {
+    return this.store.removeStudent(id, studentId);
+  }
+  extend(id: string, studentId: string | undefined, ms: number) {
+    return this.store.extend(id, studentId, ms);
+  }
+  close(id: string, now: number) {
+    return this.store.close(id, now);
+  }
+}
+
+/** Classroom `id`'s store as the app sees it: each call goes to that classroom's object (a fresh stub per call). */
+export function classroomStoreOf(ns: DurableObjectNamespace<ClassroomObject>, id: string): ClassroomStore {
+  const stub = () => ns.get(ns.idFromName(id));
+  return {
+    create: (c) => stub().create(c),
+    get: (i) => stub().get(i) as Promise<Classroom | undefined>,
+    students: (i) => stub().students(i) as Promise<Student[]>,
+    student: (i, s) => stub().student(i, s) as Promise<Student | undefined>,
+    byName: (i, n) => stub().byName(i, n) as Promise<Student | undefined>,
+    join: (st, cap) => stub().join(st, cap),
+    setCluster: (i, s, c, r) => stub().setCluster(i, s, c, r),
+    removeStudent: (i, s) => stub().removeStudent(i, s),
+    extend: (i, s, ms) => stub().extend(i, s, ms),
+    close: (i, now) => stub().close(i, now),
+  };
+}
