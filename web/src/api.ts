@@ -66,116 +66,25 @@ export interface LabDef extends Omit<LabSummary, "steps"> {
   steps: StepDef[];
 }
 
-export interface CheckResult {
-  id: string;
-  passed: boolean;
-  message?: Text;
-  diff?: { service: string; namespace: string; selector: Record<string, string> | null; matching: number; ready: number; near: Array<{ pod: string; labels: Record<string, string> }> };
-}
-export interface StepResult {
-  id: string;
-  passed: boolean;
-  checks: CheckResult[];
-}
+// The server's own types for what it answers (one definition: the web build strips type imports).
+import type { CheckResult, StepResult } from "../../src/labs/checks";
+import type { Graph, GraphEndpoint, GraphPod, GraphService } from "../../src/workspace/graph";
+import type { RulesView } from "../../src/workspace/rules";
+import type { TrafficView } from "../../src/workspace/traffic";
+import type { WorkspaceView } from "../../src/workspace/inspect";
+import type { JournalEntry } from "../../src/runtime/journal";
+import type { TraceStep, ConnectResult } from "../../src/engine/net/packet";
+export type { CheckResult, StepResult, Graph, GraphEndpoint, GraphPod, GraphService, RulesView, TrafficView, JournalEntry, TraceStep };
 
-export interface GraphPod {
-  namespace: string;
-  name: string;
-  node: string;
-  ip: string;
-  phase: string;
-  ready: boolean;
-  restarts: number;
-  terminating: boolean;
-  owner: string;
-  hash: string;
-  labels: Record<string, string>;
-}
-export interface GraphEndpoint {
-  ip: string;
-  pod?: string;
-  node?: string;
-  ready: boolean;
-  serving: boolean;
-  terminating: boolean;
-}
-export interface GraphService {
-  namespace: string;
-  name: string;
-  type: string;
-  clusterIP: string;
-  externalIPs: string[];
-  ports: Array<{ name?: string; port: number; targetPort: string; nodePort?: number; protocol: string }>;
-  selector: Record<string, string> | null;
-  sessionAffinity: string;
-  externalTrafficPolicy?: string;
-  endpoints: GraphEndpoint[];
-}
-export interface Graph {
-  nodes: Array<{ name: string; ready: boolean; mode: string; unschedulable: boolean }>;
-  pods: GraphPod[];
-  services: GraphService[];
-  deployments: Array<{ namespace: string; name: string; replicas: number; ready: number; updated: number }>;
-}
-
-export interface TrafficView {
-  seq: number;
-  command: string;
-  connections: number;
-  answered: number;
-  bars: Array<{ pod: string; connections: number; share: number; predicted?: number }>;
-  groups: Array<{ owner: string; pods: number; connections: number; share: number; predicted?: number }>;
-  other: Record<string, number>;
-  service?: { namespace: string; name: string; mode: string; how: string };
-}
-
-export interface Workspace {
-  id: string;
-  lab: string;
-  prompt: string;
-  revision: number;
-  clock: string;
-  graph: Graph;
-  steps?: StepResult[];
-  progress: Record<string, { seq: number; ts: number }>;
-  seq: number;
-  traffic?: TrafficView;
-  samples: string[];
-  /** A classroom student's cluster: the time left, and read-only once it is up. */
+/** The workspace view, and a classroom student's time (the app adds it to the core's view). */
+export interface Workspace extends WorkspaceView {
   classroom?: { title: string; deadline: string; readOnly: boolean };
 }
 
-export interface JournalEntry {
-  seq: number;
-  ts: number;
-  prompt: string;
-  command: string;
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  cut?: boolean;
-  traffic?: { connections: number };
-}
-
-export interface RulesView {
-  node: string;
-  mode: string;
-  sections: Array<{ command: string; lines: string[] }>;
-}
-
-export interface TraceStep {
-  node: string;
-  kind: string;
-  table?: string;
-  chain?: string;
-  rule?: number;
-  count?: number;
-  text: string;
-}
 export interface Trace {
   seq: number;
   key: string;
-  result: { verdict: string; tuple: { proto: string; src: string; sport: number; dst: string; dport: number }; pod?: string; path: string[]; rules: number; reason: string; trace?: TraceStep[]; seenSrc?: { ip: string; port: number }; masqueraded: boolean };
+  result: ConnectResult;
 }
 
 export interface PastView {

@@ -130,6 +130,10 @@ const WORDS = {
   twoMinutes: { en: "2 minutes left.", zh: "还剩 2 分钟。" },
   timeIsUp: { en: "Time is up: this cluster is read-only now, kept for your teacher's review.", zh: "时间到：这个集群现在是只读的，保留给老师查看。" },
   backToClass: { en: "Open my cluster in the classroom", zh: "打开我在课堂中的集群" },
+  terminalView: { en: "Terminal text", zh: "终端文字" },
+  smaller: { en: "Smaller text", zh: "缩小文字" },
+  larger: { en: "Larger text", zh: "放大文字" },
+  screenReader: { en: "Screen reader", zh: "屏幕阅读器" },
   playground: { en: "A free cluster: no steps, type anything.", zh: "自由集群：没有步骤，随意输入。" },
 } satisfies Record<string, Text>;
 

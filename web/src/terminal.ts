@@ -43,7 +43,8 @@ export class LabTerminal {
   ) {
     this.term = new Terminal({
       fontFamily: '"DejaVu Sans Mono", "Noto Sans Mono CJK SC", Menlo, Consolas, monospace',
-      fontSize: 14,
+      fontSize: Number(localStorage.getItem("servicelab.fontSize")) || 14,
+      screenReaderMode: localStorage.getItem("servicelab.screenReader") === "1",
       scrollback: 5000,
       cursorBlink: !opts.readOnly,
       disableStdin: opts.readOnly,
@@ -172,6 +173,13 @@ export class LabTerminal {
     this.buffer = this.buffer.slice(0, this.cursor) + text + this.buffer.slice(this.cursor);
     this.cursor += text.length;
     this.redraw();
+  }
+
+  /** Text size and xterm's screen-reader mode (lines read out as they come), kept per browser. */
+  setView(o: { fontSize?: number; screenReader?: boolean }): void {
+    if (o.fontSize !== undefined) this.term.options.fontSize = o.fontSize;
+    if (o.screenReader !== undefined) this.term.options.screenReaderMode = o.screenReader;
+    this.fitNow();
   }
 
   /** No more input (a classroom's time is up): what is on screen stays. */

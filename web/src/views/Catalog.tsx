@@ -7,6 +7,11 @@ import { clusters } from "../store";
 import { navigate } from "../main";
 import { Header } from "./Header";
 
+/** `code` spans of a lab summary as <code>, the rest as text (no markup from data). */
+function inlineCode(text: string) {
+  return text.split("`").map((part, i) => (i % 2 ? <code key={i}>{part}</code> : part));
+}
+
 export function Catalog() {
   const [labs, setLabs] = useState<LabSummary[] | undefined>();
   const [error, setError] = useState("");
@@ -33,7 +38,7 @@ export function Catalog() {
                   {l.steps ? ` · ${l.steps} ${t("steps")}` : ""}
                   {l.source ? ` · ${l.source}` : ""}
                 </p>
-                <p>{tx(l.summary)}</p>
+                <p>{inlineCode(tx(l.summary))}</p>
                 <div class="actions">
                   <a class="button primary" href={`/labs/${l.id}`} onClick={(e) => (e.preventDefault(), navigate(`/labs/${l.id}`))}>
                     {t("start")}

@@ -352,6 +352,7 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
           {live === "open" ? `● ${t("live")}` : live === "gone" ? "" : t("reconnecting")}
         </span>
         {(busy && slow) && <span class="spinner" role="status" aria-label="running" />}
+        <TerminalView term={term} />
         {readOnly ? (
           <>
             <span class="ro">{t("readOnly")}</span>
@@ -519,6 +520,32 @@ function ClassTimer(props: { deadline: string; closed: boolean; code?: string; o
     <span class={`timer ${s === 0 ? "up" : s <= 600 ? "low" : ""}`} role="timer" aria-label={t("timeLeft")}>
       {text} {t("left")}
       {props.code ? <span class="muted"> · {t("yourCodeIs")}: <strong data-code>{props.code}</strong></span> : null}
+    </span>
+  );
+}
+
+/** The terminal's text size and screen-reader mode, remembered in this browser. */
+function TerminalView(props: { term: { current?: LabTerminal } }) {
+  const [size, setSize] = useState(Number(localStorage.getItem("servicelab.fontSize")) || 14);
+  const [reader, setReader] = useState(localStorage.getItem("servicelab.screenReader") === "1");
+  const apply = (fontSize: number, screenReader: boolean) => {
+    setSize(fontSize);
+    setReader(screenReader);
+    localStorage.setItem("servicelab.fontSize", String(fontSize));
+    localStorage.setItem("servicelab.screenReader", screenReader ? "1" : "0");
+    props.term.current?.setView({ fontSize, screenReader });
+  };
+  return (
+    <span class="term-view" role="group" aria-label={t("terminalView")}>
+      <button type="button" class="link" aria-label={t("smaller")} onClick={() => apply(Math.max(10, size - 1), reader)}>
+        A−
+      </button>
+      <button type="button" class="link" aria-label={t("larger")} onClick={() => apply(Math.min(24, size + 1), reader)}>
+        A+
+      </button>
+      <button type="button" class="link" aria-pressed={reader} onClick={() => apply(size, !reader)}>
+        {t("screenReader")}
+      </button>
     </span>
   );
 }
