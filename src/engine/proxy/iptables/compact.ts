@@ -1,6 +1,6 @@
 // Compact forms of the per-endpoint rules (shapes V2, V3, D1, D2 in model.ts). A 10k-service
 // cluster has ~100k endpoints and ~300k such rules, so these store one reference (and a count)
-// each and derive their matches and targets when first read (then keep them); to a reader they
+// each and derive their matches and targets when read (kept while recent: MadeRules); to a reader they
 // are ordinary `Rule`s and the endpoint record is an ordinary `Chain` (the KUBE-SEP-* chain
 // itself). A full sync computes every endpoint's chain name; the KUBE-SEP chain objects are made
 // when a service port's chains are first read, and the chains (KUBE-SEP-*, KUBE-SVC-*,
@@ -9,6 +9,7 @@
 import { endpointString, type EndpointInfo } from "../types.js";
 import type { Chain, L4, Match, Rule, Target } from "./model.js";
 import { KUBE_MARK_MASQ } from "./names.js";
+import type { MadeOnRead, MadeRules } from "../made-rules.js";
 
 const NO_MATCHES: readonly Match[] = Object.freeze([]);
 const T_MARK_MASQ: Target = Object.freeze({ t: "jump", chain: KUBE_MARK_MASQ });
@@ -45,6 +46,8 @@ export class ServiceContext {
     readonly sticky: number,
     /** Large cluster mode: no per-endpoint comments. */
     readonly large: boolean,
+    /** Keeps what the endpoint rules make on read (the proxier's). */
+    readonly made: MadeRules,
   ) {}
 
   get protoMatch(): Match {
@@ -90,8 +93,18 @@ export class EndpointChain implements Chain {
   }
 }
 
-abstract class EndpointRule implements Rule {
+abstract class EndpointRule implements Rule, MadeOnRead {
+  /** The matches and target as made on read (see MadeRules), when they are not shared ones. */
+  protected m: readonly Match[] | undefined = undefined;
+  protected t: Target | undefined = undefined;
   constructor(readonly ep: EndpointChain) {}
+  /** To be called before this rule keeps a match list or target it made. */
+  protected making(): void {
+    if (this.m === undefined && this.t === undefined) this.ep.svc.made.made(this);
+  }
+  forget(): void {
+    this.m = this.t = undefined;
+  }
   get src(): string | undefined {
     return undefined;
   }
@@ -126,8 +139,6 @@ class HairpinRule extends EndpointRule {
 
 /** D2: [-m comment --comment <spn>] [-m recent --name SEP --set] -m P -p P -j DNAT --to-destination IP:port. */
 class DnatRule extends EndpointRule {
-  private m: readonly Match[] | undefined = undefined;
-  private t: Target | undefined = undefined;
   override get proto(): L4 {
     return this.ep.svc.proto;
   }
@@ -135,6 +146,7 @@ class DnatRule extends EndpointRule {
     const svc = this.ep.svc;
     if (svc.sticky === 0) return svc.dnatMatches;
     if (this.m === undefined) {
+      this.making();
       const m: Match[] = svc.large ? [] : [svc.hairpinMatches[0]];
       m.push({ m: "recent", op: "set", name: this.ep.name, seconds: undefined, reap: false }, svc.protoMatch);
       this.m = Object.freeze(m);
@@ -142,7 +154,11 @@ class DnatRule extends EndpointRule {
     return this.m;
   }
   get target(): Target {
-    return (this.t ??= Object.freeze({ t: "DNAT", to: this.ep.str }));
+    if (this.t === undefined) {
+      this.making();
+      this.t = Object.freeze({ t: "DNAT", to: this.ep.str });
+    }
+    return this.t;
   }
 }
 
@@ -151,8 +167,6 @@ class DnatRule extends EndpointRule {
  * V3: [-m comment --comment "<spn> -> IP:port"] [-m statistic ... 1/remaining] -j SEP (remaining 1: no statistic)
  */
 class EndpointJumpRule extends EndpointRule {
-  private m: readonly Match[] | undefined = undefined;
-  private t: Target | undefined = undefined;
   constructor(
     ep: EndpointChain,
     /** Endpoints left including this one (probability 1/remaining); 0 marks the affinity check. */
@@ -162,6 +176,7 @@ class EndpointJumpRule extends EndpointRule {
   }
   get matches(): readonly Match[] {
     if (this.m !== undefined) return this.m;
+    this.making();
     const svc = this.ep.svc;
     const m: Match[] = svc.large ? [] : [{ m: "comment", text: `${svc.spn} -> ${this.ep.str}` }];
     if (this.remaining === 0) {
@@ -172,7 +187,11 @@ class EndpointJumpRule extends EndpointRule {
     return (this.m = Object.freeze(m));
   }
   get target(): Target {
-    return (this.t ??= Object.freeze({ t: "jump", chain: this.ep.name }));
+    if (this.t === undefined) {
+      this.making();
+      this.t = Object.freeze({ t: "jump", chain: this.ep.name });
+    }
+    return this.t;
   }
 }
 

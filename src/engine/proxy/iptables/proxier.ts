@@ -7,6 +7,7 @@
 // - Stale per-service chains disappear at once (kube-proxy defers their deletion in large
 //   cluster mode until the next syncPeriod).
 // - IPv4 only, like one of the two proxiers of kube-proxy's dual-stack MetaProxier.
+import { MadeRules } from "../made-rules.js";
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, sameEndpointList, sameServicePort, servicePortNameString } from "../types.js";
 import { formatPrefix as formatCidr, parseIPv4Sloppy as parseIPv4, parsePrefix as parseCidr, prefixContains as cidrContains, type Prefix as Cidr } from "../../net/ip.js";
@@ -496,6 +497,8 @@ export class IptablesProxier implements Proxier {
   /** Records shared with the other nodes' proxiers, and what besides the inputs they depend on. */
   private readonly shared: SharedServiceRecords | undefined;
   private readonly owners: ChainOwners;
+  /** What compact endpoint rules made on read, the recent ones kept. */
+  private readonly made = new MadeRules();
   private readonly fingerprint: string;
 
   constructor(node: ProxyNode, config: ProxyConfig, options: IptablesProxierOptions = {}, shared?: SharedServiceRecords) {
@@ -1116,7 +1119,7 @@ export class IptablesProxier implements Proxier {
 
     // One KUBE-SEP chain per reachable endpoint, what the SVC/SVL rules jump to. Names are reused
     // from the previous build of this service when possible.
-    const ctx = new ServiceContext(spn, proto, svc.stickyMaxAgeSeconds, large);
+    const ctx = new ServiceContext(spn, proto, svc.stickyMaxAgeSeconds, large, this.made);
     const reachable = cat.allReachable;
     const oldNames = old?.endpoints?.names.length ? new PreviousEndpointNames(old.endpoints) : undefined;
     const sepNames = new Array<string>(reachable.length);

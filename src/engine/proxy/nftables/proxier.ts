@@ -28,6 +28,7 @@ import {
   ownable,
 } from "./model.js";
 import * as N from "./names.js";
+import { MadeRules, type MadeOnRead } from "../made-rules.js";
 import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "../topology.js";
 
 export interface NftablesProxierOptions {
@@ -174,15 +175,15 @@ function rule(exprs: Expr[], comment?: string): Rule {
 
 /**
  * An endpoint chain, stored compactly: its rules are a pure function of (IP, port, protocol,
- * affinity set), built when first read (a packet to the endpoint, a listing) and kept. A large
- * cluster has ~10 of these per service, most never read; materialised up front they would be
- * most of the heap.
+ * affinity set), built when read (a packet to the endpoint, a listing) and kept while recent
+ * (MadeRules). A large cluster has ~10 of these per service, most never read; materialised they
+ * would be most of the heap.
  *
  *   ip saddr <ip> jump mark-for-masquerade       (hairpin: the pod talking to itself)
  *   update @affinity-<...> { ip saddr }          (ClientIP affinity only)
  *   meta l4proto <proto> dnat to <ip>:<port>
  */
-export class EndpointChain implements Chain {
+export class EndpointChain implements Chain, MadeOnRead {
   private own: Rule[] | undefined = undefined;
   constructor(
     readonly name: string,
@@ -190,6 +191,7 @@ export class EndpointChain implements Chain {
     readonly port: number,
     readonly proto: "tcp" | "udp" | "sctp",
     readonly affinitySet: string | undefined,
+    private readonly made: MadeRules,
   ) {
     ownable(this);
   }
@@ -199,7 +201,12 @@ export class EndpointChain implements Chain {
     const hairpin = rule([{ t: "ip", field: "saddr", neg: false, value: this.ip }, MARK_MASQ_JUMP]);
     const dnat = rule([L4PROTO[this.proto], { t: "dnat", addr: this.ip, port: this.port }]);
     const rules = this.affinitySet === undefined ? [hairpin, dnat] : [hairpin, rule([{ t: "update-set", set: this.affinitySet, field: "saddr" }]), dnat];
+    this.made.made(this);
     return (this.own = Object.freeze(rules) as Rule[]);
+  }
+
+  forget(): void {
+    this.own = undefined;
   }
 
   set rules(_: Rule[]) {
@@ -236,6 +243,8 @@ export class NftablesProxier implements Proxier {
   readonly mode = "nftables" as const;
   /** The live ruleset; read it, never write it from outside. */
   readonly table: NftTable = newTable(N.KUBE_PROXY_TABLE, N.TABLE_COMMENT);
+  /** What endpoint chains made on read, the recent ones kept. */
+  private readonly made = new MadeRules();
 
   private readonly node: ProxyNode;
   private readonly config: ProxyConfig;
@@ -420,7 +429,7 @@ export class NftablesProxier implements Proxier {
         const b = N.servicePortEndpointChainNameBase(svc.name, ep.ip, ep.port);
         const chain = N.prefixed(N.ENDPOINT_CHAIN_PREFIX, b);
         const aff = affinity ? N.prefixed(N.AFFINITY_SET_PREFIX, b) : "";
-        const ownChain = new EndpointChain(chain, canonicalIP(ep.ip), ep.port, proto, affinity ? aff : undefined);
+        const ownChain = new EndpointChain(chain, canonicalIP(ep.ip), ep.port, proto, affinity ? aff : undefined, this.made);
         n = { chain, affinity: aff, goto: gotoVerdict(chain), ownChain };
         names.set(ep, n);
       }
