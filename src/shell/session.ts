@@ -21,6 +21,12 @@ import { utf8Length } from "./net/http.js";
 
 export type ShellResult = Output;
 
+/** What kubectl sees of the shell that runs it: its environment and a way to run a child. */
+interface KubectlShell {
+  env(name: string): string | undefined;
+  run?(command: string): Promise<Output>;
+}
+
 export interface SessionOptions {
   editor?: Editor;
   /**
@@ -321,7 +327,9 @@ export class Session {
     const args = line.trim().split(/[ \t]+/).slice(1);
     let r: ShellResult;
     try {
-      r = await this.runKubectl(args, this.vars.KUBECONFIG ?? this.baseEnv().KUBECONFIG, this.cwd, "");
+      const env = { ...this.baseEnv(), ...this.vars };
+      const shell: KubectlShell = { env: (k) => env[k], run: (command) => this.bash.exec(command, { cwd: this.cwd, env, rawScript: true }) };
+      r = await this.runKubectl(args, this.vars.KUBECONFIG ?? this.baseEnv().KUBECONFIG, this.cwd, "", shell);
     } catch (e) {
       r = { stdout: "", stderr: `kubectl: ${e instanceof Error ? e.message : String(e)}\n`, exitCode: 1 };
     }
@@ -418,7 +426,22 @@ export class Session {
       if (args.includes("-I")) return { stdout: `${this.cluster.config.nodes.find((n) => n.name === this.node)?.ip ?? ""} \n`, stderr: "", exitCode: 0 };
       return { stdout: `${this.node}\n`, stderr: "", exitCode: 0 };
     });
-    const kubectlCmd = defineCommand("kubectl", async (args, ctx) => this.runKubectl(args, ctx.env.get("KUBECONFIG"), ctx.cwd, decodeStdin(ctx.stdin)));
+    const kubectlCmd = defineCommand("kubectl", async (args, ctx) => {
+      // The editor kubectl edit runs is a child of kubectl: the shell's exported variables and a
+      // command line run in it (KUBE_EDITOR="sed -i ..." kubectl edit ...).
+      const shell: KubectlShell = {
+        env: (k) => (ctx.exportedEnv ? ctx.exportedEnv[k] : ctx.env.get(k)),
+        run: ctx.exec ? (command) => ctx.exec!(command, { cwd: ctx.cwd }) : undefined,
+      };
+      return this.runKubectl(args, ctx.env.get("KUBECONFIG"), ctx.cwd, decodeStdin(ctx.stdin), shell);
+    });
+    // No terminal reaches a command here: vim says so, as it does with no tty, and edits nothing.
+    const vim = (name: string) =>
+      defineCommand(name, async () => ({
+        stdout: "Vim: Error reading input, exiting...\nVim: Finished.\n",
+        stderr: "Vim: Warning: Output is not to a terminal\nVim: Warning: Input is not from a terminal\n",
+        exitCode: 1,
+      }));
     const whoami = defineCommand("whoami", async () => ({ stdout: "root\n", stderr: "", exitCode: 0 }));
     const ssh = defineCommand("ssh", async (args, ctx) => this.ssh(args, ctx.cwd));
     // coreutils' yes writes until its reader goes (SIGPIPE). A command here returns its output
@@ -428,7 +451,7 @@ export class Session {
       const line = `${args.length ? args.join(" ") : "y"}\n`;
       return { stdout: line.repeat(Math.ceil(YES_BYTES / line.length)), stderr: "", exitCode: 141 };
     });
-    return [grep, sleep, hostname, kubectlCmd, whoami, ssh, yes];
+    return [grep, sleep, hostname, kubectlCmd, whoami, ssh, yes, vim("vi"), vim("vim")];
   }
 
   /**
@@ -477,9 +500,9 @@ export class Session {
   }
 
   /** kubectl on this node; without a kubeconfig (a worker after kubeadm join) it falls back to localhost:8080. */
-  private async runKubectl(args: string[], kubeconfigEnv: string | undefined, cwd: string, stdin: string): Promise<ShellResult> {
+  private async runKubectl(args: string[], kubeconfigEnv: string | undefined, cwd: string, stdin: string, shell?: KubectlShell): Promise<ShellResult> {
     if (!(await this.hasKubeconfig(kubeconfigEnv, cwd)) && needsServer(args)) return { ...NO_KUBECONFIG };
-    return kubectl(args, this.kubectlContext(cwd, stdin));
+    return kubectl(args, this.kubectlContext(cwd, stdin, shell));
   }
 
   /**
@@ -497,7 +520,7 @@ export class Session {
     return found;
   }
 
-  private kubectlContext(cwd: string, stdin: string): KubectlContext {
+  private kubectlContext(cwd: string, stdin: string, shell?: KubectlShell): KubectlContext {
     const fs = this.fs;
     return {
       cluster: this.cluster,
@@ -524,6 +547,8 @@ export class Session {
         return out;
       },
       editor: this.opts.editor ?? this.opts.hostedEditor?.current,
+      getenv: shell?.env,
+      runShell: shell?.run,
       writeFile: async (p, text) => {
         await fs.writeFile(fs.resolvePath(cwd, p), text);
       },

@@ -31,7 +31,12 @@ export interface KubectlContext {
   readFile(path: string): Promise<string>;
   /** Files (not directories) directly in `path`, or undefined if it is not a directory. */
   listDir(path: string): Promise<string[] | undefined>;
+  /** An editor the host provides (the web UI's): used before KUBE_EDITOR / EDITOR. */
   editor?: Editor;
+  /** The environment kubectl runs in (KUBE_EDITOR, EDITOR, SHELL). */
+  getenv?(name: string): string | undefined;
+  /** Runs a command line in the node's shell, in kubectl's directory (kubectl edit's editor). */
+  runShell?(command: string): Promise<Output>;
   /** Writes a file of the node (kubectl edit's copy of changes it could not save). */
   writeFile?(path: string, text: string): Promise<void>;
   attach(req: AttachRequest): void;

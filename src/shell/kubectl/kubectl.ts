@@ -21,7 +21,7 @@ import { cmp, parseQuantity } from "../../engine/api/quantity.js";
 import { gvDocument } from "../../kubeapi/openapi.js";
 import { versionInfo } from "../../kubeapi/discovery.js";
 import { serveKube } from "../../kubeapi/serve.js";
-import type { KubectlContext, Output } from "./context.js";
+import type { Editor, KubectlContext, Output } from "./context.js";
 import { ROOT_COMMANDS, unknownCommandMessage } from "./commands.js";
 import { arr, bool, type FlagSpec, HelpRequested, type Parsed, parseFlags, str, UsageError } from "./flags.js";
 import { helpFor, isCommand, OPTIONS_TEXT, ROOT_HELP, UNKNOWN_TOPIC_USAGE } from "./help-texts.js";
@@ -1457,7 +1457,9 @@ async function cmdEdit(argv: string[], ctx: KubectlContext, o: Out): Promise<voi
   const p = parseFlags(argv, [f("output", "string", "o"), f("filename", "array", "f"), f("save-config", "bool"), f("validate", "string"), f("windows-line-endings", "bool"), f("subresource", "string"), f("field-manager", "string")], "kubectl edit");
   // kubectl finds the objects first (errors about them come before any editor).
   const targets = oneTarget(p, ctx, "edit").map((t) => ({ t, obj: get(ctx, t.info, t.ns, t.name) }));
-  if (!ctx.editor) throw new KubectlError(`unable to launch the editor "vi"`);
+  // The host's editor (the web UI's) when it lends one, else KUBE_EDITOR / EDITOR in the shell.
+  const editor = ctx.editor ?? shellEditor(ctx, o);
+  if (!editor) throw new KubectlError(`unable to launch the editor "vi"`);
   for (const { t, obj } of targets) {
     const file = `/tmp/kubectl-edit-${t.name}.yaml`;
     const yaml = toYaml(stripForOutput(obj, p));
@@ -1466,18 +1468,24 @@ async function cmdEdit(argv: string[], ctx: KubectlContext, o: Out): Promise<voi
     let text = EDIT_HEADER + yaml;
     let failed: { reason: string; body: string } | undefined;
     for (;;) {
-      const edited = await ctx.editor(text, file);
+      let edited: string | undefined;
+      try {
+        edited = await editor(text, file);
+      } catch (e) {
+        if (e instanceof KubectlError && failed) o.err(`A copy of your changes has been stored to "${file}"\n`);
+        throw e;
+      }
       const body = (edited ?? "").split("\n").filter((l) => !l.startsWith("#")).join("\n");
       if (edited === undefined || edited === text) {
         if (!failed) {
-          o.out("Edit cancelled, no changes made.\n");
+          o.err("Edit cancelled, no changes made.\n");
           break;
         }
         await ctx.writeFile?.(file, failed.body);
         throw new KubectlError(`error: ${failed.reason}\nA copy of your changes has been stored to "${file}"\nerror: Edit cancelled, no valid changes were saved.`, 1, { raw: true });
       }
       if (!body.trim()) {
-        o.out("Edit cancelled, saved file was empty.\n");
+        o.err("Edit cancelled, saved file was empty.\n");
         break;
       }
       let next: Obj;
@@ -1493,7 +1501,7 @@ async function cmdEdit(argv: string[], ctx: KubectlContext, o: Out): Promise<voi
         continue;
       }
       if (JSON.stringify(sortDeep(next)) === JSON.stringify(sortDeep(obj))) {
-        o.out("Edit cancelled, no changes made.\n");
+        o.err("Edit cancelled, no changes made.\n");
         break;
       }
       try {
@@ -1508,6 +1516,42 @@ async function cmdEdit(argv: string[], ctx: KubectlContext, o: Out): Promise<voi
       }
     }
   }
+}
+
+/**
+ * KUBE_EDITOR, then EDITOR (default vi), run as kubectl's editor.go runs it: a value without
+ * spaces is the program, one with spaces but no quotes or backslashes is split on spaces, and
+ * anything else goes to $SHELL -c with the file's path appended (%q). The editor runs in the
+ * node's shell on the file kubectl wrote, and what it prints reaches the terminal.
+ */
+function shellEditor(ctx: KubectlContext, o: Out): Editor | undefined {
+  const run = ctx.runShell;
+  const write = ctx.writeFile;
+  if (!run || !write) return undefined;
+  let value = "";
+  for (const k of ["KUBE_EDITOR", "EDITOR"]) if ((value = ctx.getenv?.(k) ?? "")) break;
+  if (!value) value = "vi";
+  const q = (w: string) => `'${w.replace(/'/g, "'\\''")}'`;
+  let args: string[];
+  let command: (path: string) => string;
+  const viaShell = value.includes(" ") && /["'\\]/.test(value);
+  if (!viaShell) {
+    args = value.includes(" ") ? value.split(" ") : [value];
+    command = (path) => [...args, path].map(q).join(" ");
+  } else {
+    args = [ctx.getenv?.("SHELL") || "/bin/bash", "-c", value];
+    command = (path) => `${value} ${JSON.stringify(path)}`;
+  }
+  return async (text, file) => {
+    await write(file, text);
+    const r = await run(command(file));
+    const launched = viaShell || r.exitCode !== 127 || !/command not found|No such file or directory/.test(r.stderr);
+    if (!launched) throw new KubectlError(`unable to launch the editor ${JSON.stringify(args.join(" "))}`);
+    o.out(r.stdout);
+    o.err(r.stderr);
+    if (r.exitCode !== 0) throw new KubectlError(`there was a problem with the editor ${JSON.stringify(args.join(" "))}`);
+    return ctx.readFile(file);
+  };
 }
 
 const EDIT_HEADER = "# Please edit the object below. Lines beginning with a '#' will be ignored,\n# and an empty file will abort the edit. If an error occurs while saving this file will be\n# reopened with the relevant failures.\n#\n";
