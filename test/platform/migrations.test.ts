@@ -12,6 +12,8 @@ describe("migrations", () => {
     expect(t.rows.map((r) => String(r.name))).toEqual([
       "__drizzle_migrations",
       "api_calls",
+      "classroom_students",
+      "classrooms",
       "cluster_events",
       "cluster_objects",
       "cluster_state",
@@ -25,7 +27,10 @@ describe("migrations", () => {
     db.close();
     const again = await openDatabase(dir);
     const n = await again.execute("SELECT count(*) AS n FROM __drizzle_migrations");
-    expect(Number(n.rows[0].n)).toBe(2);
+    expect(Number(n.rows[0].n)).toBe(3);
+    // A database of before classrooms gets them, and its clusters a classroom column.
+    const cols = await again.execute("SELECT name FROM pragma_table_info('clusters')");
+    expect(cols.rows.map((r) => String(r.name))).toContain("classroom_id");
     again.close();
   });
 });
