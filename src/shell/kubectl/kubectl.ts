@@ -118,6 +118,7 @@ const VERBS: Record<string, (args: string[], ctx: KubectlContext, o: Out) => Pro
   label: (a, c, o) => cmdLabel(a, c, o, "labels"),
   annotate: (a, c, o) => cmdLabel(a, c, o, "annotations"),
   edit: cmdEdit,
+  replace: cmdReplace,
   set: cmdSet,
   rollout: cmdRollout,
   wait: cmdWait,
@@ -1567,7 +1568,125 @@ function qualifiedName(info: ResourceInfo): string {
   return info.group ? `${info.resource}.${info.group}` : info.resource;
 }
 
+/**
+ * kubectl replace -f FILE (or -f -): a PUT of the file's object ("replaced"); --force deletes the
+ * live object first and creates the file's ("<kind> "<name>" deleted", then "replaced").
+ * Errors name the file as kubectl's AddSourceToErr does ("error when replacing "STDIN": ...").
+ */
+async function cmdReplace(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
+  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("force", "bool"), f("grace-period", "int"), f("cascade", "string"), f("wait", "bool"), f("timeout", "string"), f("validate", "string"), f("save-config", "bool"), f("subresource", "string"), f("field-manager", "string"), f("kustomize", "string", "k"), f("raw", "string")], "kubectl replace");
+  if (p.args.length) throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]\nSee 'kubectl replace -h' for help and examples`);
+  const files = arr(p, "filename");
+  if (!files.length) throw new KubectlError("must specify one of -f and -k");
+  const manifests = await readManifests(files, bool(p, "recursive"), ctx);
+  const mode = dryRun(p);
+  const errors: string[] = [];
+  for (const m of manifests) {
+    const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
+    const name = m.obj.metadata?.name;
+    const source = m.source === "-" ? "STDIN" : m.source;
+    try {
+      if (bool(p, "force")) {
+        if (mode === "none") {
+          try {
+            ctx.cluster.client.delete(m.info, ns, name, {});
+            o.out(`${m.info.kind.toLowerCase()}${m.info.group ? "." + m.info.group : ""} "${name}" deleted\n`);
+          } catch (e) {
+            if (!isStatusError(e) || e.reason !== "NotFound") throw e;
+          }
+          // --force waits for the object to be gone (a pod's kubelet finishes its deletion).
+          for (let i = 0; i < 600; i++) {
+            try {
+              ctx.cluster.client.get(m.info, ns, name);
+            } catch {
+              break;
+            }
+            ctx.cluster.advance(1000);
+          }
+        }
+        const body = structuredClone(m.obj);
+        if (body.metadata) delete body.metadata.resourceVersion;
+        const created = mode === "client" ? body : ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server" });
+        printResult(m.info, created, p, o, "replaced");
+        continue;
+      }
+      if (mode === "client") {
+        printResult(m.info, m.obj, p, o, "replaced");
+        continue;
+      }
+      const updated = ctx.cluster.client.update(m.info, ns, name, m.obj, { dryRun: mode === "server" });
+      printResult(m.info, updated, p, o, "replaced");
+    } catch (e) {
+      if (!isStatusError(e)) throw e;
+      const s = e.status;
+      errors.push(s.reason === "Invalid" ? serverError(e) : `Error from server (${s.reason}): error when replacing "${source}": ${s.message}`);
+    }
+  }
+  if (errors.length) throw new KubectlError(errors.join("\n"));
+}
+
+/**
+ * kubectl set env RESOURCE KEY=VAL ... KEY- (-c CONTAINER, --list): the containers' env set or
+ * removed by name ("env updated"; nothing printed when nothing changes), or listed as
+ * "# Deployment web, container httpd" and KEY=VAL lines.
+ */
+function cmdSetEnv(argv: string[], ctx: KubectlContext, o: Out): void {
+  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("all", "bool"), f("selector", "string", "l"), f("local", "bool"), f("list", "bool"), f("resolve", "bool"), f("containers", "string", "c"), f("overwrite", "bool"), f("env", "array", "e"), f("from", "string"), f("prefix", "string"), f("keys", "array"), f("filename", "array", "f")], "kubectl set env");
+  const changes = [...p.args.filter((a) => a.includes("=") || (a.endsWith("-") && !a.includes("/"))), ...arr(p, "env")];
+  p.args = p.args.filter((a) => !changes.includes(a));
+  const list = bool(p, "list");
+  // Nothing to set and no --list: kubectl 1.33 prints nothing and succeeds.
+  if (!list && !changes.length) return;
+  const pattern = str(p, "containers") ?? "*";
+  const glob = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`);
+  for (const t of oneTarget(p, ctx, "set env")) {
+    const obj = structuredClone(get(ctx, t.info, t.ns, t.name)) as Obj;
+    const spec = t.info === R.pods ? obj.spec : obj.spec?.template?.spec;
+    const containers = [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].filter((c: Obj) => glob.test(c.name));
+    if (list) {
+      for (const c of containers) {
+        o.out(`# ${t.info.kind} ${t.name}, container ${c.name}\n`);
+        for (const e of c.env ?? []) {
+          if (e.valueFrom?.configMapKeyRef) o.out(`# ${e.name} from configmap ${e.valueFrom.configMapKeyRef.name}, key ${e.valueFrom.configMapKeyRef.key}\n`);
+          else if (e.valueFrom?.secretKeyRef) o.out(`# ${e.name} from secret ${e.valueFrom.secretKeyRef.name}, key ${e.valueFrom.secretKeyRef.key}\n`);
+          else if (e.valueFrom?.fieldRef) o.out(`# ${e.name} from field path ${e.valueFrom.fieldRef.fieldPath}\n`);
+          else if (e.valueFrom) o.out(`# ${e.name} from a resource\n`);
+          else o.out(`${e.name}=${e.value ?? ""}\n`);
+        }
+      }
+      continue;
+    }
+    let changed = false;
+    for (const c of containers) {
+      let env: Obj[] = [...(c.env ?? [])];
+      for (const ch of changes) {
+        if (!ch.includes("=") && ch.endsWith("-")) {
+          const n = ch.slice(0, -1);
+          if (env.some((e) => e.name === n)) {
+            env = env.filter((e) => e.name !== n);
+            changed = true;
+          }
+          continue;
+        }
+        const i = ch.indexOf("=");
+        const [n, v] = [ch.slice(0, i), ch.slice(i + 1)];
+        const at = env.findIndex((e) => e.name === n);
+        if (at >= 0 && env[at].value === v && !env[at].valueFrom) continue;
+        if (at >= 0) env[at] = { name: n, value: v };
+        else env.push({ name: n, value: v });
+        changed = true;
+      }
+      if (env.length) c.env = env;
+      else delete c.env;
+    }
+    if (!changed) continue;
+    const after = ctx.cluster.client.update(t.info, t.ns, t.name, obj);
+    printResult(t.info, after, p, o, "env updated");
+  }
+}
+
 function cmdSet(argv: string[], ctx: KubectlContext, o: Out): void {
+  if (argv[0] === "env") return cmdSetEnv(argv.slice(1), ctx, o);
   if (argv[0] !== "image") throw notInServiceLab(`kubectl set ${argv[0]}`);
   const p = parseFlags(argv.slice(1), [...OUTPUT_FLAGS, f("all", "bool"), f("selector", "string", "l"), f("local", "bool"), f("record", "bool")], "kubectl set image");
   const assigns = p.args.filter((a) => a.includes("="));
