@@ -182,6 +182,7 @@ export class ClusterCore {
   private readonly changes: LiveMessage[] = [];
   private readonly k8sEvents: K8sEventRecord[] = [];
   private readonly trafficRuns: TrafficRun[] = [];
+  private readonly stepPasses: Array<{ ts: number; step: string; seq: number }> = [];
   /** Connections of the command running now (see countTraffic). */
   private tally?: Map<string, number>;
   /** The first traced connection of each tally key of the command running now. */
@@ -456,9 +457,16 @@ export class ClusterCore {
   evaluateSteps(now: number): StepResult[] | undefined {
     const lab = findLab(this.meta.lab);
     if (!lab || lab.steps.length === 0) return undefined;
-    const { steps, progress } = evaluateLab(lab, this.cluster.store, this.journal.records(), this.journal.progress, now);
+    const before = this.journal.progress;
+    const { steps, progress } = evaluateLab(lab, this.cluster.store, this.journal.records(), before, now);
+    for (const [step, at] of Object.entries(progress)) if (!before[step]) this.stepPasses.push({ ts: now, step, seq: at.seq });
     this.journal.setProgress(progress);
     return steps;
+  }
+
+  /** Steps that passed since the last call (for the history, after they were persisted). */
+  takeStepPasses(): Array<{ ts: number; step: string; seq: number }> {
+    return this.stepPasses.splice(0);
   }
 
   /** The traced sample connections of the last command that sent traffic (see TRACED_PER_COMMAND). */

@@ -154,6 +154,7 @@ export class NodeClusterHost implements ClusterHost {
       this.opts.history?.event({ ts: ev.ts, clusterId: id, tenantId: core.tenantId, type: "k8s-event", detail: ev });
     }
     for (const run of core.takeTrafficRuns()) this.opts.history?.traffic({ ...run, clusterId: id, tenantId: core.tenantId });
+    for (const p of core.takeStepPasses()) this.opts.history?.event({ ts: p.ts, clusterId: id, tenantId: core.tenantId, type: "step-passed", detail: { lab: core.lab, step: p.step, seq: p.seq } });
     for (const send of s.subscribers) for (const m of msgs) send(m);
     this.schedule(id, s, core);
   }

@@ -117,9 +117,13 @@ export class ClusterObject extends DurableObject<Env> {
     this.broadcast(core.takeMessages());
     const events = core.takeK8sEvents();
     const traffic = core.takeTrafficRuns();
-    if (events.length || traffic.length) {
+    const passes = core.takeStepPasses();
+    if (events.length || traffic.length || passes.length) {
       const batch: HistoryBatch = {
-        events: events.map((e) => ({ ts: e.ts, clusterId: core.id, tenantId: core.tenantId, type: "k8s-event", detail: e })),
+        events: [
+          ...events.map((e) => ({ ts: e.ts, clusterId: core.id, tenantId: core.tenantId, type: "k8s-event", detail: e })),
+          ...passes.map((p) => ({ ts: p.ts, clusterId: core.id, tenantId: core.tenantId, type: "step-passed", detail: { lab: core.lab, step: p.step, seq: p.seq } })),
+        ],
         traffic: traffic.map((t) => ({ ...t, clusterId: core.id, tenantId: core.tenantId })),
       };
       this.ctx.waitUntil(platformOf(this.env).record(batch));

@@ -64,6 +64,12 @@ describe("classrooms", () => {
     expect(ada.steps[0].state).toBe("in-progress");
     expect(d.steps[0].passed).toBe(1);
     expect(d.stuck[0]).toMatchObject({ command: "kubectl get svcs", students: 1 });
+    // The history has the join and the step's pass.
+    await new Promise((r) => setTimeout(r, 100));
+    const hist = (await h.req("GET", `/v1/clusters/${b.cluster.id}/history`, { token: b.cluster.token })).body;
+    const types = hist.events.map((e: { type: string }) => e.type);
+    expect(types).toContain("classroom-join");
+    expect(hist.events.find((e: { type: string }) => e.type === "step-passed").detail).toMatchObject({ lab: "clusterip-web", step: "expose" });
     const csv = await teach("/export.csv");
     expect(csv.headers.get("content-type")).toContain("text/csv");
     expect(csv.text.split("\r\n")[0]).toBe("name,step,passed_at,attempts");
