@@ -53,9 +53,10 @@ describe.skipIf(!haveChromium)("classroom in Chromium", () => {
 
     // The dashboard reads it within its 3 s refresh.
     await teacher.waitForSelector('tr[data-student="Ada"] td[data-step="expose"].passed', { timeout: 10_000 });
-    expect(await teacher.locator('tr[data-student="Ada"] .last code').textContent()).toBe("kubectl get svcs");
+    // (a refresh may land between the two commands: the last one shows by the next)
+    await teacher.waitForFunction(() => (globalThis as any).document.querySelector('tr[data-student="Ada"] .last code')?.textContent === "kubectl get svcs", null, { timeout: 10_000 });
     expect(await teacher.locator('[data-count="expose"]').textContent()).toBe("1/1");
-    expect(await teacher.locator(".stuck").textContent()).toContain("kubectl get svcs");
+    await teacher.waitForFunction(() => ((globalThis as any).document.querySelector(".stuck")?.textContent ?? "").includes("kubectl get svcs"));
     await shot(teacher, "dashboard-1280");
     await shot(student, "student-workspace-1280");
 
