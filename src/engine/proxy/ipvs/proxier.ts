@@ -752,8 +752,8 @@ export class IpvsProxier implements Proxier {
     for (const [t, from, to, c] of jumps) {
       t.chains.get(from)!.rules.unshift(rule({ matches: c ? [comment(c)] : [], target: { t: "jump", chain: to } }));
     }
-    // Rules arrays are never changed once written (syncs write new ones): frozen, the packet
-    // path knows its compiled chains are current from the array alone (net/compiled.ts).
+    // Rules arrays are never changed once written (syncs write new ones): frozen, so that
+    // nothing else changes them.
     for (const t of this.iptables.tables) for (const ch of t.chains.values()) Object.freeze(ch.rules);
   }
 

@@ -381,8 +381,8 @@ export class NftablesProxier implements Proxier {
           : [npIPs, { t: "vmap", key: PROTO_PORT, map: N.SERVICE_NODEPORTS_MAP }],
       ),
     );
-    // Written once per full sync (the next one starts new arrays): frozen, the packet path
-    // knows its compiled chains are current from the array alone (net/compiled.ts).
+    // Written once per full sync (the next one starts new arrays): frozen, so that nothing
+    // else changes them.
     for (const def of BASE_CHAINS) Object.freeze(this.chain(def.name).rules);
   }
 
