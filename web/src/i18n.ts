@@ -109,6 +109,7 @@ const WORDS = {
   join_full: { en: "This classroom is full.", zh: "这个课堂已满。" },
   students: { en: "students", zh: "名学生" },
   student: { en: "Student", zh: "学生" },
+  studentOne: { en: "student", zh: "名学生" },
   closed: { en: "closed", zh: "已关闭" },
   joinLink: { en: "Join link", zh: "加入链接" },
   extendAll: { en: "+10 min for everyone", zh: "全体 +10 分钟" },

@@ -301,7 +301,7 @@ export function TeacherDashboard(props: { token: string }) {
             <ol>
               {d.stuck.map((s) => (
                 <li key={s.command}>
-                  <code>{s.command.split("\n")[0]}</code> — {s.students} {t("students")} ({s.names.join(", ")})
+                  <code>{s.command.split("\n")[0]}</code> — {s.students} {s.students === 1 ? t("studentOne") : t("students")} ({s.names.join(", ")})
                 </li>
               ))}
             </ol>
