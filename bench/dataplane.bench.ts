@@ -161,9 +161,12 @@ function rowInProcess(mode: ProxyMode, n: number, cpu?: number): number {
   return Number(figure[1].replaceAll(",", ""));
 }
 
-/** The row's target, if it has one. */
+/**
+ * The row's target, if it has one: a 1000-request loop in 20 ms at 10k Services (issue 21; the
+ * earlier 200k/s was a benchmark's, met by shortcuts beside the interpreter).
+ */
 function targetOf(mode: ProxyMode, n: number): string | undefined {
-  return mode !== "iptables" && n === 10000 ? ">= 200k/s" : undefined;
+  return mode !== "iptables" && n === 10000 ? ">= 50k/s" : undefined;
 }
 
 /**
