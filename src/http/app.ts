@@ -14,8 +14,8 @@ import { InspectQuery } from "../workspace/inspect.js";
 import type { ClassroomStore } from "../classroom/store.js";
 import { classroomClock, classroomRoutes } from "./classroom.js";
 import { bad, forbiddenMsg, internal, notFoundMsg, rateLimited, tooLarge, unauthorized } from "./errors.js";
-import { kubeconfig } from "./kubeconfig.js";
-import { kubeApi } from "../kubeapi/app.js";
+import { kubeconfig, type KubeServer } from "./kubeconfig.js";
+import { kubeApi, kubeRoot } from "../kubeapi/app.js";
 import { mintToken, timingSafeEqual, verifyToken } from "./tokens.js";
 
 export interface AppDeps {
@@ -42,12 +42,26 @@ export interface AppDeps {
   maxBodyBytes?: number;
   /** Where classroom `id`'s rows live (Node: the installation's database; Workers: its object). */
   classrooms?: (id: string) => ClassroomStore;
+  /** The teacher dashboard's live channel (a WebSocket that says when the class changed). */
+  classroomLive?: (c: Context, classroomId: string) => Response | Promise<Response>;
+  /** Something in classroom `id` changed (a student's command, a join): its dashboards look again. */
+  notifyClassroom?: (c: Context, classroomId: string) => void;
   /**
    * Whether the request comes from this machine (Node host). In local mode, kubectl on the same
    * machine may reach an anonymous cluster's /k8s/{id} without a token: kubectl sends no
    * bearer token to a plain-http server, and `npm start` serves plain http.
    */
   fromLoopback?: (c: Context) => boolean;
+  /**
+   * Where a kubeconfig points kubectl at cluster `id` (the Node server's TLS port and its CA;
+   * the Worker's https origin). Unset or undefined: `<origin>/k8s/{id}`.
+   */
+  kubeServer?: (c: Context, id: string) => KubeServer | undefined;
+  /**
+   * Whether the request came to a port that serves only the Kubernetes API (the Node server's
+   * TLS port): every path there is the API's, at the root, the cluster chosen by the token.
+   */
+  kubePort?: (c: Context) => boolean;
 }
 
 type Principal =
@@ -58,7 +72,7 @@ type Principal =
   | { kind: "share"; clusterId: string }
   | { kind: "anonymous" };
 
-type Env = { Variables: { tenantId: string | null; clusterId: string | null; principal: Principal } };
+type Env = { Variables: { tenantId: string | null; clusterId: string | null; principal: Principal; route?: string } };
 
 interface Access {
   row: ClusterRow;
@@ -190,7 +204,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const t0 = performance.now();
     await next();
     if (c.req.path === "/healthz" || c.req.method === "OPTIONS") return;
-    const route = c.req.matchedRoutes.filter((r) => r.method !== "ALL").pop()?.path ?? "unmatched";
+    const route = c.get("route") ?? c.req.matchedRoutes.filter((r) => r.method !== "ALL").pop()?.path ?? "unmatched";
     deps.history.apiCall({
       ts: now(),
       tenantId: c.get("tenantId"),
@@ -202,6 +216,15 @@ export function createApp(deps: AppDeps): Hono<Env> {
     });
     deps.afterRequest?.(c);
   });
+  // The Node server's TLS port: nothing but the Kubernetes API, at the root (see kubeAtRoot).
+  if (deps.kubePort) {
+    const onKubePort = deps.kubePort;
+    app.use("*", async (c, next) => {
+      if (!onKubePort(c)) return next();
+      c.set("route", "(kube port)");
+      return kubeAtRoot(c);
+    });
+  }
 
   // ---- auth helpers -------------------------------------------------------------------
   const bearer = (c: Context): string | undefined => {
@@ -418,13 +441,16 @@ export function createApp(deps: AppDeps): Hono<Env> {
     if (body.edit !== undefined) {
       const e = body.edit as { id?: unknown; text?: unknown } | null;
       if (!e || typeof e.id !== "string" || (typeof e.text !== "string" && e.text !== null)) throw bad('the body must be {"edit": {"id": "<edit id>", "text": "<the edited file>" or null to quit}}');
-      return answer(await deps.host.resumeEdit(id, e.id, e.text));
+      const done = await deps.host.resumeEdit(id, e.id, e.text);
+      if (a.row.classroomId) deps.notifyClassroom?.(c, a.row.classroomId);
+      return answer(done);
     }
     if (typeof body.command !== "string") throw bad('the body must be {"command": "<one bash command line>"}');
     if (body.editor !== undefined && body.editor !== "hosted") throw bad('"editor" may only be "hosted" (kubectl edit then answers with the file to edit)');
     await writable(a.row);
     const t0 = performance.now();
     const r = await deps.host.exec(id, body.command, a.limits, { hostedEditor: body.editor === "hosted" });
+    if (a.row.classroomId) deps.notifyClassroom?.(c, a.row.classroomId);
     // (A line waiting in the hosted editor is recorded by the journal once it ends, not here.)
     if (!r.edit) deps.history.command({
       ts: now(),
@@ -472,7 +498,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     await access(c, id);
     const token = await mintToken(await deps.platform.secret(), "cluster", id);
     c.header("Content-Type", "application/yaml; charset=utf-8");
-    return c.body(kubeconfig(new URL(c.req.url).origin, id, token));
+    return c.body(kubeconfig(deps.kubeServer?.(c, id) ?? { server: `${new URL(c.req.url).origin}/k8s/${id}` }, id, token));
   });
 
   app.get("/v1/clusters/:id/history", async (c) => {
@@ -539,6 +565,24 @@ export function createApp(deps: AppDeps): Hono<Env> {
   };
   app.route("/k8s/:id", kubeApi({ host: deps.host, access: async (c, id) => kubeAccess(c as Context<Env>, id) }));
 
+  /**
+   * The API at the root of a server URL (the Node server's TLS port; the Worker's https origin),
+   * as a kubeadm cluster serves it: the cluster is the one the bearer token names. Credentials
+   * that name no live cluster (none, forged, another installation's, a share link's, a tenant
+   * key, a deleted cluster's) get kube-apiserver's own 401, which says nothing more.
+   */
+  const kubeAtRoot = kubeRoot({
+    host: deps.host,
+    cluster: async (c) => {
+      const tok = bearer(c);
+      const id = tok ? await verifyToken(await deps.platform.secret(), "cluster", tok) : undefined;
+      const row = id ? await cachedRow(id) : undefined;
+      if (!id || !row || row.deletedAt !== null) throw unauthorized("Unauthorized");
+      return { id, limits: (await access(c as Context<Env>, id)).limits };
+    },
+  });
+  for (const path of ["/api", "/api/*", "/apis", "/apis/*", "/openapi/*", "/version", "/livez", "/readyz"]) app.all(path, kubeAtRoot);
+
   // ---- share links --------------------------------------------------------------------
   const shared = async (c: Context<Env>): Promise<ClusterRow> => {
     const id = await verifyToken(await deps.platform.secret(), "share", c.req.param("token") ?? "");
@@ -578,6 +622,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
       tenantLimits,
       forgetRow: (id) => rows.delete(id),
       forgetClassroom: (id) => classTime.forget(id),
+      live: deps.classroomLive,
+      notify: (c, id) => deps.notifyClassroom?.(c, id),
       page: deps.page,
     });
   }

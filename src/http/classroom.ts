@@ -32,6 +32,10 @@ export interface ClassroomContext {
   /** The teacher changed classroom `id`'s time (extend, close): forget what was read of it. */
   forgetClassroom(id: string): void;
   page?: (c: Context) => Response | Promise<Response>;
+  /** The dashboard's live channel for classroom `id` (a WebSocket upgrade), where the host has one. */
+  live?: (c: Context, classroomId: string) => Response | Promise<Response>;
+  /** Tells classroom `id`'s dashboards that it changed. */
+  notify(c: Context, classroomId: string): void;
 }
 
 const CreateBody = z
@@ -176,6 +180,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     }
     await store.setCluster(room.id, st.id, cluster.id, false);
     event(room, cluster.id, "classroom-join", { student: st.id, name });
+    x.notify(c, room.id);
     return answer({ ...st, clusterId: cluster.id }, 201);
   });
 
@@ -272,7 +277,16 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     if (parsed.data.student && !(await store.student(room.id, parsed.data.student))) throw notFoundMsg(`no student "${parsed.data.student}" in this classroom`);
     await store.extend(room.id, parsed.data.student, parsed.data.minutes * 60_000);
     x.forgetClassroom(room.id);
+    x.notify(c, room.id);
     return x.json({ ok: true, ...describe((await store.get(room.id))!) });
+  });
+
+  /** The dashboard's live channel: a message each time something in the class changes. */
+  app.get("/v1/teach/:token/live", async (c) => {
+    const { room } = await classroomBy(c, "teacher");
+    if (!x.live) throw notFoundMsg("this server has no live channel for classrooms");
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw bad("the live channel is a WebSocket: send Upgrade: websocket");
+    return x.live(c, room.id);
   });
 
   app.post("/v1/teach/:token/close", async (c) => {
@@ -280,6 +294,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     if (room.closedAt === null) {
       await store.close(room.id, x.now());
       x.forgetClassroom(room.id);
+      x.notify(c, room.id);
       event(room, room.id, "classroom-close", {});
     }
     return x.json({ ok: true, ...describe((await store.get(room.id))!) });
@@ -304,6 +319,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
       x.forgetRow(st.clusterId);
     }
     event(room, fresh.id, "classroom-reset", { student: st.id, from: st.clusterId });
+    x.notify(c, room.id);
     return x.json({ ok: true, student: st.id, cluster: fresh.id });
   });
 

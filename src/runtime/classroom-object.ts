@@ -11,6 +11,7 @@ import * as schema from "../db/schema.js";
 
 export class ClassroomObject extends DurableObject<Record<string, never>> implements ClassroomStore {
   private readonly store: SqlClassroomStore;
+  private notifying = false;
 
   constructor(ctx: DurableObjectState, env: Record<string, never>) {
     super(ctx, env);
@@ -49,6 +50,48 @@ export class ClassroomObject extends DurableObject<Record<string, never>> implem
   close(id: string, now: number) {
     return this.store.close(id, now);
   }
+
+  /** A teacher dashboard's live channel (hibernatable): told when the class changed. */
+  override async fetch(_request: Request): Promise<Response> {
+    const pair = new WebSocketPair();
+    this.ctx.acceptWebSocket(pair[1]);
+    pair[1].send(JSON.stringify({ type: "hello" }));
+    return new Response(null, { status: 101, webSocket: pair[0] });
+  }
+
+  /** Something in the class changed: every dashboard hears it, at most twice a second. */
+  notify(): void {
+    if (this.notifying || this.ctx.getWebSockets().length === 0) return;
+    this.notifying = true;
+    setTimeout(() => {
+      this.notifying = false;
+      for (const ws of this.ctx.getWebSockets()) {
+        try {
+          ws.send(JSON.stringify({ type: "changed" }));
+        } catch {
+          // a closing socket: its dashboard reconnects
+        }
+      }
+    }, 500);
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    try {
+      ws.close(code === 1005 ? 1000 : code, "closed");
+    } catch {
+      // already closed
+    }
+  }
+}
+
+/** Tells classroom `id`'s dashboards that the class changed. */
+export function notifyClassroomObject(ns: DurableObjectNamespace<ClassroomObject>, id: string): Promise<void> {
+  return ns.get(ns.idFromName(id)).notify();
+}
+
+/** The dashboard's WebSocket, served by the classroom's object. */
+export function classroomLiveObject(ns: DurableObjectNamespace<ClassroomObject>, id: string, request: Request): Promise<Response> {
+  return ns.get(ns.idFromName(id)).fetch(new Request("https://classroom/live", { headers: request.headers }));
 }
 
 /** Classroom `id`'s store as the app sees it: each call goes to that classroom's object (a fresh stub per call). */

@@ -2,6 +2,8 @@
 // tenants, clusters' rows and history. Migrations are applied at start, so an empty directory
 // is a working installation.
 import { mkdirSync } from "node:fs";
+import { createServer as createHttpsServer } from "node:https";
+import type { Duplex } from "node:stream";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient, type Client } from "@libsql/client";
@@ -22,13 +24,20 @@ import { labTemplate } from "./core.js";
 import { webAssets } from "./web-assets.js";
 import { SqlClassroomStore } from "../classroom/store.js";
 import { classroomClock } from "../http/classroom.js";
+import { ClassroomFanout } from "../classroom/fanout.js";
 import { LABS } from "../labs/index.js";
+import { kubeTls, servingNames, type KubeTls } from "./kube-tls.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 export interface NodeServerOptions {
   port: number;
   hostname?: string;
+  /**
+   * The Kubernetes API's TLS port (0: any free port), as kube-apiserver's 6443; unset: none, and
+   * kubeconfigs point at the plain port's /k8s/{id}.
+   */
+  kubePort?: number;
   dataDir: string;
   allowAnonymous: boolean;
   adminKey?: string;
@@ -44,6 +53,9 @@ export interface NodeServer {
   /** The Hono app the server serves (benchmarks call its fetch without a socket). */
   app: { fetch: (req: Request) => Response | Promise<Response> };
   port: number;
+  /** The Kubernetes API's TLS port and the installation's CA (PEM), when it serves one. */
+  kubePort?: number;
+  kubeCa?: string;
   db: Client;
   host: NodeClusterHost;
   history: BatchingHistory;
@@ -91,6 +103,10 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
   // Classrooms' rows share the installation's database on Node.
   const classrooms = new SqlClassroomStore(drizzle(db, { schema }));
   const classTime = classroomClock({ classrooms: () => classrooms, now: Date.now });
+  // The Kubernetes API over TLS, its certificate from the installation's CA (see kube-tls.ts).
+  const tls: KubeTls | undefined = o.kubePort === undefined ? undefined : await kubeTls(platform, servingNames(o.hostname));
+  let kubePort: number | undefined;
+  const dashboards = new ClassroomFanout();
 
   const app = createApp({
     platform,
@@ -101,9 +117,28 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
     limiter: (key, rate, burst) => limiter.take(key, rate, burst, Date.now()),
     page: web.page,
     classrooms: () => classrooms,
+    notifyClassroom: (_c, id) => dashboards.notify(id),
+    classroomLive: (c, id) => {
+      let leave: (() => void) | undefined;
+      return upgradeWebSocket(c, {
+        onOpen: (_e, ws) => {
+          leave = dashboards.join(id, (m) => ws.send(m));
+        },
+        onClose: () => leave?.(),
+      });
+    },
     fromLoopback: (c) => {
       const addr = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
       return addr === "127.0.0.1" || addr === "::1" || addr === "::ffff:127.0.0.1";
+    },
+    kubePort: (c) => (c.env as { kubePort?: boolean } | undefined)?.kubePort === true,
+    kubeServer: (c) => {
+      if (!tls || kubePort === undefined) return undefined;
+      // The name the client reached us by, when the certificate covers it; else the listen address.
+      const asked = new URL(c.req.url).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+      const listen = o.hostname && o.hostname !== "0.0.0.0" && o.hostname !== "::" ? o.hostname : "127.0.0.1";
+      const host = tls.names.includes(asked) ? asked : listen;
+      return { server: `https://${host.includes(":") ? `[${host}]` : host}:${kubePort}`, certificateAuthority: tls.caCert };
     },
     live: (c, id, since) => {
       let unsubscribe: (() => void) | undefined;
@@ -141,8 +176,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
   (server as import("node:http").Server).keepAliveTimeout = KEEP_ALIVE_MS;
   // kubectl exec/attach/port-forward fall back to SPDY after a refused WebSocket; an upgrade the
   // WebSocket server does not take would hang forever, so it is refused with a Status.
-  server.on("upgrade", (req, socket) => {
-    if (String(req.headers.upgrade ?? "").toLowerCase() === "websocket") return;
+  const refuseUpgrade = (socket: Duplex) => {
     const body = JSON.stringify({
       kind: "Status",
       apiVersion: "v1",
@@ -153,7 +187,28 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
       code: 400,
     });
     socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  };
+  server.on("upgrade", (req, socket) => {
+    if (String(req.headers.upgrade ?? "").toLowerCase() === "websocket") return;
+    refuseUpgrade(socket);
   });
+
+  // The TLS port: the same app, every path the Kubernetes API's (AppDeps.kubePort); no live
+  // channel there, so every upgrade is refused as above.
+  let kubeServer: ServerType | undefined;
+  if (tls) {
+    kubeServer = await new Promise<ServerType>((res) => {
+      const s = serve(
+        { fetch: (req, env) => app.fetch(req, Object.assign(env as object, { kubePort: true })), port: o.kubePort, hostname: o.hostname ?? "127.0.0.1", createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert } },
+        (info) => {
+          kubePort = info.port;
+          res(s);
+        },
+      );
+    });
+    (kubeServer as import("node:https").Server).keepAliveTimeout = KEEP_ALIVE_MS;
+    kubeServer.on("upgrade", (_req, socket: Duplex) => refuseUpgrade(socket));
+  }
 
   const sweep = async (): Promise<string[]> => {
     const ids = await host.idle(o.idleMs);
@@ -182,6 +237,8 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
     server,
     app,
     port,
+    kubePort,
+    kubeCa: tls?.caCert,
     db,
     host,
     history,
@@ -192,6 +249,10 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
       host.close();
       for (const ws of wss.clients) ws.terminate();
       await new Promise<void>((r) => server.close(() => r()));
+      if (kubeServer) {
+        (kubeServer as import("node:https").Server).closeAllConnections();
+        await new Promise<void>((r) => kubeServer!.close(() => r()));
+      }
       await history.flush();
       await writer.close();
       db.close();

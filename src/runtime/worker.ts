@@ -20,7 +20,7 @@ import { ClusterCore, type ClusterState, type ClusterView, fullDelta, instantiat
 import type { ClusterHost, CreateInit, ExecOptions } from "./host.js";
 import { EditRelay, editBusy } from "./edit-relay.js";
 import { replayTo } from "./time-travel.js";
-import { type ClassroomObject, classroomStoreOf } from "./classroom-object.js";
+import { type ClassroomObject, classroomLiveObject, classroomStoreOf, notifyClassroomObject } from "./classroom-object.js";
 
 export { ClassroomObject } from "./classroom-object.js";
 import { type Limits, quotaOf, RateLimiter } from "./limits.js";
@@ -454,6 +454,8 @@ function appFor(env: Env) {
     live: (c, id, since) => host.live(id, since, c.req.raw),
     afterRequest: (c) => c.executionCtx.waitUntil(history.flush()),
     classrooms: env.CLASSROOM ? (id) => classroomStoreOf(env.CLASSROOM!, id) : undefined,
+    classroomLive: env.CLASSROOM ? (c, id) => classroomLiveObject(env.CLASSROOM!, id, c.req.raw) : undefined,
+    notifyClassroom: env.CLASSROOM ? (c, id) => c.executionCtx.waitUntil(notifyClassroomObject(env.CLASSROOM!, id).catch(() => undefined)) : undefined,
     page: (c) => (env.ASSETS ? env.ASSETS.fetch(new URL("/index.html", c.req.url)) : c.text("the web UI is not deployed with this Worker\n", 503)),
   });
   cached = { env, app };

@@ -76,6 +76,20 @@ describe("classrooms", () => {
     expect(csv.text).toMatch(/\r\nBob,expose,\d{4}-\d\d-\d\dT[^,]+,1\r\n/);
   });
 
+  it("the dashboard's live channel says when a student did something", async () => {
+    const { WebSocket } = await import("ws");
+    const ws = new WebSocket(`${h.url.replace("http", "ws")}/v1/teach/${room.teacher.token}/live`);
+    const messages: string[] = [];
+    ws.on("message", (m) => messages.push(String(m)));
+    await new Promise((r) => ws.on("open", r));
+    const ada = (await teach()).body.students.find((s: { name: string }) => s.name === "Ada");
+    const token = (await join({ name: "Ada", code: (await h.s.db.execute({ sql: "select code from classroom_students where name = ?", args: ["Ada"] })).rows[0].code })).body.cluster.token;
+    await h.req("POST", `/v1/clusters/${ada.clusterId}/exec`, { token, body: { command: "kubectl get ns" } });
+    await new Promise((r) => setTimeout(r, 700));
+    ws.close();
+    expect(messages.map((m) => JSON.parse(m).type)).toEqual(["hello", "changed"]);
+  });
+
   it("the teacher watches a student read-only, extends time, resets a cluster", async () => {
     const d = (await teach()).body;
     const bob = d.students.find((s: { name: string }) => s.name === "Bob");

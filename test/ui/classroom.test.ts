@@ -51,8 +51,9 @@ describe.skipIf(!haveChromium)("classroom in Chromium", () => {
     await type(student, "kubectl get svcs");
     await student.waitForSelector('[data-step="expose"].passed');
 
-    // The dashboard reads it within its 3 s refresh.
-    await teacher.waitForSelector('tr[data-student="Ada"] td[data-step="expose"].passed', { timeout: 10_000 });
+    // The dashboard hears it on its live channel and reads the class again.
+    // Within 5 s: the live channel (the slow poll is every 10 s).
+    await teacher.waitForSelector('tr[data-student="Ada"] td[data-step="expose"].passed', { timeout: 5_000 });
     // (a refresh may land between the two commands: the last one shows by the next)
     await teacher.waitForFunction(() => (globalThis as any).document.querySelector('tr[data-student="Ada"] .last code')?.textContent === "kubectl get svcs", null, { timeout: 10_000 });
     expect(await teacher.locator('[data-count="expose"]').textContent()).toBe("1/1");

@@ -23,8 +23,18 @@ describe("classrooms: Workers host", () => {
     expect(ada.status).toBe(201);
     expect((await call("POST", `/v1/join/${j}`, { name: "Ada" })).status).toBe(409);
     expect((await call("POST", `/v1/join/${j}`, { name: "Ada", code: ada.body.student.code })).body.cluster.id).toBe(ada.body.cluster.id);
+    // The dashboard's live channel, in the classroom's object.
+    const up = await SELF.fetch(new Request(`https://lab.test/v1/teach/${t}/live`, { headers: { upgrade: "websocket" } }));
+    expect(up.status).toBe(101);
+    const ws = (up as unknown as { webSocket: WebSocket }).webSocket;
+    ws.accept();
+    const heard: string[] = [];
+    ws.addEventListener("message", (e) => heard.push(JSON.parse(String(e.data)).type));
     const ex = await call("POST", `/v1/clusters/${ada.body.cluster.id}/exec`, { command: "echo hi" }, ada.body.cluster.token);
     expect(ex.body.stdout).toBe("hi\n");
+    await new Promise((r) => setTimeout(r, 800));
+    expect(heard).toEqual(["hello", "changed"]);
+    ws.close();
     const d = await call("GET", `/v1/teach/${t}`);
     expect(d.body.students.map((s: { name: string }) => s.name)).toEqual(["Ada"]);
     expect(d.body.students[0].last.command).toBe("echo hi");

@@ -166,11 +166,34 @@ export function TeacherDashboard(props: { token: string }) {
       setError((e as Error).message);
     }
   };
+  const [live, setLive] = useState(false);
   useEffect(() => {
     void load();
-    // Live: every student's progress, read again every 3 s.
-    const timer = setInterval(() => void load(), 3000);
-    return () => clearInterval(timer);
+    // Live: the classroom's channel says when a student did something; the dashboard reads the
+    // class again then. A slow poll catches what no command caused (pods becoming Ready).
+    let ws: WebSocket | undefined;
+    let closed = false;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const connect = () => {
+      const proto = location.protocol === "https:" ? "wss:" : "ws:";
+      ws = new WebSocket(`${proto}//${location.host}/v1/teach/${encodeURIComponent(props.token)}/live`);
+      ws.onopen = () => setLive(true);
+      ws.onmessage = (ev) => {
+        if (String(ev.data).includes('"changed"')) void load();
+      };
+      ws.onclose = () => {
+        setLive(false);
+        if (!closed) retry = setTimeout(connect, 2000);
+      };
+    };
+    connect();
+    const timer = setInterval(() => void load(), 10_000);
+    return () => {
+      closed = true;
+      clearTimeout(retry);
+      clearInterval(timer);
+      ws?.close();
+    };
   }, [props.token]);
   const act = async (f: () => Promise<unknown>, done?: string) => {
     try {
@@ -193,7 +216,11 @@ export function TeacherDashboard(props: { token: string }) {
   const closed = d.classroom.closedAt !== null;
   return (
     <div class="page">
-      <Header />
+      <Header>
+        <span class={`live-state ${live ? "open" : "reconnecting"}`} role="status">
+          {live ? `● ${t("live")}` : t("reconnecting")}
+        </span>
+      </Header>
       <main class="dashboard" id="main">
         <div class="dash-head">
           <div>
