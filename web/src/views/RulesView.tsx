@@ -2,27 +2,41 @@
 // list, optionally folded to one Service's chains, with one connection's path highlighted rule
 // by rule: the lines it matched, numbered in the order it met them, the random draw against the
 // probability, the DNAT, the hop to the pod's node, and how many rules it passed.
-import { useMemo } from "preact/hooks";
 import type { Graph, RulesView as Rules, Trace } from "../api";
 import { t } from "../i18n";
+import { ruleHits } from "./rule-hits";
 
-/** Lines of one Service: those naming it, the chains they jump to, and those chains' rules. */
-function foldToService(lines: string[], svc: string): Set<number> {
+/**
+ * Lines of one Service ("ns/name"), or undefined to show everything. iptables-save: the lines
+ * naming it, the chains they jump to, and those chains' rules. nft: the chains named after it,
+ * whole, and the map elements that lead to them. ipvsadm names no Service: it is shown whole.
+ */
+function foldToService(command: string, lines: string[], svc: string): Set<number> | undefined {
   const keep = new Set<number>();
+  if (command.startsWith("ipvsadm")) return undefined;
+  if (command.startsWith("nft")) {
+    const tag = `-${svc}/`;
+    let open = -1;
+    lines.forEach((l, i) => {
+      const header = /^\s*(chain|map|set) \S+ \{/.exec(l);
+      if (header) open = l.includes(tag) ? i : -1;
+      if (open >= 0 || l.includes(tag) || /^\s*table /.test(l)) keep.add(i);
+      if (/^\s*\}\s*$/.test(l) && open >= 0) open = -1;
+    });
+    return keep;
+  }
   const chains = new Set<string>();
   lines.forEach((l, i) => {
-    if (l.includes(`"${svc}`) || l.includes(` ${svc}`) || l.includes(`${svc}:`) || l.includes(`/${svc.split("/")[1]}/`)) {
+    if (l.includes(`"${svc}`) || l.includes(` ${svc}`) || l.includes(`${svc}:`)) {
       keep.add(i);
-      for (const m of l.matchAll(/(?:-j|goto|jump) (KUBE-[A-Z]+-[A-Z0-9]+|[a-z]+-[A-Z0-9]{8}-[^\s,]+)/g)) chains.add(m[1]);
+      for (const m of l.matchAll(/-j (KUBE-[A-Z]+-[A-Z0-9]+)/g)) chains.add(m[1]);
     }
   });
   lines.forEach((l, i) => {
-    for (const c of chains) if (l.startsWith(`-A ${c} `) || l.startsWith(`:${c} `) || l.includes(`chain ${c} `)) keep.add(i);
+    for (const c of chains) if (l.startsWith(`-A ${c} `) || l.startsWith(`:${c} `)) keep.add(i);
   });
   return keep;
 }
-
-const stripNumber = (s: string) => s.replace(/^\d+: /, "").trim();
 
 export function RulesView(props: {
   rules?: Rules | null;
@@ -36,18 +50,6 @@ export function RulesView(props: {
 }) {
   const { rules, trace } = props;
   const steps = trace?.result.trace ?? [];
-  // The trace's rule steps on this node, in order: text -> the step numbers that matched it.
-  // (iptables-save: keyed by table too, as a chain name like OUTPUT is in several tables.)
-  const matched = useMemo(() => {
-    const m = new Map<string, number[]>();
-    steps.forEach((s, i) => {
-      if (s.node !== props.node || (s.kind !== "rule" && s.kind !== "lookup" && s.kind !== "scheduler")) return;
-      const k = `${s.table ?? ""}|${stripNumber(s.text)}`;
-      m.set(k, [...(m.get(k) ?? []), i + 1]);
-      m.set(`|${stripNumber(s.text)}`, [...(m.get(`|${stripNumber(s.text)}`) ?? []), i + 1]);
-    });
-    return m;
-  }, [trace, props.node]);
   const services = props.graph?.services.filter((s) => s.namespace !== "kube-system" || s.name === "kube-dns") ?? [];
   return (
     <div class="rules">
@@ -106,8 +108,8 @@ export function RulesView(props: {
       )}
       {!rules && <p class="loading">…</p>}
       {rules?.sections.map((sec) => {
-        const keep = props.service ? foldToService(sec.lines, props.service) : undefined;
-        let table = "";
+        const keep = props.service ? foldToService(sec.command, sec.lines, props.service) : undefined;
+        const hits = steps.length ? ruleHits(sec.command, sec.lines, steps, props.node) : undefined;
         return (
           <section key={sec.command}>
             <h3>
@@ -117,9 +119,8 @@ export function RulesView(props: {
             </h3>
             <pre class="ruleset">
               {sec.lines.map((l, i) => {
-                if (l.startsWith("*")) table = l.slice(1);
-                if (keep && !keep.has(i) && !l.startsWith("*") && l !== "COMMIT") return null;
-                const hit = sec.command.startsWith("iptables-save") ? matched.get(`${table}|${l}`) : matched.get(`|${l.trim()}`);
+                const hit = hits?.get(i);
+                if (keep && !keep.has(i) && !hit && !l.startsWith("*") && l !== "COMMIT") return null;
                 return (
                   <div key={i} class={hit ? "hit" : ""} data-hit={hit ? hit.join(",") : undefined}>
                     {hit && <span class="hit-n">{hit.join(",")}</span>}
