@@ -160,13 +160,25 @@ export class SqlPlatform implements Platform {
   ) {}
 
   async secret(): Promise<string> {
-    if (this.secretValue) return this.secretValue;
-    const row = (await this.db.select().from(s.settings).where(eq(s.settings.key, "token-secret")))[0];
-    if (row) return (this.secretValue = row.value);
-    const value = randomId(32);
-    await this.db.insert(s.settings).values({ key: "token-secret", value }).onConflictDoNothing();
-    const again = (await this.db.select().from(s.settings).where(eq(s.settings.key, "token-secret")))[0];
-    return (this.secretValue = again?.value ?? value);
+    return (this.secretValue ??= await this.setting("token-secret", async () => randomId(32)));
+  }
+
+  /**
+   * An installation setting, made by `make` the first time it is asked for and kept from then
+   * on (the token secret; on Node the Kubernetes API's CA). Two makers racing keep the first row.
+   */
+  async setting(key: string, make: () => Promise<string>): Promise<string> {
+    const row = (await this.db.select().from(s.settings).where(eq(s.settings.key, key)))[0];
+    if (row) return row.value;
+    const value = await make();
+    await this.db.insert(s.settings).values({ key, value }).onConflictDoNothing();
+    const again = (await this.db.select().from(s.settings).where(eq(s.settings.key, key)))[0];
+    return again?.value ?? value;
+  }
+
+  /** Replaces a setting (a serving certificate made again for new names or near its expiry). */
+  async putSetting(key: string, value: string): Promise<void> {
+    await this.db.insert(s.settings).values({ key, value }).onConflictDoUpdate({ target: s.settings.key, set: { value } });
   }
 
   async createTenant(name: string, limits: Partial<Limits>, now: number) {

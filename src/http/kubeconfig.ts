@@ -1,5 +1,13 @@
-// A kubeconfig for real kubectl: the server is this origin's /k8s/{id}, the user the cluster token.
-export function kubeconfig(origin: string, id: string, token: string): string {
+/** Where a kubeconfig sends kubectl: a server URL and, for a server of our own CA, that CA (PEM). */
+export interface KubeServer {
+  server: string;
+  certificateAuthority?: string;
+}
+
+// A kubeconfig for real kubectl: the cluster's API server (the Node server's TLS port, whose
+// CA it carries, or /k8s/{id} of this origin), the user the cluster token. kubectl sends the
+// token only when the server is https (client-go applies a bearer token only over TLS).
+export function kubeconfig(target: KubeServer, id: string, token: string): string {
   const name = `servicelab-${id}`;
   return [
     "apiVersion: v1",
@@ -7,7 +15,8 @@ export function kubeconfig(origin: string, id: string, token: string): string {
     "clusters:",
     `- name: ${name}`,
     "  cluster:",
-    `    server: ${origin}/k8s/${id}`,
+    ...(target.certificateAuthority ? [`    certificate-authority-data: ${btoa(target.certificateAuthority)}`] : []),
+    `    server: ${target.server}`,
     "contexts:",
     `- name: ${name}`,
     "  context:",

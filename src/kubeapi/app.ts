@@ -1,5 +1,6 @@
 // The Kubernetes REST surface of one cluster, for real kubectl: a Hono sub-app that the platform
-// mounts at /k8s/:id behind its own auth (the cluster token as a bearer token). Each request
+// mounts at /k8s/:id behind its own auth (the cluster token as a bearer token), and the same
+// API at the root of a server URL (kubeRoot), the cluster chosen by the token. Each request
 // becomes one KubeRequest for the cluster's host; watches stream as chunked JSON lines.
 //
 // /version, /healthz, /livez and /readyz answer without a token, as kube-apiserver lets anyone
@@ -28,20 +29,39 @@ const PUBLIC = new Set(["/version", "/healthz", "/livez", "/readyz"]);
 
 export function kubeApi(deps: KubeApiDeps): Hono {
   const app = new Hono();
-  const backend = deps.backend ?? kubeBackendFor(deps.host);
-  const maxWatch = deps.maxWatchSeconds ?? 1800;
-
-  app.all("*", async (c) => {
+  const serveOne = kubeServe(deps);
+  app.all("*", (c) => {
     const id = c.req.param("id") ?? "";
     const url = new URL(c.req.url);
     const prefix = `/k8s/${encodeURIComponent(id)}`;
     const idx = url.pathname.indexOf(prefix);
     const path = (idx >= 0 ? url.pathname.slice(idx + prefix.length) : url.pathname) || "/";
+    return serveOne(c, path, url.pathname.slice(0, Math.max(0, idx)) + prefix, async () => ({ id, limits: await deps.access(c, id) }));
+  });
+  return app;
+}
+
+/**
+ * The API at the root of a server URL (the Node server's TLS port; the Worker's origin), the
+ * cluster chosen by the request's credentials: `cluster` resolves them, throwing the
+ * apiserver's 401 when they name none.
+ */
+export function kubeRoot(deps: Omit<KubeApiDeps, "access"> & { cluster: (c: Context) => Promise<{ id: string; limits: Limits }> }): (c: Context) => Promise<Response> {
+  const serveOne = kubeServe(deps);
+  return (c) => serveOne(c, new URL(c.req.url).pathname || "/", "", () => deps.cluster(c));
+}
+
+/** One request: `path` below the cluster's prefix, `who` the access check (cluster and limits). */
+function kubeServe(deps: Omit<KubeApiDeps, "access">) {
+  const backend = deps.backend ?? kubeBackendFor(deps.host);
+  const maxWatch = deps.maxWatchSeconds ?? 1800;
+  return async (c: Context, path: string, prefix: string, who: () => Promise<{ id: string; limits: Limits }>): Promise<Response> => {
+    const url = new URL(c.req.url);
     const anonymous = !c.req.header("authorization");
     if (PUBLIC.has(path) && anonymous && (c.req.method === "GET" || c.req.method === "HEAD")) {
       return path === "/version" ? send(c, json(200, versionInfo(clusterConfig().kubernetesVersion))) : c.text("ok");
     }
-    const limits = await deps.access(c, id);
+    const { id, limits } = await who();
     if (!backend) {
       return send(c, json(501, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "this host does not serve the Kubernetes API yet", reason: "NotImplemented", code: 501 }));
     }
@@ -56,7 +76,7 @@ export function kubeApi(deps: KubeApiDeps): Hono {
       accept: c.req.header("accept"),
       contentType: c.req.header("content-type"),
       body,
-      prefix: url.pathname.slice(0, Math.max(0, idx)) + prefix,
+      prefix,
     };
     const w = asWatch(req);
     if (w) return watch(c, backend, id, w, limits, maxWatch);
@@ -67,8 +87,7 @@ export function kubeApi(deps: KubeApiDeps): Hono {
       res = errorResponse(e);
     }
     return send(c, res);
-  });
-  return app;
+  };
 }
 
 function send(c: Context, res: KubeResponse): Response {

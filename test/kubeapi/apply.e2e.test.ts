@@ -1,5 +1,5 @@
 // kubectl apply's three-way merge against the REAL kubectl 1.33 (/usr/bin/kubectl, as in
-// kubectl.e2e.test.ts: the Node server on a loopback port behind a TLS front). Two clusters of
+// kubectl.e2e.test.ts: the Node server on a loopback port, through the kubeconfig it serves). Two clusters of
 // the same server: the real kubectl applies a sequence of files on one, the terminal the same
 // files on the other. At each step:
 //   - the patch: the real kubectl's `apply --dry-run=server -v=8` request body is compared,
@@ -16,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubectlApplyPatch, withLastApplied } from "../../src/kubectl/apply-patch.js";
 import { goCompactJson } from "../../src/kubectl/output.js";
 import type { JsonObject } from "../../src/engine/api/patch/json.js";
-import { tlsProxy, type TlsProxy } from "./tls-proxy.js";
 
 const KUBECTL = "/usr/bin/kubectl";
 const have = existsSync(KUBECTL);
@@ -24,7 +23,6 @@ if (!have && process.env.CI === "true") throw new Error(`${KUBECTL} is missing: 
 
 let dir: string;
 let server: ChildProcess;
-let proxy: TlsProxy;
 let origin: string;
 
 interface Out {
@@ -44,7 +42,7 @@ async function newCluster(name: string): Promise<Cl> {
   const created = (await (await fetch(`${origin}/v1/clusters`, { method: "POST" })).json()) as { id: string; token: string };
   const kc = await (await fetch(`${origin}/v1/clusters/${created.id}/kubeconfig`, { headers: { authorization: `Bearer ${created.token}` } })).text();
   const kubeconfig = join(dir, `${name}.kubeconfig`);
-  writeFileSync(kubeconfig, kc.replace(/^ {4}server: http:\/\/[^/]+/m, `    insecure-skip-tls-verify: true\n    server: https://127.0.0.1:${proxy.port}`));
+  writeFileSync(kubeconfig, kc);
   return { ...created, kubeconfig };
 }
 
@@ -130,13 +128,11 @@ describe.skipIf(!have)("kubectl apply: the real kubectl's three-way merge", () =
       server.on("exit", (code) => rej(new Error(`server exited ${code}: ${buf}`)));
     });
     origin = `http://127.0.0.1:${port}`;
-    proxy = await tlsProxy(dir, port);
     real = await newCluster("real");
     term = await newCluster("term");
   }, 90_000);
 
   afterAll(async () => {
-    await proxy?.close();
     if (server?.pid) {
       try {
         process.kill(-server.pid, "SIGTERM");
