@@ -78,6 +78,9 @@ function certificate(keyPem: string, subjectCN: string, days: number, now: numbe
   return { cert, key };
 }
 
+/** PEM with \n line ends (forge writes \r\n), as openssl and Go write it. */
+const pem = (cert: pki.Certificate) => forge.pki.certificateToPem(cert).replace(/\r\n/g, "\n");
+
 /** The installation's CA: `{cert, key}` PEMs. */
 export async function makeCa(now = Date.now()): Promise<{ cert: string; key: string }> {
   const keyPem = await rsaKey();
@@ -89,7 +92,7 @@ export async function makeCa(now = Date.now()): Promise<{ cert: string; key: str
     { name: "subjectKeyIdentifier" },
   ]);
   cert.sign(key, forge.md.sha256.create());
-  return { cert: forge.pki.certificateToPem(cert), key: keyPem };
+  return { cert: pem(cert), key: keyPem };
 }
 
 /** A serving certificate for `names`, signed by the CA. */
@@ -108,7 +111,7 @@ export async function makeServing(ca: { cert: string; key: string }, names: stri
     { name: "subjectAltName", altNames: names.map((n) => (isIP(n) ? { type: 7, ip: n } : { type: 2, value: n })) },
   ]);
   cert.sign(caKey, forge.md.sha256.create());
-  return { cert: forge.pki.certificateToPem(cert), key: keyPem };
+  return { cert: pem(cert), key: keyPem };
 }
 
 /**
