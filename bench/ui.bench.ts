@@ -69,6 +69,13 @@ const bench: Bench = async (report) => {
       await p.waitForFunction(() => !(globalThis as any).document.querySelector(".spinner") && ((globalThis as any).servicelab.term.buffer.active.getLine((globalThis as any).servicelab.term.buffer.active.baseY + (globalThis as any).servicelab.term.buffer.active.cursorY)?.translateToString(true) ?? "").trimEnd().endsWith("#"), null, { polling: "raf" });
     };
     for (const line of ["kubectl create deployment web --image=nginx --replicas=4", "kubectl expose deployment web --port=80", "sleep 30", "IP=$(kubectl get svc web -o jsonpath='{.spec.clusterIP}')"]) await typeLine(line);
+    // Warm the server's curl path as a server that has served a class is (the terminal benchmark
+    // warms 60 runs for the same reason: V8 is still compiling the first ones); then measure.
+    const id = p.url().split("/c/")[1];
+    const token = await p.evaluate((cid) => JSON.parse((globalThis as any).localStorage.getItem("servicelab.clusters")).find((c: { id: string }) => c.id === cid).token, id);
+    for (let i = 0; i < 40; i++) {
+      await fetch(`${url}/v1/clusters/${id}/exec`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ command: "for i in {1..100}; do curl -s $IP; done | wc -l" }) });
+    }
     const loops: number[] = [];
     for (let i = 1; i <= 6; i++) {
       const line = `for i in {1..100}; do curl -s $IP; done | wc -l # run ${i}`;
@@ -79,7 +86,7 @@ const bench: Bench = async (report) => {
       if (i > 1) loops.push(Date.now() - t0);
       await p.waitForFunction(() => !(globalThis as any).document.querySelector(".spinner"), null, { polling: "raf" });
     }
-    report("curl loop of 100 typed: Enter -> bars drawn (median of 5)", `${median(loops)} ms`, "< 100 ms");
+    report("curl loop of 100 typed: Enter -> bars drawn (median of 5, warm server)", `${median(loops)} ms`, "< 100 ms");
   } finally {
     await browser.close();
     await s.close();
