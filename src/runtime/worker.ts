@@ -457,6 +457,13 @@ function appFor(env: Env) {
     classroomLive: env.CLASSROOM ? (c, id) => classroomLiveObject(env.CLASSROOM!, id, c.req.raw) : undefined,
     notifyClassroom: env.CLASSROOM ? (c, id) => c.executionCtx.waitUntil(notifyClassroomObject(env.CLASSROOM!, id).catch(() => undefined)) : undefined,
     page: (c) => (env.ASSETS ? env.ASSETS.fetch(new URL("/index.html", c.req.url)) : c.text("the web UI is not deployed with this Worker\n", 503)),
+    // TLS is the platform's here (a publicly trusted certificate): the kubeconfig names the
+    // origin itself, whose root serves the API of the cluster its token names. Over plain http
+    // (wrangler dev) kubectl would not send the token: /k8s/{id} as before.
+    kubeServer: (c) => {
+      const u = new URL(c.req.url);
+      return u.protocol === "https:" ? { server: u.origin } : undefined;
+    },
   });
   cached = { env, app };
   return app;

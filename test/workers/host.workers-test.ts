@@ -206,4 +206,29 @@ describe("Workers host", () => {
     expect(((await over.json()) as any).message).toMatch(/^configmaps "over" is forbidden: exceeded quota: objectsPerCluster, requested: objects=1, used: objects=130, limited: objects=130$/);
     expect((await k8s("GET", "/api/v1/namespaces/default/configmaps/over")).status).toBe(404);
   });
+
+  it("serves the API at the origin's root too, the cluster chosen by the token, and the kubeconfig says so", async () => {
+    const t = await call("POST", "/v1/tenants", { token: "admin-test-key", body: { name: "root" } });
+    const c = await call("POST", "/v1/clusters", { token: t.body.apiKey, body: { lab: "clusterip-web" } });
+    const other = await call("POST", "/v1/clusters", { token: t.body.apiKey });
+    const root = (path: string, token: string | undefined, init: RequestInit = {}) =>
+      SELF.fetch(new Request(`https://lab.test${path}`, { ...init, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), "content-type": "application/json" } }));
+    const kc = await SELF.fetch(new Request(`https://lab.test/v1/clusters/${c.body.id}/kubeconfig`, { headers: { authorization: `Bearer ${c.body.token}` } }));
+    const text = await kc.text();
+    expect(text).toContain("    server: https://lab.test\n");
+    expect(text).not.toContain("certificate-authority-data");
+    expect(((await (await root("/api/v1", c.body.token)).json()) as any).kind).toBe("APIResourceList");
+    const deps = await root("/apis/apps/v1/namespaces/default/deployments", c.body.token);
+    expect(((await deps.json()) as any).items.map((d: any) => d.metadata.name)).toEqual(["web"]);
+    // Another cluster's token is that cluster: the lab's Deployment is not there.
+    expect(((await (await root("/apis/apps/v1/namespaces/default/deployments", other.body.token)).json()) as any).items).toEqual([]);
+    const created = await root("/api/v1/namespaces/default/configmaps", c.body.token, { method: "POST", body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "at-root" } }) });
+    expect(created.status).toBe(201);
+    for (const token of [undefined, c.body.token.replace(/\.[^.]+$/, ".AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), t.body.apiKey]) {
+      const r = await root("/api/v1/namespaces/default/configmaps", token);
+      expect(r.status).toBe(401);
+      expect(await r.json()).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Unauthorized", reason: "Unauthorized", code: 401 });
+    }
+    expect((await root("/version", undefined)).status).toBe(200);
+  });
 });
