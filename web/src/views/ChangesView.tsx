@@ -10,43 +10,78 @@ export interface Changes {
   objects: string[];
 }
 
-export function ChangesView(props: { changes?: Changes }) {
-  const c = props.changes;
-  if (!c) return <p class="muted pad">{t("noChanges")}</p>;
+/** The last commands' changes, newest first: what each made kube-proxy write, and the objects it changed. */
+export function ChangesView(props: { changes: Changes[] }) {
+  if (!props.changes.length) return <p class="muted pad">{t("noChanges")}</p>;
+  // The newest command that changed something is open.
+  const first = props.changes.findIndex((c) => !isEmpty(c));
   return (
     <div class="changes">
-      <p>
-        <code>{c.command.length > 100 ? c.command.slice(0, 100) + "…" : c.command}</code> · {c.node}
-      </p>
-      <h3>
-        {t("rulesAdded")} ({c.added.length})
-      </h3>
-      <pre class="diff">
-        {c.added.map((l, i) => (
-          <div class="add" key={i}>
-            + {l}
-          </div>
-        ))}
-      </pre>
-      <h3>
-        {t("rulesRemoved")} ({c.removed.length})
-      </h3>
-      <pre class="diff">
-        {c.removed.map((l, i) => (
-          <div class="del" key={i}>
-            - {l}
-          </div>
-        ))}
-      </pre>
-      <h3>
-        {t("objectsChanged")} ({c.objects.length})
-      </h3>
-      <ul class="objs">
-        {c.objects.map((o, i) => (
-          <li key={i}>{o}</li>
-        ))}
-      </ul>
+      {props.changes.map((c, i) => (
+        <Change c={c} key={props.changes.length - i} open={i === first} />
+      ))}
     </div>
+  );
+}
+
+const isEmpty = (c: Changes) => !c.added.length && !c.removed.length && !c.objects.length;
+
+function Change(props: { c: Changes; open: boolean }) {
+  const { c } = props;
+  const head = (
+    <>
+      <code>{c.command.length > 100 ? c.command.slice(0, 100) + "…" : c.command}</code>
+      <span class="muted">
+        {" "}
+        · {c.node} · {isEmpty(c) ? t("changedNothing") : `+${c.added.length} −${c.removed.length} ${t("ruleLines")}, ${c.objects.length} ${t("objectsChanged")}`}
+      </span>
+    </>
+  );
+  if (isEmpty(c)) return <p class="change-empty">{head}</p>;
+  return (
+    <details open={props.open} class="change">
+      <summary>{head}</summary>
+      {c.added.length > 0 && (
+        <>
+          <h3>
+            {t("rulesAdded")} ({c.added.length})
+          </h3>
+          <pre class="diff">
+            {c.added.map((l, i) => (
+              <div class="add" key={i}>
+                + {l}
+              </div>
+            ))}
+          </pre>
+        </>
+      )}
+      {c.removed.length > 0 && (
+        <>
+          <h3>
+            {t("rulesRemoved")} ({c.removed.length})
+          </h3>
+          <pre class="diff">
+            {c.removed.map((l, i) => (
+              <div class="del" key={i}>
+                - {l}
+              </div>
+            ))}
+          </pre>
+        </>
+      )}
+      {c.objects.length > 0 && (
+        <>
+          <h3>
+            {t("objectsChanged")} ({c.objects.length})
+          </h3>
+          <ul class="objs">
+            {c.objects.map((o, i) => (
+              <li key={i}>{o}</li>
+            ))}
+          </ul>
+        </>
+      )}
+    </details>
   );
 }
 

@@ -74,7 +74,7 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
   const [service, setService] = useState("");
   const [rules, setRules] = useState<Rules | null | undefined>();
   const [trace, setTrace] = useState<Trace | undefined>();
-  const [changes, setChanges] = useState<Changes | undefined>();
+  const [changes, setChanges] = useState<Changes[]>([]);
   const [journal, setJournal] = useState<JournalEntry[]>([]);
   const [notice, setNotice] = useState("");
   const [timeUp, setTimeUp] = useState(false);
@@ -207,7 +207,8 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
             const lines = after.sections.flatMap((s) => s.lines);
             const d = diffLines(rulesBefore.current.get(promptNode) ?? lines, lines);
             rulesBefore.current.set(promptNode, lines);
-            setChanges({ command, node: promptNode, ...d, objects: [...new Set(objectChanges.current)] });
+            const change = { command, node: promptNode, ...d, objects: [...new Set(objectChanges.current)] };
+            setChanges((all) => [change, ...all].slice(0, 12));
             if (promptNode === nodeRef.current) setRules(after);
           }
         } catch (e) {
