@@ -561,7 +561,13 @@ export function createApp(deps: AppDeps): Hono<Env> {
         return DEFAULT_LIMITS;
       }
     }
-    return (await access(c, id)).limits;
+    const a = await access(c, id);
+    await kubeWritable(c, a.row);
+    return a.limits;
+  };
+  /** A classroom student's cluster after their time: the Kubernetes API reads it, and writes nothing. */
+  const kubeWritable = async (c: Context, row: ClusterRow) => {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") await writable(row);
   };
   app.route("/k8s/:id", kubeApi({ host: deps.host, access: async (c, id) => kubeAccess(c as Context<Env>, id) }));
 
@@ -578,7 +584,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
       const id = tok ? await verifyToken(await deps.platform.secret(), "cluster", tok) : undefined;
       const row = id ? await cachedRow(id) : undefined;
       if (!id || !row || row.deletedAt !== null) throw unauthorized("Unauthorized");
-      return { id, limits: (await access(c as Context<Env>, id)).limits };
+      const a = await access(c as Context<Env>, id);
+      await kubeWritable(c, a.row);
+      return { id, limits: a.limits };
     },
   });
   for (const path of ["/api", "/api/*", "/apis", "/apis/*", "/openapi/*", "/version", "/livez", "/readyz"]) app.all(path, kubeAtRoot);

@@ -124,6 +124,11 @@ describe("classrooms", () => {
     const ro = await h.req("POST", `/v1/clusters/${c.body.cluster.id}/exec`, { token: c.body.cluster.token, body: { command: "kubectl get pods" } });
     expect(ro.status).toBe(403);
     expect(ro.body.message).toContain("read-only");
+    // Through the Kubernetes API too: reads answer, writes are the apiserver's 403.
+    expect((await h.req("GET", `/k8s/${c.body.cluster.id}/api/v1/namespaces/default/pods`, { token: c.body.cluster.token })).status).toBe(200);
+    const w = await h.req("POST", `/k8s/${c.body.cluster.id}/api/v1/namespaces/default/configmaps`, { token: c.body.cluster.token, body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "late" } } });
+    expect(w.status).toBe(403);
+    expect(w.body).toMatchObject({ kind: "Status", reason: "Forbidden" });
     const ws = await h.req("GET", `/v1/clusters/${c.body.cluster.id}/workspace`, { token: c.body.cluster.token });
     expect(ws.status).toBe(200);
     expect(ws.body.classroom.readOnly).toBe(true);
