@@ -197,7 +197,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
   // channel there, so every upgrade is refused as above.
   let kubeServer: ServerType | undefined;
   if (tls) {
-    kubeServer = await new Promise<ServerType>((res) => {
+    kubeServer = await new Promise<ServerType>((res, rej) => {
       const s = serve(
         { fetch: (req, env) => app.fetch(req, Object.assign(env as object, { kubePort: true })), port: o.kubePort, hostname: o.hostname ?? "127.0.0.1", createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert } },
         (info) => {
@@ -205,6 +205,11 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
           res(s);
         },
       );
+      // A port in use (say, 8788 by another program) stops the start with a message naming the setting.
+      s.once("error", (e: NodeJS.ErrnoException) => {
+        server.close();
+        rej(e.code === "EADDRINUSE" ? new Error(`the Kubernetes API's TLS port ${o.kubePort} is in use: choose another with KUBE_PORT (or KUBE_PORT=off)`) : e);
+      });
     });
     (kubeServer as import("node:https").Server).keepAliveTimeout = KEEP_ALIVE_MS;
     kubeServer.on("upgrade", (_req, socket: Duplex) => refuseUpgrade(socket));
