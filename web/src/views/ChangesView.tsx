@@ -41,34 +41,8 @@ function Change(props: { c: Changes; open: boolean }) {
   return (
     <details open={props.open} class="change">
       <summary>{head}</summary>
-      {c.added.length > 0 && (
-        <>
-          <h3>
-            {t("rulesAdded")} ({c.added.length})
-          </h3>
-          <pre class="diff">
-            {c.added.map((l, i) => (
-              <div class="add" key={i}>
-                + {l}
-              </div>
-            ))}
-          </pre>
-        </>
-      )}
-      {c.removed.length > 0 && (
-        <>
-          <h3>
-            {t("rulesRemoved")} ({c.removed.length})
-          </h3>
-          <pre class="diff">
-            {c.removed.map((l, i) => (
-              <div class="del" key={i}>
-                - {l}
-              </div>
-            ))}
-          </pre>
-        </>
-      )}
+      <Lines title={t("rulesAdded")} lines={c.added} mark="+" cls="add" />
+      <Lines title={t("rulesRemoved")} lines={c.removed} mark="-" cls="del" />
       {c.objects.length > 0 && (
         <>
           <h3>
@@ -82,6 +56,24 @@ function Change(props: { c: Changes; open: boolean }) {
         </>
       )}
     </details>
+  );
+}
+
+function Lines(props: { title: string; lines: string[]; mark: string; cls: string }) {
+  if (!props.lines.length) return null;
+  return (
+    <>
+      <h3>
+        {props.title} ({props.lines.length})
+      </h3>
+      <pre class="diff">
+        {props.lines.map((l, i) => (
+          <div class={props.cls} key={i}>
+            {props.mark} {l}
+          </div>
+        ))}
+      </pre>
+    </>
   );
 }
 
