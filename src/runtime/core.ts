@@ -687,7 +687,8 @@ export class ClusterCore {
   }
 
   private countTraffic(c: ConnectResult): void {
-    if (!this.tally) return;
+    // explain's connection is ServiceLab's diagnostic, not traffic the student sent.
+    if (!this.tally || c.probe) return;
     const key =
       c.pod && c.verdict === "established" ? `${c.pod}|${c.tuple.proto}|${c.dst?.port ?? c.tuple.dport}` : c.host && c.verdict === "established" ? `|node/${c.host}` : `|${c.verdict}`;
     this.tally.set(key, (this.tally.get(key) ?? 0) + 1);

@@ -127,8 +127,17 @@ export class LabTerminal {
    * Types `text` at the prompt and runs it, as if the student had (the steps' run buttons, a
    * paste): one command line at a time, each after the last one's output and prompt.
    */
-  async run(text: string): Promise<void> {
-    if (this.busy || this.opts.readOnly || this.locked) return;
+  run(text: string): Promise<void> {
+    // A Run pressed while another block still runs waits its turn, as typed-ahead lines would.
+    this.queue = this.queue.then(() => this.runNow(text));
+    return this.queue;
+  }
+  private queue: Promise<void> = Promise.resolve();
+
+  private async runNow(text: string): Promise<void> {
+    // (a typed command may still be running)
+    while (this.busy) await new Promise((r) => setTimeout(r, 50));
+    if (this.opts.readOnly || this.locked) return;
     this.clearLine();
     const commands = splitCommands(text);
     for (const [i, cmd] of commands.entries()) {

@@ -105,6 +105,8 @@ export interface ConnectOptions {
   keepOpen?: boolean;
   /** For external sources: the node the client's packets reach first. */
   entryNode?: string;
+  /** A diagnostic connection (`explain`): routed like any, but no traffic the student sent. */
+  probe?: boolean;
 }
 
 /** The node network's gateway: the node's own resolver lives there; beyond it, nothing. */
@@ -354,6 +356,7 @@ export class Dataplane {
       w.reset();
       this.spare = w;
     }
+    if (opts.probe) res.probe = true;
     if (this.observers.size !== 0) for (const fn of this.observers) fn(res);
     return res;
   }

@@ -72,4 +72,6 @@ export interface ConnectResult {
   trace?: TraceStep[];
   /** True when an existing conntrack entry decided the destination (no NAT rules ran). */
   established?: boolean;
+  /** A diagnostic connection (explain): observers need not count it as traffic. */
+  probe?: boolean;
 }

@@ -581,7 +581,7 @@ export const explain: NodeCommand = async (args, ctx) => {
     if (!pod?.status?.podIP) return fail(`explain: pod ${ns}/${name} has no IP\n`, 1);
     src = { kind: "pod", ip: pod.status.podIP, node: pod.spec.nodeName ?? ctx.node };
   } else if (from && isIP(from)) src = { kind: "external", ip: from };
-  const r = dataplaneOf(ctx.cluster).connect(src, dst, proto === "icmp" ? 0 : u.port, { proto, trace: true });
+  const r = dataplaneOf(ctx.cluster).connect(src, dst, proto === "icmp" ? 0 : u.port, { proto, trace: true, probe: true });
   if (json) return ok(JSON.stringify(r, null, 2) + "\n");
   return ok(explainText(r));
 };
