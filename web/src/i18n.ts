@@ -137,6 +137,7 @@ const WORDS = {
   screenReader: { en: "Screen reader", zh: "屏幕阅读器" },
   changedNothing: { en: "changed nothing", zh: "没有改变任何东西" },
   ruleLines: { en: "rule lines", zh: "条规则行" },
+  nextStep: { en: "Next step", zh: "下一步" },
   playground: { en: "A free cluster: no steps, type anything.", zh: "自由集群：没有步骤，随意输入。" },
 } satisfies Record<string, Text>;
 

@@ -35,7 +35,17 @@ export function Steps(props: { lab: LabDef; results?: StepResult[]; onRun?: (cod
               </button>
               {isOpen && (
                 <div class="step-body">
-                  <Markdown source={tx(step.body)} onRun={props.onRun} />
+                  <Markdown
+                    source={tx(step.body)}
+                    onRun={
+                      props.onRun &&
+                      ((code: string) => {
+                        // The step being worked on stays open when it passes halfway through its blocks.
+                        setOpen(step.id);
+                        props.onRun!(code);
+                      })
+                    }
+                  />
                   <ul class="checks" aria-live="polite">
                     {step.checks.map((c) => {
                       const cr = r?.checks.find((x) => x.id === c.id);
@@ -57,6 +67,11 @@ export function Steps(props: { lab: LabDef; results?: StepResult[]; onRun?: (cod
                       );
                     })}
                   </ul>
+                  {r?.passed && i + 1 < lab.steps.length && (
+                    <button type="button" class="button primary next" onClick={() => setOpen(lab.steps[i + 1].id)}>
+                      {t("nextStep")} →
+                    </button>
+                  )}
                   {!r?.passed && props.onRun && (
                     <button
                       type="button"
