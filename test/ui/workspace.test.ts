@@ -244,6 +244,18 @@ describe.skipIf(!haveChromium)("lab workspace in Chromium", () => {
     await page.keyboard.press("Control+C");
   });
 
+  it("works from the keyboard: Escape leaves the terminal, arrows move between the views", async () => {
+    await page.locator('[data-tab="cluster"]').click();
+    await page.locator(".xterm-helper-textarea").focus();
+    await page.keyboard.press("Escape");
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute("data-tab"))).toBe("cluster");
+    await page.keyboard.press("ArrowRight");
+    expect(await page.locator('[data-tab="traffic"]').getAttribute("aria-selected")).toBe("true");
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute("data-tab"))).toBe("traffic");
+    await page.keyboard.press("ArrowLeft");
+    expect(await page.locator('[data-tab="cluster"]').getAttribute("aria-selected")).toBe("true");
+  });
+
   it("says what happened to a deleted cluster and offers a new one", async () => {
     const known = JSON.parse((await page.evaluate(() => (globalThis as any).localStorage.getItem("servicelab.clusters"))) ?? "[]") as Array<{ id: string; token: string }>;
     const c = known[0];

@@ -404,9 +404,19 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
           </div>
           <Splitter />
           <div class="views">
-            <div class="tabs" role="tablist">
+            <div
+              class="tabs"
+              role="tablist"
+              onKeyDown={(e) => {
+                // Arrow keys move between the tabs, as the ARIA tabs pattern has it.
+                if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
+                const next = TABS[(TABS.indexOf(tab) + (e.key === "ArrowRight" ? 1 : TABS.length - 1)) % TABS.length];
+                setTab(next);
+                document.querySelector<HTMLElement>(`.tabs [data-tab="${next}"]`)?.focus();
+              }}
+            >
               {TABS.map((k) => (
-                <button type="button" role="tab" key={k} aria-selected={tab === k} class={tab === k ? "active" : ""} onClick={() => setTab(k)} data-tab={k}>
+                <button type="button" role="tab" key={k} aria-selected={tab === k} tabIndex={tab === k ? 0 : -1} class={tab === k ? "active" : ""} onClick={() => setTab(k)} data-tab={k}>
                   {t(k)}
                   {k === "traffic" && ws?.traffic ? ` (${ws.traffic.answered})` : ""}
                 </button>
