@@ -8,6 +8,8 @@ export interface Classroom {
   id: string;
   tenantId: string | null;
   lab: string;
+  /** The labs after the first, in order (JSON list of ids). */
+  nextLabs: string;
   title: string;
   minutes: number;
   startsAt: number | null;
@@ -25,9 +27,24 @@ export interface Student {
   name: string;
   code: string;
   clusterId: string | null;
+  /** Which of the classroom's labs the student is on (0: the first). */
+  labIndex: number;
+  /** The clusters of the labs the student finished (JSON: lab id -> cluster id). */
+  pastClusters: string;
   joinedAt: number;
   extraMs: number;
   resets: number;
+}
+
+/** A classroom's labs in order. */
+export function labsOf(c: Pick<Classroom, "lab" | "nextLabs">): string[] {
+  return [c.lab, ...(JSON.parse(c.nextLabs) as string[])];
+}
+
+/** Each of a student's labs with the cluster that holds their work on it (none yet for a later lab). */
+export function clustersOf(c: Pick<Classroom, "lab" | "nextLabs">, st: Pick<Student, "clusterId" | "labIndex" | "pastClusters">): Array<{ lab: string; clusterId: string | null }> {
+  const past = JSON.parse(st.pastClusters) as Record<string, string>;
+  return labsOf(c).map((lab, i) => ({ lab, clusterId: i === st.labIndex ? st.clusterId : i < st.labIndex ? (past[lab] ?? null) : null }));
 }
 
 /** What the classroom routes need of a classroom's rows, wherever they live. */
@@ -40,6 +57,8 @@ export interface ClassroomStore {
   /** Adds a student if the name is free and the class is not full; false otherwise. */
   join(st: Student, capacity: number): Promise<boolean>;
   setCluster(id: string, studentId: string, clusterId: string | null, reset: boolean): Promise<void>;
+  /** The student moves to the next lab, in `clusterId`; the finished lab's cluster is kept in pastClusters. */
+  nextLab(id: string, studentId: string, clusterId: string, pastClusters: string, labIndex: number): Promise<void>;
   removeStudent(id: string, studentId: string): Promise<void>;
   extend(id: string, studentId: string | undefined, ms: number): Promise<void>;
   close(id: string, now: number): Promise<void>;
@@ -86,6 +105,11 @@ export class SqlClassroomStore implements ClassroomStore {
       .update(t)
       .set(reset ? { clusterId, resets: sql`${t.resets} + 1` } : { clusterId })
       .where(and(eq(t.classroomId, id), eq(t.id, studentId)));
+  }
+
+  async nextLab(id: string, studentId: string, clusterId: string, pastClusters: string, labIndex: number): Promise<void> {
+    const t = s.classroomStudents;
+    await this.db.update(t).set({ clusterId, pastClusters, labIndex }).where(and(eq(t.classroomId, id), eq(t.id, studentId)));
   }
 
   async removeStudent(id: string, studentId: string): Promise<void> {

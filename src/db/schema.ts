@@ -45,6 +45,8 @@ export const classrooms = sqliteTable("classrooms", {
   id: text("id").primaryKey(),
   tenantId: text("tenant_id"),
   lab: text("lab").notNull(),
+  /** The labs after the first (`lab`), in order: a JSON list of lab ids. */
+  nextLabs: text("next_labs").notNull().default("[]"),
   title: text("title").notNull(),
   /** Each student's time, from joining. */
   minutes: integer("minutes").notNull(),
@@ -68,7 +70,12 @@ export const classroomStudents = sqliteTable(
     name: text("name").notNull(),
     /** Shown at joining: with the name, it brings the student back from another device. */
     code: text("code").notNull(),
+    /** The cluster of the lab the student is on. */
     clusterId: text("cluster_id"),
+    /** Which of the classroom's labs that is (0: the first). */
+    labIndex: integer("lab_index").notNull().default(0),
+    /** The clusters of the labs the student finished: JSON of lab id -> cluster id. */
+    pastClusters: text("past_clusters").notNull().default("{}"),
     joinedAt: integer("joined_at").notNull(),
     /** Time the teacher added for this student. */
     extraMs: integer("extra_ms").notNull().default(0),

@@ -475,7 +475,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       const answer = await deps.host.inspect(id, q.data, a.limits);
       // A classroom student's workspace shows the time left (and read-only once it is up).
       const time = view === "workspace" ? await classTime(a.row) : undefined;
-      return json(time ? { ...(answer as object), classroom: { title: time.title, deadline: new Date(time.deadline).toISOString(), readOnly: time.closed || now() >= time.deadline } } : answer);
+      return json(time ? { ...(answer as object), classroom: { title: time.title, deadline: new Date(time.deadline).toISOString(), readOnly: time.closed || now() >= time.deadline, ...(time.nextLab ? { nextLab: time.nextLab } : {}) } } : answer);
     });
   const num = (v: string | undefined) => (v === undefined || v === "" ? undefined : Number(v));
   inspectRoute("workspace", () => ({}));

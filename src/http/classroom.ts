@@ -4,7 +4,7 @@
 // at their deadline: the cluster is then read-only, kept for the teacher's review.
 import type { Context, Hono } from "hono";
 import { z } from "zod";
-import { deadline, joinState, type Classroom, type ClassroomStore, type Student } from "../classroom/store.js";
+import { clustersOf, deadline, joinState, labsOf, type Classroom, type ClassroomStore, type Student } from "../classroom/store.js";
 import type { HistorySink } from "../db/history.js";
 import { randomId, type ClusterRow, type Platform } from "../db/platform.js";
 import { lab as findLab } from "../labs/index.js";
@@ -40,7 +40,9 @@ export interface ClassroomContext {
 
 const CreateBody = z
   .object({
-    lab: z.string().min(1),
+    /** One lab, or `labs`: an ordered list a student goes through one after the other. */
+    lab: z.string().min(1).optional(),
+    labs: z.array(z.string().min(1)).min(1).max(10).optional(),
     title: z.string().trim().min(1).max(200).optional(),
     minutes: z.number().int().min(1).max(7 * 24 * 60).default(60),
     startsAt: z.string().datetime().optional(),
@@ -48,7 +50,8 @@ const CreateBody = z
     capacity: z.number().int().min(1).max(1000).default(300),
     reviewHours: z.number().min(0).max(24 * 90).default(72),
   })
-  .strict();
+  .strict()
+  .refine((b) => (b.lab === undefined) !== (b.labs === undefined), { message: 'give "lab" or "labs", one of them' });
 
 const JoinBody = z.object({ name: z.string().trim().min(1).max(80), code: z.string().trim().max(20).optional() }).strict();
 const ExtendBody = z.object({ minutes: z.number().int().min(1).max(24 * 60), student: z.string().min(1).max(64).optional() }).strict();
@@ -92,6 +95,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
       title: room.title,
       lab: room.lab,
       labTitle: l?.title,
+      labs: labsOf(room).map((id) => ({ id, title: findLab(id)?.title })),
       minutes: room.minutes,
       capacity: room.capacity,
       startsAt: room.startsAt === null ? null : new Date(room.startsAt).toISOString(),
@@ -109,15 +113,17 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     const parsed = CreateBody.safeParse(await x.readJson(c, who.limits.requestBytes));
     if (!parsed.success) throw bad(`bad classroom: ${issues(parsed.error)}`);
     const b = parsed.data;
-    const l = findLab(b.lab);
-    if (!l) throw bad(`unknown lab ${JSON.stringify(b.lab)}; GET /v1/labs lists them`);
+    const labs = b.labs ?? [b.lab!];
+    for (const id of labs) if (!findLab(id)) throw bad(`unknown lab ${JSON.stringify(id)}; GET /v1/labs lists them`);
+    const l = findLab(labs[0])!;
     const startsAt = b.startsAt ? Date.parse(b.startsAt) : null;
     const endsAt = b.endsAt ? Date.parse(b.endsAt) : null;
     if (startsAt !== null && endsAt !== null && endsAt <= startsAt) throw bad("endsAt must be after startsAt");
     const room: Classroom = {
       id: `k${randomId(11)}`,
       tenantId: who.tenantId,
-      lab: b.lab,
+      lab: labs[0],
+      nextLabs: JSON.stringify(labs.slice(1)),
       title: b.title ?? l.title.en,
       minutes: b.minutes,
       startsAt,
@@ -148,10 +154,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     if (!parsed.success) throw bad(`bad join: ${issues(parsed.error)}`);
     const { name, code } = parsed.data;
     const secret = await x.platform.secret();
-    const answer = async (st: Student, status: number) => {
-      const token = await mintToken(secret, "cluster", st.clusterId!);
-      return x.json({ student: { id: st.id, name: st.name, code: st.code }, cluster: { id: st.clusterId, token, lab: room.lab }, deadline: new Date(deadline(room, st)).toISOString(), classroom: describe(room) }, status);
-    };
+    const answer = (st: Student, status: number) => seatAnswer(room, st, status);
     const existing = await store.byName(room.id, name);
     if (existing) {
       // The same student again (this browser forgot, or another device): the name and the code.
@@ -165,7 +168,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
       const why = { closed: "the teacher has closed this classroom", ended: "this classroom has ended", "not-started": `this classroom opens at ${describe(room).startsAt}`, full: `this classroom is full (${room.capacity} students)` }[state];
       throw forbiddenMsg(why);
     }
-    const st: Student = { classroomId: room.id, id: `s${randomId(8)}`, name, code: shortCode(), clusterId: null, joinedAt: x.now(), extraMs: 0, resets: 0 };
+    const st: Student = { classroomId: room.id, id: `s${randomId(8)}`, name, code: shortCode(), clusterId: null, labIndex: 0, pastClusters: "{}", joinedAt: x.now(), extraMs: 0, resets: 0 };
     if (!(await store.join(st, room.capacity))) {
       if (await store.byName(room.id, name)) throw conflictMsg(`"${name}" has already joined this classroom: give the code shown when you joined to come back, or choose another name`);
       throw forbiddenMsg(`this classroom is full (${room.capacity} students)`);
@@ -182,6 +185,44 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     event(room, cluster.id, "classroom-join", { student: st.id, name });
     x.notify(c, room.id);
     return answer({ ...st, clusterId: cluster.id }, 201);
+  });
+
+  /** A student's seat: who they are, the cluster of the lab they are on, their time. */
+  const seatAnswer = async (room: Classroom, st: Student, status: number) => {
+    const token = await mintToken(await x.platform.secret(), "cluster", st.clusterId!);
+    const labs = labsOf(room);
+    return x.json(
+      {
+        student: { id: st.id, name: st.name, code: st.code },
+        cluster: { id: st.clusterId, token, lab: labs[st.labIndex] },
+        labIndex: st.labIndex,
+        deadline: new Date(deadline(room, st)).toISOString(),
+        classroom: describe(room),
+      },
+      status,
+    );
+  };
+
+  /** The student, done with the lab they are on, moves to the classroom's next lab (a new cluster). */
+  app.post("/v1/join/:token/next", async (c) => {
+    const { room, store } = await classroomBy(c, "join");
+    const parsed = JoinBody.safeParse(await x.readJson(c, 4096));
+    if (!parsed.success || !parsed.data.code) throw bad('the body must be {"name", "code"}: the seat that moves on');
+    const st = await store.byName(room.id, parsed.data.name);
+    if (!st || st.code !== parsed.data.code.toUpperCase()) throw notFoundMsg(`no student "${parsed.data.name}" with that code in this classroom`);
+    const labs = labsOf(room);
+    if (st.labIndex + 1 >= labs.length) throw conflictMsg("this is the classroom's last lab");
+    if (deadline(room, st) <= x.now() || room.closedAt !== null) throw forbiddenMsg("the classroom's time is up");
+    const limits = await x.tenantLimits(room.tenantId);
+    const p = await progressOf(st.clusterId, limits);
+    if (!p || !p.steps.length || !p.steps.every((s) => s.passed)) throw conflictMsg(`finish ${findLab(labs[st.labIndex])?.title.en ?? "this lab"} first: its steps have not all passed`);
+    const next = await x.makeCluster(c, { tenantId: room.tenantId, limits }, labs[st.labIndex + 1], undefined, room.id);
+    const past = { ...(JSON.parse(st.pastClusters) as Record<string, string>), [labs[st.labIndex]]: st.clusterId! };
+    await store.nextLab(room.id, st.id, next.id, JSON.stringify(past), st.labIndex + 1);
+    x.forgetClassroom(room.id);
+    event(room, next.id, "classroom-next-lab", { student: st.id, lab: labs[st.labIndex + 1] });
+    x.notify(c, room.id);
+    return seatAnswer(room, { ...st, clusterId: next.id, labIndex: st.labIndex + 1, pastClusters: JSON.stringify(past) }, 201);
   });
 
   // ---- the teacher's dashboard ---------------------------------------------------------
@@ -201,32 +242,38 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
   };
 
   const dashboard = async (room: Classroom, store: ClassroomStore) => {
-    const l = findLab(room.lab);
+    const labs = labsOf(room);
+    // Every step of every lab, in order; a step is named by its lab and id.
+    const columns = labs.flatMap((lab, li) => (findLab(lab)?.steps ?? []).map((s) => ({ lab, labIndex: li, id: s.id, title: s.title })));
     const limits = await x.tenantLimits(room.tenantId);
     const students = await store.students(room.id);
     const now = x.now();
     const rows = await Promise.all(
       students.map(async (st) => {
-        const p = await progressOf(st.clusterId, limits);
+        const perLab = await Promise.all(clustersOf(room, st).map(async ({ lab, clusterId }) => ({ lab, p: await progressOf(clusterId, limits) })));
+        const current = perLab[st.labIndex]?.p;
         const end = deadline(room, st);
-        const passed = p ? p.steps.filter((s) => s.passed).length : 0;
+        const passed = columns.filter((col) => perLab[col.labIndex]?.p?.progress[col.id]).length;
         return {
           id: st.id,
           name: st.name,
           clusterId: st.clusterId,
+          labIndex: st.labIndex,
           joinedAt: new Date(st.joinedAt).toISOString(),
           deadline: new Date(end).toISOString(),
           timeLeftSeconds: Math.max(0, Math.round((end - now) / 1000)),
-          state: !p ? "gone" : now >= end ? "time-up" : l && passed === l.steps.length && l.steps.length > 0 ? "done" : "working",
+          state: !current ? "gone" : now >= end ? "time-up" : columns.length > 0 && passed === columns.length ? "done" : "working",
           resets: st.resets,
-          steps: (l?.steps ?? []).map((s, i) => {
-            const at = p?.progress[s.id];
-            const firstOpen = p ? p.steps.findIndex((x) => !x.passed) : 0;
-            return { id: s.id, state: at ? "passed" : i === firstOpen ? "in-progress" : "not-started", passedAt: at ? new Date(at.ts).toISOString() : null };
+          steps: columns.map((col) => {
+            const p = perLab[col.labIndex]?.p;
+            const at = p?.progress[col.id];
+            const firstOpen = col.labIndex === st.labIndex && p ? p.steps.findIndex((x) => !x.passed) : -1;
+            const open = firstOpen >= 0 && p!.steps[firstOpen].id === col.id;
+            return { id: col.id, lab: col.lab, state: at ? "passed" : open ? "in-progress" : "not-started", passedAt: at ? new Date(at.ts).toISOString() : null };
           }),
-          commands: p?.commands ?? 0,
-          last: p?.last ? { command: p.last.command, at: new Date(p.last.ts).toISOString(), exitCode: p.last.exitCode } : null,
-          failed: p?.failed ?? [],
+          commands: current?.commands ?? 0,
+          last: current?.last ? { command: current.last.command, at: new Date(current.last.ts).toISOString(), exitCode: current.last.exitCode } : null,
+          failed: perLab.flatMap((l) => l.p?.failed ?? []),
         };
       }),
     );
@@ -242,7 +289,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     return {
       classroom: describe(room),
       now: new Date(now).toISOString(),
-      steps: (l?.steps ?? []).map((s) => ({ id: s.id, title: s.title, passed: rows.filter((r) => r.steps.find((x) => x.id === s.id)?.state === "passed").length })),
+      steps: columns.map((col, i) => ({ id: col.id, lab: col.lab, labIndex: col.labIndex, title: col.title, passed: rows.filter((r) => r.steps[i].state === "passed").length })),
       students: rows.map(({ failed: _f, ...r }) => r),
       stuck: [...stuck.values()]
         .sort((a, b) => b.students.size - a.students.size || b.times - a.times)
@@ -263,7 +310,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     const students = await store.students(room.id);
     for (const r of d.students) {
       const st = students.find((s) => s.id === r.id);
-      for (const s of r.steps) lines.push([csvCell(r.name), csvCell(s.id), csvCell(s.passedAt), csvCell((st?.resets ?? 0) + 1)].join(","));
+      for (const s of r.steps) lines.push([csvCell(r.name), csvCell(labsOf(room).length > 1 ? `${s.lab}/${s.id}` : s.id), csvCell(s.passedAt), csvCell((st?.resets ?? 0) + 1)].join(","));
     }
     return new Response(lines.join("\r\n") + "\r\n", {
       headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="classroom-${room.id}.csv"` },
@@ -305,7 +352,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     const st = await store.student(room.id, c.req.param("sid"));
     if (!st) throw notFoundMsg(`no student "${c.req.param("sid")}" in this classroom`);
     // A new cluster of the lab's start; the old one goes (its journal is in the history's snapshot).
-    const fresh = await x.makeCluster(c, { tenantId: room.tenantId, limits: await x.tenantLimits(room.tenantId) }, room.lab, undefined, room.id);
+    const fresh = await x.makeCluster(c, { tenantId: room.tenantId, limits: await x.tenantLimits(room.tenantId) }, labsOf(room)[st.labIndex], undefined, room.id);
     await store.setCluster(room.id, st.id, fresh.id, true);
     if (st.clusterId) {
       try {
@@ -337,17 +384,32 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
  * A cluster's classroom time, for the routes that write to it and for the workspace: undefined
  * for a cluster of no classroom. Cached briefly: every command asks.
  */
+export interface ClassroomTime {
+  title: string;
+  deadline: number;
+  closed: boolean;
+  reviewUntil: number;
+  /** The classroom's next lab, when this is the cluster of the lab the student is on and one follows. */
+  nextLab?: { id: string; title?: { en: string; zh: string } };
+}
+
 export function classroomClock(x: Pick<ClassroomContext, "classrooms" | "now">) {
-  const cache = new Map<string, { at: number; classroom: string; value: { title: string; deadline: number; closed: boolean; reviewUntil: number } | undefined }>();
-  const clock = async (row: ClusterRow): Promise<{ title: string; deadline: number; closed: boolean; reviewUntil: number } | undefined> => {
+  const cache = new Map<string, { at: number; classroom: string; value: ClassroomTime | undefined }>();
+  const clock = async (row: ClusterRow): Promise<ClassroomTime | undefined> => {
     if (!row.classroomId) return undefined;
     const hit = cache.get(row.id);
     if (hit && x.now() - hit.at < 5_000) return hit.value;
     const store = x.classrooms(row.classroomId);
     const room = await store.get(row.classroomId);
-    const st = room && (await store.students(room.id)).find((s) => s.clusterId === row.id);
-    const end = room && st ? deadline(room, st) : undefined;
-    const value = room && end !== undefined ? { title: room.title, deadline: end, closed: room.closedAt !== null, reviewUntil: end + room.reviewMs } : undefined;
+    // The student whose cluster this is: of the lab they are on, or of one they finished.
+    const st = room && (await store.students(room.id)).find((s) => s.clusterId === row.id || Object.values(JSON.parse(s.pastClusters) as Record<string, string>).includes(row.id));
+    let value: ClassroomTime | undefined;
+    if (room && st) {
+      const end = deadline(room, st);
+      const labs = labsOf(room);
+      const next = st.clusterId === row.id && st.labIndex + 1 < labs.length ? labs[st.labIndex + 1] : undefined;
+      value = { title: room.title, deadline: end, closed: room.closedAt !== null, reviewUntil: end + room.reviewMs, ...(next ? { nextLab: { id: next, title: findLab(next)?.title } } : {}) };
+    }
     if (cache.size > 20_000) cache.clear();
     cache.set(row.id, { at: x.now(), classroom: row.classroomId, value });
     return value;

@@ -44,6 +44,9 @@ export class ClassroomObject extends DurableObject<Record<string, never>> implem
   removeStudent(id: string, studentId: string) {
     return this.store.removeStudent(id, studentId);
   }
+  nextLab(id: string, studentId: string, clusterId: string, pastClusters: string, labIndex: number) {
+    return this.store.nextLab(id, studentId, clusterId, pastClusters, labIndex);
+  }
   extend(id: string, studentId: string | undefined, ms: number) {
     return this.store.extend(id, studentId, ms);
   }
@@ -106,6 +109,7 @@ export function classroomStoreOf(ns: DurableObjectNamespace<ClassroomObject>, id
     join: (st, cap) => stub().join(st, cap),
     setCluster: (i, s, c, r) => stub().setCluster(i, s, c, r),
     removeStudent: (i, s) => stub().removeStudent(i, s),
+    nextLab: (i, s, c, p, n) => stub().nextLab(i, s, c, p, n),
     extend: (i, s, ms) => stub().extend(i, s, ms),
     close: (i, now) => stub().close(i, now),
   };

@@ -133,4 +133,37 @@ describe("classrooms", () => {
     expect(ws.status).toBe(200);
     expect(ws.body.classroom.readOnly).toBe(true);
   });
+
+  it("a course of labs: a student finishes one and moves on; the dashboard has every lab's steps", async () => {
+    const course = (await h.req("POST", "/v1/classrooms", { body: { labs: ["clusterip-web", "headless"], title: "Course", minutes: 60 } })).body;
+    expect(course.labs.map((l: { id: string }) => l.id)).toEqual(["clusterip-web", "headless"]);
+    const me = (await join({ name: "Ana" }, course.join.token)).body;
+    expect(me.cluster.lab).toBe("clusterip-web");
+    const next = (body: unknown) => h.req("POST", `/v1/join/${course.join.token}/next`, { body });
+    // Not before the lab is done.
+    expect((await next({ name: "Ana", code: me.student.code })).status).toBe(409);
+    const ws0 = (await h.req("GET", `/v1/clusters/${me.cluster.id}/workspace`, { token: me.cluster.token })).body;
+    expect(ws0.classroom.nextLab.id).toBe("headless");
+    // Finish the first lab through its own commands.
+    const { LABS } = await import("../../src/labs/index.js");
+    const { splitCommands } = await import("../../src/shell/command-lines.js");
+    for (const step of LABS["clusterip-web"].steps)
+      for (const m of step.body.en.matchAll(/^```bash\n([\s\S]*?)\n```$/gm))
+        for (const line of splitCommands(m[1])) await h.req("POST", `/v1/clusters/${me.cluster.id}/exec`, { token: me.cluster.token, body: { command: line } });
+    const moved = await next({ name: "Ana", code: me.student.code });
+    expect(moved.status).toBe(201);
+    expect(moved.body).toMatchObject({ labIndex: 1, cluster: { lab: "headless" } });
+    expect(moved.body.cluster.id).not.toBe(me.cluster.id);
+    expect((await next({ name: "Ana", code: me.student.code })).status).toBe(409);
+    const d = (await h.req("GET", `/v1/teach/${course.teacher.token}`)).body;
+    expect(new Set(d.steps.map((s: { lab: string }) => s.lab))).toEqual(new Set(["clusterip-web", "headless"]));
+    const ana = d.students[0];
+    expect(ana.labIndex).toBe(1);
+    const first = ana.steps.filter((s: { lab: string }) => s.lab === "clusterip-web");
+    expect(first.every((s: { state: string }) => s.state === "passed")).toBe(true);
+    expect(ana.steps.find((s: { lab: string }) => s.lab === "headless").state).toBe("in-progress");
+    // Rejoining brings her to the lab she is on.
+    const back = (await join({ name: "Ana", code: me.student.code }, course.join.token)).body;
+    expect(back.cluster).toMatchObject({ id: moved.body.cluster.id, lab: "headless" });
+  }, 60_000);
 });

@@ -27,7 +27,7 @@ describe("migrations", () => {
     db.close();
     const again = await openDatabase(dir);
     const n = await again.execute("SELECT count(*) AS n FROM __drizzle_migrations");
-    expect(Number(n.rows[0].n)).toBe(3);
+    expect(Number(n.rows[0].n)).toBe(4);
     // A database of before classrooms gets them, and its clusters a classroom column.
     const cols = await again.execute("SELECT name FROM pragma_table_info('clusters')");
     expect(cols.rows.map((r) => String(r.name))).toContain("classroom_id");

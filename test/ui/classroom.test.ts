@@ -82,4 +82,35 @@ describe.skipIf(!haveChromium)("classroom in Chromium", () => {
     expect(await terminalText(student)).toBe(before);
     await shot(student, "student-time-up-1280");
   }, 60_000);
+
+  it("a course: the teacher ticks a second lab; a student who finishes the first moves on with one click", async () => {
+    await teacher.goto(`${url}/teach/clusterip-web?lang=en`);
+    await teacher.getByLabel("Title").fill("Course");
+    await teacher.locator(".then label", { hasText: "Headless" }).locator("input").check();
+    await teacher.getByRole("button", { name: "Create the classroom" }).click();
+    await teacher.waitForURL(/\/t\/slt_/);
+    const joinUrl = (await teacher.locator("[data-join]").textContent())!;
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
+    await page.goto(joinUrl);
+    await page.getByLabel("Your name").fill("Bo");
+    await page.getByRole("button", { name: "Join and start" }).click();
+    await page.waitForURL(/\/c\/c[a-z0-9]+$/);
+    await waitPrompt(page);
+    const first = page.url();
+    // The first lab's commands, typed through the API to keep the test short.
+    const seat = await page.evaluate(() => JSON.parse((globalThis as any).localStorage.getItem("servicelab.clusters"))[0]);
+    const { LABS } = await import("../../src/labs/index.js");
+    const { splitCommands } = await import("../../src/shell/command-lines.js");
+    for (const step of LABS["clusterip-web"].steps)
+      for (const m of step.body.en.matchAll(/^```bash\n([\s\S]*?)\n```$/gm))
+        for (const line of splitCommands(m[1])) await fetch(`${url}/v1/clusters/${seat.id}/exec`, { method: "POST", headers: { authorization: `Bearer ${seat.token}` }, body: JSON.stringify({ command: line }) });
+    await page.reload();
+    await page.getByRole("button", { name: /^Next lab: Headless/ }).click();
+    await page.waitForURL((u) => u.href !== first && /\/c\/c[a-z0-9]+$/.test(u.href));
+    await waitPrompt(page);
+    expect(await page.locator(".steps h1").textContent()).toMatch(/Headless/);
+    // The teacher's grid has both labs' steps, the first all passed.
+    await teacher.waitForFunction(() => (globalThis as any).document.querySelectorAll('tr[data-student="Bo"] td.cell.passed').length >= 5, null, { timeout: 15_000 });
+    await shot(teacher, "dashboard-course-1280");
+  }, 90_000);
 });

@@ -78,7 +78,7 @@ export type { CheckResult, StepResult, Graph, GraphEndpoint, GraphPod, GraphServ
 
 /** The workspace view, and a classroom student's time (the app adds it to the core's view). */
 export interface Workspace extends WorkspaceView {
-  classroom?: { title: string; deadline: string; readOnly: boolean };
+  classroom?: { title: string; deadline: string; readOnly: boolean; nextLab?: { id: string; title?: Text } };
 }
 
 export interface Trace {
@@ -116,6 +116,7 @@ export interface ClassroomInfo {
   title: string;
   lab: string;
   labTitle?: Text;
+  labs: Array<{ id: string; title?: Text }>;
   minutes: number;
   capacity: number;
   startsAt: string | null;
@@ -127,7 +128,7 @@ export interface ClassroomInfo {
 export interface Dashboard {
   classroom: ClassroomInfo;
   now: string;
-  steps: Array<{ id: string; title: Text; passed: number }>;
+  steps: Array<{ id: string; lab: string; labIndex: number; title: Text; passed: number }>;
   students: Array<{
     id: string;
     name: string;
@@ -166,7 +167,8 @@ export const api = {
   trace: (id: string, token: string, key: string) => request<Trace | null>("GET", `/v1/clusters/${enc(id)}/trace?key=${enc(key)}`, token),
   past: (id: string, token: string, seq: number, node: string) => request<PastView>("GET", `/v1/clusters/${enc(id)}/past?seq=${seq}&node=${enc(node)}`, token),
   forkAt: (id: string, token: string, seq: number) => request<Created>("POST", `/v1/clusters/${enc(id)}/fork`, token, { seq }),
-  createClassroom: (body: { lab: string; title?: string; minutes: number; capacity: number }) => request<ClassroomInfo & Dashboard["links"]>("POST", "/v1/classrooms", undefined, body),
+  nextLab: (token: string, name: string, code: string) => request<Joined>("POST", `/v1/join/${enc(token)}/next`, undefined, { name, code }),
+  createClassroom: (body: { labs: string[]; title?: string; minutes: number; capacity: number }) => request<ClassroomInfo & Dashboard["links"]>("POST", "/v1/classrooms", undefined, body),
   joinInfo: (token: string) => request<ClassroomInfo & { state: "open" | "not-started" | "closed" | "ended" | "full"; students: number }>("GET", `/v1/join/${enc(token)}`),
   join: (token: string, name: string, code?: string) => request<Joined>("POST", `/v1/join/${enc(token)}`, undefined, code ? { name, code } : { name }),
   dashboard: (token: string) => request<Dashboard>("GET", `/v1/teach/${enc(token)}`),

@@ -138,6 +138,8 @@ const WORDS = {
   changedNothing: { en: "changed nothing", zh: "没有改变任何东西" },
   ruleLines: { en: "rule lines", zh: "条规则行" },
   nextStep: { en: "Next step", zh: "下一步" },
+  thenLabs: { en: "Then, in order (optional): the labs a student moves on to", zh: "然后依次进行（可选）：学生接着做的实验" },
+  nextLab: { en: "Next lab", zh: "下一个实验" },
   playground: { en: "A free cluster: no steps, type anything.", zh: "自由集群：没有步骤，随意输入。" },
 } satisfies Record<string, Text>;
 

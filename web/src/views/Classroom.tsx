@@ -10,6 +10,8 @@ import { Header } from "./Header";
 /** /teach/{lab}: the teacher's form. */
 export function NewClassroom(props: { lab: string }) {
   const [lab, setLab] = useState<LabSummary | undefined>();
+  const [all, setAll] = useState<LabSummary[]>([]);
+  const [then, setThen] = useState<string[]>([]);
   const [title, setTitle] = useState("");
   const [minutes, setMinutes] = useState(60);
   const [capacity, setCapacity] = useState(40);
@@ -17,6 +19,7 @@ export function NewClassroom(props: { lab: string }) {
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     api.labs().then((r) => {
+      setAll(r.items.filter((x) => x.steps > 0 && x.id !== props.lab));
       const l = r.items.find((x) => x.id === props.lab);
       setLab(l);
       if (l) setTitle(tx(l.title));
@@ -27,7 +30,7 @@ export function NewClassroom(props: { lab: string }) {
     setBusy(true);
     setError("");
     try {
-      const c = await api.createClassroom({ lab: props.lab, title: title.trim() || undefined, minutes, capacity });
+      const c = await api.createClassroom({ labs: [props.lab, ...all.filter((l) => then.includes(l.id)).map((l) => l.id)], title: title.trim() || undefined, minutes, capacity });
       taught.add({ token: c.teacher.token, title: c.title, lab: c.lab });
       navigate(`/t/${c.teacher.token}`);
     } catch (err) {
@@ -54,6 +57,14 @@ export function NewClassroom(props: { lab: string }) {
             {t("capacity")}
             <input type="number" min={1} max={1000} value={capacity} onInput={(e) => setCapacity(Number((e.target as HTMLInputElement).value))} required />
           </label>
+          <fieldset class="then">
+            <legend>{t("thenLabs")}</legend>
+            {all.map((l) => (
+              <label class="inline" key={l.id}>
+                <input type="checkbox" checked={then.includes(l.id)} onChange={(e) => setThen((x) => ((e.target as HTMLInputElement).checked ? [...x, l.id] : x.filter((y) => y !== l.id)))} /> {tx(l.title)}
+              </label>
+            ))}
+          </fieldset>
           {error && (
             <p class="error" role="alert">
               {error}
@@ -226,7 +237,7 @@ export function TeacherDashboard(props: { token: string }) {
           <div>
             <h1>{d.classroom.title}</h1>
             <p class="muted">
-              {tx(d.classroom.labTitle)} · {d.classroom.minutes} {t("minutes")} {d.classroom.extraMinutes ? `(+${d.classroom.extraMinutes})` : ""} · {d.students.length}/{d.classroom.capacity} {t("students")}
+              {d.classroom.labs.map((l) => tx(l.title)).join(" → ")} · {d.classroom.minutes} {t("minutes")} {d.classroom.extraMinutes ? `(+${d.classroom.extraMinutes})` : ""} · {d.students.length}/{d.classroom.capacity} {t("students")}
               {closed ? ` · ${t("closed")}` : ""}
             </p>
           </div>
@@ -261,8 +272,9 @@ export function TeacherDashboard(props: { token: string }) {
                 <th scope="col">{t("student")}</th>
                 <th scope="col">{t("timeLeft")}</th>
                 {d.steps.map((s, i) => (
-                  <th scope="col" key={s.id} title={tx(s.title)}>
-                    {i + 1}. {tx(s.title)}
+                  <th scope="col" key={`${s.lab}/${s.id}`} title={tx(s.title)}>
+                    {d.classroom.labs.length > 1 ? `L${s.labIndex + 1}·` : ""}
+                    {d.steps.filter((x, j) => j <= i && x.lab === s.lab).length}. {tx(s.title)}
                   </th>
                 ))}
                 <th scope="col">{t("lastCommand")}</th>
@@ -286,8 +298,8 @@ export function TeacherDashboard(props: { token: string }) {
                     {s.resets ? <span class="muted"> ↺{s.resets}</span> : null}
                   </th>
                   <td class="num">{s.state === "gone" ? "—" : s.state === "time-up" ? t("timeUp") : left(s.timeLeftSeconds)}</td>
-                  {s.steps.map((c) => (
-                    <td key={c.id} class={`cell ${c.state}`} data-step={c.id} title={c.passedAt ?? ""}>
+                  {s.steps.map((c, j) => (
+                    <td key={j} class={`cell ${c.state}`} data-step={c.id} title={c.passedAt ?? ""}>
                       {c.state === "passed" ? `✓ ${clock(c.passedAt)}` : c.state === "in-progress" ? "…" : "·"}
                     </td>
                   ))}
@@ -310,8 +322,8 @@ export function TeacherDashboard(props: { token: string }) {
               <tr>
                 <th scope="row">{t("passedCount")}</th>
                 <td />
-                {d.steps.map((s) => (
-                  <td key={s.id} class="num" data-count={s.id}>
+                {d.steps.map((s, j) => (
+                  <td key={j} class="num" data-count={s.id}>
                     {s.passed}/{d.students.length}
                   </td>
                 ))}

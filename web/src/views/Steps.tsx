@@ -3,10 +3,11 @@
 // that says in words what is still missing.
 import { useState } from "preact/hooks";
 import type { LabDef, StepResult } from "../api";
+import type { Text } from "../i18n";
 import { t, tx } from "../i18n";
 import { Markdown } from "../markdown";
 
-export function Steps(props: { lab: LabDef; results?: StepResult[]; onRun?: (code: string) => void; onCheck: () => Promise<void> }) {
+export function Steps(props: { lab: LabDef; results?: StepResult[]; onRun?: (code: string) => void; onCheck: () => Promise<void>; nextLab?: { title?: Text; go: () => void } }) {
   const { lab, results } = props;
   const firstOpen = results?.findIndex((s) => !s.passed) ?? 0;
   const [open, setOpen] = useState<string | undefined>(undefined);
@@ -22,6 +23,11 @@ export function Steps(props: { lab: LabDef; results?: StepResult[]; onRun?: (cod
         <div style={{ width: `${(100 * passedCount) / lab.steps.length}%` }} />
       </div>
       {firstOpen < 0 && results && <p class="done" role="status">✓ {t("labDone")}</p>}
+      {firstOpen < 0 && results && props.nextLab && (
+        <button type="button" class="button primary next" onClick={props.nextLab.go}>
+          {t("nextLab")}: {tx(props.nextLab.title)} →
+        </button>
+      )}
       <ol class="step-list">
         {lab.steps.map((step, i) => {
           const r = results?.find((s) => s.id === step.id);

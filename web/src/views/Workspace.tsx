@@ -397,7 +397,29 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
       )}
       {editing && <EditorDialog file={editing.file} text={editing.text} onClose={closeEditor} />}
       <main class="ws-main" id="main">
-        <aside class="ws-steps">{lab ? <Steps lab={lab} results={ws?.steps} onRun={readOnly ? undefined : run} onCheck={async () => void (await refresh())} /> : <p class="loading">…</p>}</aside>
+        <aside class="ws-steps">{lab ? <Steps
+              lab={lab}
+              results={ws?.steps}
+              onRun={readOnly ? undefined : run}
+              onCheck={async () => void (await refresh())}
+              nextLab={
+                ws?.classroom?.nextLab && props.seat && !readOnly
+                  ? {
+                      title: ws.classroom.nextLab.title,
+                      go: async () => {
+                        try {
+                          const seat = props.seat!;
+                          const j = await api.nextLab(seat.join, seat.name, seat.code);
+                          clusters.add({ id: j.cluster.id, token: j.cluster.token, lab: j.cluster.lab, createdAt: Date.now(), classroom: seat });
+                          navigate(`/c/${j.cluster.id}`);
+                        } catch (e) {
+                          setNotice((e as Error).message);
+                        }
+                      },
+                    }
+                  : undefined
+              }
+            /> : <p class="loading">…</p>}</aside>
         <section class="ws-right">
           <div class="term-wrap" aria-label="Terminal" title="Esc leaves the terminal; Tab completes inside it">
             <div class="term" ref={termEl} />
