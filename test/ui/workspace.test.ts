@@ -210,6 +210,8 @@ describe.skipIf(!haveChromium)("lab workspace in Chromium", () => {
     await page.keyboard.press("Enter");
     const area = page.locator(".editor textarea");
     await area.waitFor();
+    // (the dialog puts the file in as it opens)
+    await page.waitForFunction(() => ((globalThis as any).document.querySelector(".editor textarea")?.value ?? "").startsWith("# Please"));
     const text = await area.inputValue();
     expect(text).toMatch(/^# Please edit the object below/);
     await area.fill(text.replace(/replicas: \d+/, "replicas: -1"));
@@ -226,6 +228,7 @@ describe.skipIf(!haveChromium)("lab workspace in Chromium", () => {
     await page.locator(".xterm-helper-textarea").pressSequentially("kubectl edit svc web");
     await page.keyboard.press("Enter");
     await area.waitFor();
+    await page.waitForFunction(() => ((globalThis as any).document.querySelector(".editor textarea")?.value ?? "").startsWith("# Please"));
     await page.keyboard.press("Escape");
     await waitPrompt(page);
     expect(await terminalText(page)).toContain("Edit cancelled, no changes made.");

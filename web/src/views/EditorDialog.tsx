@@ -26,6 +26,7 @@ export function EditorDialog(props: { file: string; text: string; onClose: (text
         </div>
         <textarea
           ref={area}
+          defaultValue={props.text}
           spellcheck={false}
           aria-label={props.file}
           onKeyDown={(e) => {
