@@ -9,7 +9,7 @@ import type { ClusterCore } from "../runtime/core.js";
 import type { JournalEntry } from "../runtime/journal.js";
 import type { StepResult } from "../labs/checks.js";
 import { clusterGraph, type Graph } from "./graph.js";
-import { nodeRules, type RulesView } from "./rules.js";
+import { nodeRules } from "./rules.js";
 import { trafficView, type TrafficView } from "./traffic.js";
 
 export const InspectQuery = z.discriminatedUnion("view", [
@@ -107,10 +107,10 @@ function workspace(core: ClusterCore, now: number): WorkspaceView {
   const lastTraffic = [...core.journal.list].reverse().find((e) => e.traffic);
   const node = /@([^\s:\]]+)/.exec(lastTraffic?.prompt ?? "")?.[1] ?? "master";
   let traffic: TrafficView | undefined;
-  let rules: RulesView | undefined;
   if (lastTraffic) {
-    rules = nodeRules(core.cluster, node) ?? nodeRules(core.cluster, "master");
-    traffic = trafficView(lastTraffic, graph, rules);
+    const proxies = core.cluster.proxies;
+    const p = proxies.node(proxies.nodeNames().includes(node) ? node : "master");
+    traffic = trafficView(lastTraffic, graph, { mode: p.mode ?? "iptables", iptables: p.iptables() });
   }
   const s = core.trafficSamples();
   return {

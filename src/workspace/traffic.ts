@@ -4,7 +4,7 @@
 // IPVS: the real servers' weights under the scheduler; nftables: numgen random mod n, 1/n each.
 // Session affinity sends a client's connections to one endpoint: no split is predicted then.
 import type { Graph, GraphService } from "./graph.js";
-import type { RulesView } from "./rules.js";
+import type { Rule, Ruleset } from "../engine/proxy/iptables/model.js";
 import type { JournalEntry } from "../runtime/journal.js";
 
 export interface TrafficBar {
@@ -29,25 +29,27 @@ export interface TrafficView {
   service?: { namespace: string; name: string; mode: string; how: string };
 }
 
-/** Each endpoint's ("ip:port") chance under the KUBE-SVC chain of an iptables-save text. */
-export function iptablesShares(lines: readonly string[], svcChainComment: string): Map<string, number> | undefined {
-  const svcRule = lines.find((l) => l.startsWith("-A KUBE-SERVICES ") && l.includes(`--comment "${svcChainComment} cluster IP"`) && / -j KUBE-SVC-/.test(l));
-  const chain = svcRule?.match(/-j (KUBE-SVC-[A-Z0-9]+)/)?.[1];
-  if (!chain) return undefined;
-  const dest = new Map<string, string>();
-  for (const l of lines) {
-    const m = /^-A (KUBE-SEP-[A-Z0-9]+) .*--to-destination (\S+)/.exec(l);
-    if (m) dest.set(m[1], m[2]);
-  }
+/**
+ * Each endpoint's ("ip:port") chance under a Service port's KUBE-SVC chain, read from the node's
+ * ruleset (the structures iptables-save prints): the KUBE-SERVICES rule commented
+ * "<ns/name[:port]> cluster IP" jumps to it, and each of its KUBE-SEP jumps DNATs to an endpoint.
+ */
+export function iptablesShares(rs: Ruleset, servicePort: string): Map<string, number> | undefined {
+  const nat = rs.tables.find((t) => t.name === "nat")?.chains;
+  if (!nat) return undefined;
+  const jumpOf = (r: Rule) => (r.target?.t === "jump" ? r.target.chain : undefined);
+  const entry = nat.get("KUBE-SERVICES")?.rules.find((r) => r.matches.some((m) => m.m === "comment" && m.text === `${servicePort} cluster IP`) && jumpOf(r)?.startsWith("KUBE-SVC-"));
+  const svc = entry && nat.get(jumpOf(entry)!);
+  if (!svc) return undefined;
   const shares = new Map<string, number>();
   let remaining = 1;
-  for (const l of lines) {
-    if (!l.startsWith(`-A ${chain} `)) continue;
-    const sep = / -j (KUBE-SEP-[A-Z0-9]+)/.exec(l)?.[1];
-    if (!sep) continue;
-    const p = Number(/--probability ([0-9.]+)/.exec(l)?.[1] ?? 1);
-    const to = dest.get(sep);
-    if (to) shares.set(to, (shares.get(to) ?? 0) + remaining * p);
+  for (const r of svc.rules) {
+    const sep = jumpOf(r);
+    if (!sep?.startsWith("KUBE-SEP-")) continue;
+    const stat = r.matches.find((m) => m.m === "statistic");
+    const p = stat?.m === "statistic" ? stat.probability : 1;
+    const dnat = nat.get(sep)?.rules.find((x) => x.target?.t === "DNAT")?.target;
+    if (dnat?.t === "DNAT") shares.set(dnat.to, (shares.get(dnat.to) ?? 0) + remaining * p);
     remaining *= 1 - p;
   }
   return shares;
@@ -66,7 +68,13 @@ function serviceOf(graph: Graph, pods: ReadonlySet<string>): GraphService | unde
   return bestHits > 0 ? best : undefined;
 }
 
-export function trafficView(entry: JournalEntry, graph: Graph, rules: RulesView | undefined): TrafficView | undefined {
+/** The proxy a node routes with: its mode, and its iptables ruleset (iptables and IPVS modes). */
+export interface NodeProxyView {
+  mode: string;
+  iptables?: Ruleset;
+}
+
+export function trafficView(entry: JournalEntry, graph: Graph, rules: NodeProxyView | undefined): TrafficView | undefined {
   const t = entry.traffic;
   if (!t) return undefined;
   const byPod = new Map<string, number>();
@@ -79,9 +87,8 @@ export function trafficView(entry: JournalEntry, graph: Graph, rules: RulesView 
     const ready = svc.endpoints.filter((e) => e.ready && e.pod);
     const port = svc.ports[0];
     if (svc.sessionAffinity === "ClientIP") how = "sessionAffinity ClientIP: one client, one endpoint";
-    else if (rules.mode === "iptables" && port) {
-      const lines = rules.sections.find((s) => s.command.startsWith("iptables-save"))?.lines ?? [];
-      const shares = iptablesShares(lines, `${svc.namespace}/${svc.name}${port.name ? `:${port.name}` : ""}`);
+    else if (rules.mode === "iptables" && port && rules.iptables) {
+      const shares = iptablesShares(rules.iptables, `${svc.namespace}/${svc.name}${port.name ? `:${port.name}` : ""}`);
       if (shares) {
         for (const e of ready) for (const [dst, share] of shares) if (dst.startsWith(`${e.ip}:`)) predicted.set(`${svc.namespace}/${e.pod}`, share);
         how = "iptables: statistic --mode random --probability, rule by rule";
