@@ -108,6 +108,10 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
   const objectChanges = useRef<string[]>([]);
   const rulesBefore = useRef<Map<string, string[]>>(new Map());
   const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  /** The prompt before the next line, and the node the rules view shows (read inside the terminal's callbacks). */
+  const wsPrompt = useRef("[root@master ~]# ");
+  const nodeRef = useRef(node);
+  nodeRef.current = node;
 
   const fail = useCallback((e: unknown) => {
     if (e instanceof ApiError && e.code === 404) setGone(true);
@@ -188,8 +192,8 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
               // The command may have run: never send it again; show what the journal says once back.
               lt.writeNotice(t("lostCommand"));
               await waitOnline();
-              const got = await catchUp().catch(() => []);
-              lt.showPrompt(got.at(-1) ? wsPrompt.current : wsPrompt.current);
+              await catchUp().catch(() => []);
+              lt.showPrompt(wsPrompt.current);
               return;
             }
             throw e;
@@ -271,9 +275,7 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
       lt.dispose();
     };
   }, [id, token]);
-  const wsPrompt = useRef("[root@master ~]# ");
-  const nodeRef = useRef(node);
-  nodeRef.current = node;
+
 
   useEffect(() => {
     if (tab === "rules") void loadRules(node);
