@@ -73,3 +73,23 @@ export async function type(page: Page, line: string): Promise<void> {
   await page.waitForTimeout(50);
   await waitPrompt(page);
 }
+
+/**
+ * Waits until the terminal is quiet: it ends at a prompt and has not changed for `ms` (a Run
+ * button's block runs line by line, and between two lines the terminal shows a prompt too).
+ */
+export async function waitIdle(page: Page, ms = 800, timeout = 30_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  let last = "";
+  let since = Date.now();
+  while (Date.now() < deadline) {
+    await page.waitForTimeout(100);
+    const now = await terminalText(page);
+    const busy = await page.evaluate(() => !!(globalThis as any).document.querySelector(".spinner"));
+    if (now !== last || busy || !/[#$]$/.test(now)) {
+      last = now;
+      since = Date.now();
+    } else if (Date.now() - since >= ms) return;
+  }
+  throw new Error("the terminal did not come to rest");
+}

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { NodeServer } from "../../src/runtime/node-server.js";
-import { haveChromium, launch, server, shot, skipReason, terminalText, type, waitPrompt } from "./browser.js";
+import { haveChromium, launch, server, shot, skipReason, terminalText, type, waitIdle, waitPrompt } from "./browser.js";
 
 if (skipReason) console.warn(skipReason);
 
@@ -75,8 +75,7 @@ describe.skipIf(!haveChromium)("lab workspace in Chromium", () => {
       const runs = li.locator("button.run");
       for (let i = 0; i < (await runs.count()); i++) {
         await runs.nth(i).click();
-        await page.waitForTimeout(100);
-        await waitPrompt(page);
+        await waitIdle(page);
       }
       await page.waitForSelector(`[data-step="${step}"].passed`);
     }
