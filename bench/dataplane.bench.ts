@@ -22,7 +22,6 @@
 // the host took. Without taskset, or on one CPU, the row runs once, unpinned, as the others.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { Report } from "./run.js";
 import { Cluster } from "../src/engine/cluster.js";
 import { Session } from "../src/shell/session.js";
@@ -148,8 +147,8 @@ export default async function (report: Report): Promise<void> {
  * helper threads too) runs on that CPU alone.
  */
 function rowInProcess(mode: ProxyMode, n: number, cpu?: number): number {
-  const run = fileURLToPath(new URL("./run.ts", import.meta.url));
-  const node = [process.execPath, ...process.execArgv, run, "dataplane"];
+  // process.argv[1]: the benchmark runner this row was started by (run.ts, or its bundle).
+  const node = [process.execPath, ...process.execArgv, process.argv[1], "dataplane"];
   const [cmd, ...args] = cpu === undefined ? node : ["taskset", "-c", String(cpu), ...node];
   const env = { ...process.env, DATAPLANE_ROW: `${mode}:${n}`, DATAPLANE_PINNED: cpu === undefined ? "" : "1" };
   const r = spawnSync(cmd, args, { env, encoding: "utf8" });

@@ -15,8 +15,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { ROOT } from "./root.js";
 
 export interface Job {
   method: string;
@@ -231,7 +231,7 @@ function cLoadgen(): string | undefined {
   if (cBinary !== undefined) return cBinary ?? undefined;
   cBinary = null;
   if (process.env.LOADGEN === "js") return undefined;
-  const src = join(dirname(fileURLToPath(import.meta.url)), "loadgen.c");
+  const src = join(ROOT, "bench/loadgen.c");
   if (!existsSync(src)) return undefined;
   const bin = join(tmpdir(), `servicelab-loadgen-${createHash("sha256").update(readFileSync(src)).digest("hex").slice(0, 16)}`);
   if (!existsSync(bin)) {

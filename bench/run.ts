@@ -11,16 +11,18 @@ export type Report = (label: string, value: string, target?: string) => void;
 export type Bench = (report: Report) => Promise<void> | void;
 
 const here = dirname(fileURLToPath(import.meta.url));
+/** bench/*.bench.ts, or the bundles of them in dist/bench/ (scripts/build-node.mjs). */
+const BENCH = /\.bench\.[jt]s$/;
 const wanted = process.argv.slice(2);
 const files = readdirSync(here)
-  .filter((f) => f.endsWith(".bench.ts"))
+  .filter((f) => BENCH.test(f))
   .filter((f) => wanted.length === 0 || wanted.some((w) => f.startsWith(w)))
   .sort();
 
 if (files.length > 1) {
   let failed = false;
   for (const f of files) {
-    const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), f.replace(/\.bench\.ts$/, ".bench")], { stdio: "inherit" });
+    const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), f.replace(BENCH, ".bench")], { stdio: "inherit" });
     if (r.status !== 0) failed = true;
   }
   process.exit(failed ? 1 : 0);
@@ -28,7 +30,7 @@ if (files.length > 1) {
 
 for (const f of files) {
   const mod = (await import(pathToFileURL(join(here, f)).href)) as { default: Bench };
-  console.log(`\n## ${f.replace(/\.bench\.ts$/, "")}`);
+  console.log(`\n## ${f.replace(BENCH, "")}`);
   await mod.default((label, value, target) => {
     console.log(`  ${label.padEnd(64)} ${value.padStart(14)}${target ? `   (target ${target})` : ""}`);
   });

@@ -12,15 +12,15 @@ import { build } from "vite";
 import { startNodeServer } from "../src/runtime/node-server.js";
 import { sessionShell } from "../src/runtime/terminal.js";
 import type { Bench } from "./run.js";
+import { ROOT } from "./root.js";
 
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage"];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const bench: Bench = async (report) => {
-  const root = join(import.meta.dirname, "..");
-  await build({ configFile: join(root, "web/vite.config.ts"), logLevel: "warn" });
-  const assets = join(root, "web/dist/assets");
+  await build({ configFile: join(ROOT, "web/vite.config.ts"), logLevel: "warn" });
+  const assets = join(ROOT, "web/dist/assets");
   const js = readdirSync(assets).filter((f) => f.endsWith(".js"));
   const gz = js.reduce((s, f) => s + gzipSync(readFileSync(join(assets, f)), { level: 9 }).length, 0);
   const css = readdirSync(assets).filter((f) => f.endsWith(".css")).reduce((s, f) => s + gzipSync(readFileSync(join(assets, f)), { level: 9 }).length, 0);

@@ -15,7 +15,6 @@ export class Rng {
       return;
     }
     // Derive four words from the seed with splitmix32, then warm up.
-    // (No inner closure: under tsx keepNames re-names it on every construction, ~10 per cluster.)
     let s = typeof seed === "number" ? seed >>> 0 : hashString(seed);
     s = (s + 0x9e3779b9) | 0;
     this.a = splitmix32(s);

@@ -20,7 +20,7 @@ import { Worker } from "node:worker_threads";
 /** A statement as libSQL's client takes it (its arguments cross the thread by structured clone). */
 export type WriteStatement = InStatement;
 
-/** The worker: plain JS, so it runs the same under tsx, vitest and a build. */
+/** The worker: plain JS source, so it needs no loader or bundle entry of its own. */
 const WORKER = `
 const { parentPort, workerData } = require("node:worker_threads");
 (async () => {

@@ -66,7 +66,6 @@ const NETWORK_UNAVAILABLE: Toleration = { key: "node.kubernetes.io/network-unava
 
 /** v1helper.AddOrUpdateTolerationInPodSpec: replaces a matching toleration, else appends. */
 function addOrUpdateToleration(tols: Toleration[], t: Toleration): Toleration[] {
-  // An unnamed callback: a named inner function is re-named by tsx's keepNames on every call.
   const i = tols.findIndex((o) => (o.key ?? "") === (t.key ?? "") && (o.effect ?? "") === (t.effect ?? "") && (o.operator ?? "") === (t.operator ?? "") && (o.value ?? "") === (t.value ?? ""));
   if (i < 0) return [...tols, { ...t }];
   if (deepEqual(tols[i], t)) return tols;

@@ -55,8 +55,7 @@ function templatesEqual(a: PodTemplateSpec | undefined, b: PodTemplateSpec | und
 
 /**
  * The template without the pod-template-hash label: shallow copies down to the labels, the only
- * level that changes (the rest is compared as stored). A module function, not a closure per
- * comparison (under tsx each named inner function is re-named by keepNames on every call).
+ * level that changes (the rest is compared as stored).
  */
 function withoutHash(t: PodTemplateSpec | undefined): PodTemplateSpec {
   const labels = t?.metadata?.labels;

@@ -484,8 +484,6 @@ interface PortAddrs {
 
 /**
  * repackSubsets' step for one (address, port): "not ready" wins over "ready" for an address.
- * Module functions, not closures per call (tsx's keepNames re-names a named inner function on
- * every call, and every Endpoints sync repacks).
  */
 function mapAddress(allAddrs: Map<string, EndpointAddress>, portToAddrs: Map<string, PortAddrs>, a: EndpointAddress, port: EndpointPort | undefined, ready: boolean): void {
   const ak = `${a.ip}\u0000${a.targetRef?.uid ?? ""}`;
@@ -621,10 +619,7 @@ function sameExcept(u: object | null | undefined, v: object | null | undefined, 
   return n === 0;
 }
 
-/**
- * One address's subset before repacking (a module function: under tsx an inner named closure is
- * re-named per call, here once per pod of every sync).
- */
+/** One address's subset before repacking. */
 function podSubset(epa: EndpointAddress, ready: boolean, epp: EndpointPort | undefined): EndpointSubset {
   const s: EndpointSubset = ready ? { addresses: [epa] } : { notReadyAddresses: [epa] };
   if (epp) s.ports = [epp];

@@ -458,9 +458,6 @@ function hintsEnabled(annotations: Record<string, string> | null | undefined): b
 
 // ---------------------------------------------------------------------------------------------
 
-// Module functions, not closures per call: under tsx, keepNames re-names a named inner function
-// every time it is made.
-
 /** Existing slices neither updated nor deleted. */
 function unchangedSlices(existing: EndpointSlice[], upd: WorkSlice[], del: EndpointSlice[]): EndpointSlice[] {
   const changed = new Set([...upd.map((s) => s.name), ...del.map((s) => s.metadata.name)]);

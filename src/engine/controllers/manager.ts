@@ -93,9 +93,7 @@ export class ControllerManager {
     this.controllers.push(c);
     const q = new Set<string>();
     this.queues.set(c, q);
-    // The queue's own add, bound (an arrow here is a named property under tsx's keepNames,
-    // re-named for each of a cluster's fourteen controllers).
-    this.watchers.push({ c, watch: c.watch, enqueue: q.add.bind(q) });
+    this.watchers.push({ c, watch: c.watch, enqueue: (key) => q.add(key) });
     this.routes.clear();
   }
 

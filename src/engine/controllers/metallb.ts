@@ -821,8 +821,6 @@ function poolsShape(pools: Map<string, Pool>): unknown {
   }));
 }
 
-// Module functions, not closures in watch (which sees every store event): under tsx each named
-// inner function is re-wrapped by keepNames' __name on every call.
 function isLB(s?: KObject): boolean {
   return (s as Service | undefined)?.spec?.type === "LoadBalancer";
 }

@@ -310,9 +310,8 @@ const TERMINATING = "\0terminating";
 
 /** controller.ActivePodsWithRanks ordering: the pods a scale-down removes first. */
 export function podsToDelete(pods: Pod[], n: number): Pod[] {
-  // Each pod's sort keys are computed once (a comparator runs n log n times, and Date.parse is
-  // not cheap), and the comparator is a module function: under tsx each named inner function
-  // is re-wrapped by keepNames' __name on every call.
+  // Each pod's sort keys are computed once: a comparator runs n log n times, and Date.parse is
+  // not cheap.
   const ranked = pods.map(rankOf);
   ranked.sort(deletionOrder);
   const out: Pod[] = [];

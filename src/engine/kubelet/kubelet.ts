@@ -980,8 +980,6 @@ export interface KubeletPodState {
 
 /** Runs a readiness probe against the container's app and files. */
 export function probeSucceeds(probe: NonNullable<Container["readinessProbe"]>, spec: Container, profile: ImageProfile, fs: ContainerFs): boolean {
-  // Module functions, not closures: under tsx each named inner function is re-named by keepNames
-  // on every call, and every pod with a probe is probed as it starts.
   if (probe.httpGet) {
     const h = probe.httpGet as { path?: string; port?: number | string };
     const app = listenerApp(profile, probePort(spec, h.port));

@@ -451,7 +451,7 @@ function compareEndpointStrings(a: EndpointInfo, b: EndpointInfo): number {
 /** Incremental syncs of at most this many service ports splice the shared chains instead of rebuilding them. */
 const SPLICE_MAX = 64;
 
-/** Appends `src` (if any) to `dst` (a module function: under tsx an inner one is re-named per call). */
+/** Appends `src` (if any) to `dst`. */
 function appendRules(dst: Rule[], src: Rule[] | undefined): void {
   if (src) for (let i = 0; i < src.length; i++) dst.push(src[i]);
 }
