@@ -1,4 +1,7 @@
-// SIGPIPE for just-bash's pipelines (run by `npm install` as postinstall; idempotent).
+// Two patches of just-bash's interpreter (run by `npm install` as postinstall; each idempotent):
+// SIGPIPE for pipelines into head, and a slice hook between commands (below, SLICE).
+//
+// SIGPIPE
 //
 // Why a patch: just-bash 3.4.2 runs a pipeline's commands one after the other, each to the end,
 // handing the whole output of one to the next. bash runs them together, and a reader that exits
@@ -112,11 +115,42 @@ const CALL = new RegExp(
   String.raw`(${ID})\.state\.commandCount=\1\.executionScope\.chargeCommand\(\),(${ID})=await (${ID})\((${ID}),(${ID})\)\}catch\((${ID})\)\{if\(\6 instanceof ${ID}\)\2=\{stdout:\6\.stdout,stderr:\6\.stderr,exitCode:1\};else if\(\6 instanceof (${ID})&&(${ID})\.commands\.length>1\)`,
 );
 
+// SLICE
+//
+// Why: one Node event loop serves every cluster, and a command line runs in it until it ends; a
+// 100000-command loop in one cluster held every other cluster's requests for seconds. The
+// interpreter is async, so a line can give the loop back between two commands. The host puts a
+// function on the command line's AbortSignal under Symbol.for("servicelab.slice")
+// (src/runtime/budget.ts); the pipeline executor, which runs every command of every line,
+// calls it before it charges the command and awaits what it returns (a promise when the line's
+// slice of time is used up; nothing otherwise). A line run without such a signal runs as
+// before, and nothing a command prints changes.
+const SLICE_MARK = "/* servicelab:slice */";
+const SLICE_HELPER = `${SLICE_MARK}
+function __slSlice(ctx) {
+  const s = ctx.state.signal;
+  const f = s && s[Symbol.for("servicelab.slice")];
+  return typeof f === "function" ? f() : undefined;
+}
+`;
+// `try{<ctx>.state.commandCount=<ctx>.executionScope.chargeCommand(),`: the same call as above.
+const CHARGE = new RegExp(String.raw`try\{(${ID})\.state\.commandCount=\1\.executionScope\.chargeCommand\(\),`);
+
 let patched = 0;
 for (const b of bundles) {
   const file = join(root, b);
   if (!existsSync(file)) continue;
   let src = readFileSync(file, "utf8");
+  if (!src.includes(SLICE_MARK)) {
+    const m = CHARGE.exec(src);
+    if (!m) throw new Error(`patch-just-bash: ${b}: the pipeline executor's charge does not match (just-bash changed?)`);
+    const ctx = m[1];
+    const fn = src.lastIndexOf("async function", m.index);
+    const call = `try{{const __slP=__slSlice(${ctx});if(__slP)await __slP}${ctx}.state.commandCount=${ctx}.executionScope.chargeCommand(),`;
+    src = src.slice(0, fn) + SLICE_HELPER + src.slice(fn, m.index) + call + src.slice(m.index + m[0].length);
+    writeFileSync(file, src);
+    patched++;
+  }
   if (src.includes(MARK)) continue;
   const m = CALL.exec(src);
   if (!m) throw new Error(`patch-just-bash: ${b}: the pipeline executor does not match (just-bash changed?)`);
@@ -133,4 +167,4 @@ for (const b of bundles) {
   writeFileSync(file, src);
   patched++;
 }
-if (patched) console.log(`patch-just-bash: SIGPIPE for pipelines into head, ${patched} bundle(s) patched`);
+if (patched) console.log(`patch-just-bash: ${patched} patch(es) applied (SIGPIPE for pipelines into head, slice hook)`);

@@ -21,6 +21,7 @@ import { lab as findLab } from "../labs/index.js";
 import { type Limits, quotaOf } from "./limits.js";
 import type { ExecResult, PendingEdit, ShellFactory, ShellHooks, ShellRunner } from "./shell.js";
 import { Journal, type JournalEntry, ORIGIN_KEY } from "./journal.js";
+import { type CommandStop, LineBudget, withoutAbortNote } from "./budget.js";
 import { evaluateLab, type StepResult } from "../labs/checks.js";
 
 /** Everything of a ClusterSnapshot but its objects, plus what the host keeps. */
@@ -183,6 +184,8 @@ export class ClusterCore {
   private readonly k8sEvents: K8sEventRecord[] = [];
   private readonly trafficRuns: TrafficRun[] = [];
   private readonly stepPasses: Array<{ ts: number; step: string; seq: number }> = [];
+  /** The budget and stop of the command line running now (see exec). */
+  private line?: LineBudget;
   /** Connections of the command running now (see countTraffic). */
   private tally?: Map<string, number>;
   /** The first traced connection of each tally key of the command running now. */
@@ -399,7 +402,12 @@ export class ClusterCore {
    * Runs one command line; throws LimitError when the result breaks a limit (the host then
    * discards this core). With `hostedEditor`, kubectl edit opens its file through onEdit.
    */
-  async exec(command: string, now: number, limits: Limits, opts: { hostedEditor?: boolean; replayEdits?: ReadonlyArray<string | null> } = {}): Promise<ExecResult> {
+  async exec(
+    command: string,
+    now: number,
+    limits: Limits,
+    opts: { hostedEditor?: boolean; replayEdits?: ReadonlyArray<string | null>; yieldTo?: () => Promise<void> } = {},
+  ): Promise<ExecResult> {
     const replayed = opts.replayEdits ? [...opts.replayEdits] : undefined;
     this.hooks.editor.current = replayed
       ? async () => replayed.shift() ?? undefined
@@ -419,10 +427,20 @@ export class ClusterCore {
     const dataplane = dataplaneOf(this.cluster);
     // The workspace draws one connection per pod and outcome of a curl loop: those are traced.
     dataplane.traceBudget = TRACED_PER_COMMAND;
-    let r;
+    // The line's one stop (src/runtime/budget.ts): its CPU budget, and whoever else stops it.
+    const line = (this.line = new LineBudget({ cpuMs: limits.cpuMsPerCommand, yieldTo: opts.yieldTo }));
+    let r: ExecResult;
     try {
-      r = await this.shell.run(command);
+      r = await this.shell.run(command, { signal: line.signal });
+      const stop = line.stopped();
+      if (stop) r = { stdout: r.stdout, stderr: withoutAbortNote(String(r.stderr ?? "")) + stop.message, exitCode: stop.exitCode };
+    } catch (e) {
+      // A line stopped inside a command that does not catch the abort: bash's voice all the same.
+      const stop = line.stopped();
+      if (!stop) throw e;
+      r = { stdout: "", stderr: stop.message, exitCode: stop.exitCode };
     } finally {
+      this.line = undefined;
       this.tally = undefined;
       this.traces = undefined;
       dataplane.traceBudget = 0;
@@ -443,6 +461,13 @@ export class ClusterCore {
     const steps = this.evaluateSteps(now);
     this.changes.push({ type: "exec", command, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr, entry, ...(steps ? { steps } : {}) });
     return { ...res, prompt: this.prompt(), seq: entry.seq };
+  }
+
+  /** Stops the command line running now, if one is (an interrupt, a time limit); false if none runs. */
+  stopLine(reason: CommandStop): boolean {
+    if (!this.line) return false;
+    this.line.stop(reason);
+    return true;
   }
 
   /** The prompt the terminal shows before the next line. */

@@ -13,6 +13,8 @@ export interface Limits {
   requestBytes: number;
   /** Largest stdout + stderr of one exec, bytes. */
   outputBytes: number;
+  /** CPU time one command line may use, ms (src/runtime/budget.ts): past it the line is stopped. */
+  cpuMsPerCommand: number;
   /** Sustained requests per second (token bucket refill) and burst size. */
   requestsPerSecond: number;
   burst: number;
@@ -24,6 +26,7 @@ export const DEFAULT_LIMITS: Limits = {
   podsPerCluster: 300,
   requestBytes: 256 * 1024,
   outputBytes: 1024 * 1024,
+  cpuMsPerCommand: 10_000,
   requestsPerSecond: 50,
   burst: 200,
 };

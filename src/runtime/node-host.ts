@@ -31,6 +31,13 @@ type Send = (msg: LiveMessage) => void;
 
 /** Background engine builds wait until no cluster was created for this long. */
 const WARM_QUIET_MS = 50;
+/**
+ * One event loop serves every cluster: a command line that has run for a slice gives it back
+ * (src/runtime/budget.ts), and setImmediate lets the requests that arrived meanwhile in first.
+ * Taken at load: just-bash's defense box blocks timers for code running inside a line.
+ */
+const setImmediateHost = setImmediate;
+const giveLoopBack = () => new Promise<void>((resolve) => setImmediateHost(resolve));
 
 interface Slot {
   core?: ClusterCore;
@@ -269,7 +276,7 @@ export class NodeClusterHost implements ClusterHost {
       const core = await this.load(id, s);
       try {
         core.onEdit = opts.hostedEditor ? this.relay(s).opened : undefined;
-        const r = await core.exec(command, this.now(), limits, opts);
+        const r = await core.exec(command, this.now(), limits, { ...opts, yieldTo: giveLoopBack });
         core.onEdit = undefined;
         await this.persist(id, s, core);
         return r;

@@ -23,8 +23,11 @@ export interface PendingEdit {
 }
 
 export interface ShellRunner {
-  /** Runs one bash command line against the cluster (may write through cluster.client). */
-  run(commandLine: string): ExecResult | Promise<ExecResult>;
+  /**
+   * Runs one bash command line against the cluster (may write through cluster.client); `signal`
+   * stops it (src/runtime/budget.ts).
+   */
+  run(commandLine: string, opts?: { signal?: AbortSignal }): ExecResult | Promise<ExecResult>;
   /** JSON-serializable state, handed back to the factory when the cluster is restored. */
   save(): unknown;
   /** Changes whenever save() may return something new; without it, save() runs after every command. */

@@ -15,7 +15,7 @@ export function useShell(f: ShellFactory | undefined): void {
 export const sessionShell: ShellFactory = (cluster: Cluster, saved: unknown, hooks) => {
   const state = saved && typeof saved === "object" && (saved as SessionState).version === 1 ? (saved as SessionState) : undefined;
   const s = new Session(cluster, { state, hostedEditor: hooks?.editor });
-  return { run: (line) => s.run(line), save: () => s.save(), revision: () => s.revision(), prompt: () => s.prompt };
+  return { run: (line, opts) => s.run(line, { signal: opts?.signal }), save: () => s.save(), revision: () => s.revision(), prompt: () => s.prompt };
 };
 
 export async function shellFactory(): Promise<ShellFactory> {

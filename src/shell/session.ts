@@ -14,6 +14,7 @@ import { FsError } from "../engine/kubelet/fs.js";
 import type { AttachRequest, Editor, KubectlContext, Output } from "./kubectl/context.js";
 import { kubeconfigText, kubectl } from "./kubectl/kubectl.js";
 import { foldPatterns } from "./grep.js";
+import { boundedFs, NoSpaceError } from "./bounded-fs.js";
 import { type NodeCommandContext, type NodeCommands, nodeCommands as defaultRegistry } from "./node-commands.js";
 // The node's network commands (curl, iptables-save, ipvsadm, nft, nslookup...) join the default registry.
 import "./net/index.js";
@@ -131,6 +132,20 @@ const DEFAULT_CAP = 1 << 20;
  * 10000-line file (`:a;N;$!ba;s/\n/,/g`).
  */
 const MAX_SED_ITERATIONS = 10_000;
+/**
+ * One command line's memory budget (its CPU budget is the host's: src/runtime/budget.ts): what
+ * the interpreter may hold live at once, and its largest string, here-document and input. A
+ * Durable Object holds 128 MB for everything, so a line gets a quarter of it; past it the line
+ * stops with just-bash's message for the limit it met.
+ */
+export const LINE_MEMORY_BYTES = 32 * 1024 * 1024;
+const MEMORY_LIMITS = {
+  maxLiveBytes: LINE_MEMORY_BYTES,
+  maxInputBytes: LINE_MEMORY_BYTES,
+  maxStringLength: LINE_MEMORY_BYTES / 4,
+  maxHeredocSize: LINE_MEMORY_BYTES / 4,
+  maxArrayElements: 100_000,
+} as const;
 /** What `yes` writes: a pipe buffer's worth (64 KiB), then it ends as a SIGPIPE'd writer does. */
 const YES_BYTES = 65_536;
 /** kubectl and literal words only: nothing bash would expand, redirect, split or run besides it. */
@@ -155,6 +170,8 @@ export class Session {
   private readonly registry: NodeCommands;
   private readonly opts: SessionOptions;
   private stdin = "";
+  /** The running line's stop (see run). */
+  private signal?: AbortSignal;
   private fsWrites = 0;
   private kubeconfigSeen?: { key: string; found: boolean };
 
@@ -210,7 +227,7 @@ export class Session {
   }
 
   private newShell(node: string, files: ConstructorParameters<typeof InMemoryFs>[0]): NodeShell {
-    const fs = new InMemoryFs(files);
+    const fs = boundedFs(files);
     this.countWrites(fs);
     const bash = new Bash({
       fs,
@@ -223,6 +240,7 @@ export class Session {
         maxOutputSize: (this.opts.outputCap ?? DEFAULT_CAP) * 4,
         maxExecutionTimeMs: 30_000,
         maxSedIterations: MAX_SED_ITERATIONS,
+        ...MEMORY_LIMITS,
       },
       processInfo: { uid: 0, gid: 0 },
       defenseInDepth: defense(this.opts.defenseInDepth ?? true),
@@ -273,8 +291,24 @@ export class Session {
 
   // -------------------------------------------------------------------------------------------
 
-  /** Runs one command line (in the attached pod's shell if there is one). */
-  async run(line: string, stdin = ""): Promise<ShellResult> {
+  /**
+   * Runs one command line (in the attached pod's shell if there is one). `signal` stops it (the
+   * host's budget, an interrupt: src/runtime/budget.ts); every interpreter the line starts gets it.
+   */
+  async run(line: string, opts: { stdin?: string; signal?: AbortSignal } = {}): Promise<ShellResult> {
+    this.signal = opts.signal;
+    try {
+      return await this.runLine(line, opts.stdin ?? "");
+    } catch (e) {
+      // A full filesystem that the interpreter did not report itself (a redirection's write).
+      if (e instanceof NoSpaceError) return { stdout: "", stderr: `bash: ${e.path}: No space left on device\n`, exitCode: 1 };
+      throw e;
+    } finally {
+      this.signal = undefined;
+    }
+  }
+
+  private async runLine(line: string, stdin: string): Promise<ShellResult> {
     if (this.attached) return this.capped(await this.runAttached(line));
     const trimmed = line.trim();
     if (this.sshStack.length && (trimmed === "exit" || trimmed === "logout" || /^exit\s+\d+$/.test(trimmed))) {
@@ -294,7 +328,7 @@ export class Session {
     this.stdin = stdin;
     const node = this.node;
     const base = this.baseEnv();
-    const r = await this.bash.exec(line, { cwd: this.cwd, env: { ...base, ...this.vars }, stdin, rawScript: true });
+    const r = await this.bash.exec(line, { cwd: this.cwd, env: { ...base, ...this.vars }, stdin, rawScript: true, signal: this.signal });
     let cwd = this.cwd;
     let vars = this.vars;
     if (r.env) {
@@ -328,7 +362,7 @@ export class Session {
     let r: ShellResult;
     try {
       const env = { ...this.baseEnv(), ...this.vars };
-      const shell: KubectlShell = { env: (k) => env[k], run: (command) => this.bash.exec(command, { cwd: this.cwd, env, rawScript: true }) };
+      const shell: KubectlShell = { env: (k) => env[k], run: (command) => this.bash.exec(command, { cwd: this.cwd, env, rawScript: true, signal: this.signal }) };
       r = await this.runKubectl(args, this.vars.KUBECONFIG ?? this.baseEnv().KUBECONFIG, this.cwd, "", shell);
     } catch (e) {
       r = { stdout: "", stderr: `kubectl: ${e instanceof Error ? e.message : String(e)}\n`, exitCode: 1 };
@@ -485,7 +519,7 @@ export class Session {
       try {
         const shell = this.shell;
         this.syncCommands(shell);
-        const r = await shell.bash.exec(command, { cwd: HOME, env: this.baseEnv(), rawScript: true, replaceEnv: true });
+        const r = await shell.bash.exec(command, { cwd: HOME, env: this.baseEnv(), rawScript: true, replaceEnv: true, signal: this.signal });
         return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
       } finally {
         this.node = here;
@@ -596,7 +630,7 @@ export class Session {
       }
     }
     const files: Record<string, string> = Object.fromEntries(before);
-    const mem = new InMemoryFs(files);
+    const mem = boundedFs(files);
     for (const d of ["/tmp", "/root", "/home", cfs.workingDir]) await mem.mkdir(d, { recursive: true }).catch(() => {});
     const env = Object.fromEntries(kubelet.environment(pod, container, false));
     const host = pod.spec.hostname ?? pod.metadata.name!;
@@ -613,7 +647,7 @@ export class Session {
       cwd: cfs.workingDir,
       env: { ...env, HOSTNAME: host, HOME: "/root" },
       customCommands: custom,
-      executionLimits: { maxCommandCount: this.opts.maxCommands ?? 100_000, maxLoopIterations: this.opts.maxCommands ?? 100_000, maxSedIterations: MAX_SED_ITERATIONS },
+      executionLimits: { maxCommandCount: this.opts.maxCommands ?? 100_000, maxLoopIterations: this.opts.maxCommands ?? 100_000, maxSedIterations: MAX_SED_ITERATIONS, ...MEMORY_LIMITS },
       processInfo: { uid: 0, gid: 0 },
       defenseInDepth: defense(this.opts.defenseInDepth ?? true),
     });
@@ -624,7 +658,7 @@ export class Session {
     } else {
       script = argv.map(shellQuote).join(" ");
     }
-    const r = await bash.exec(script, { stdin, rawScript: true, replaceEnv: true, env: { ...env, HOSTNAME: host, HOME: "/root", PWD: cfs.workingDir } });
+    const r = await bash.exec(script, { stdin, rawScript: true, replaceEnv: true, env: { ...env, HOSTNAME: host, HOME: "/root", PWD: cfs.workingDir }, signal: this.signal });
     // Write back what the command changed.
     const after = new Set(mem.getAllPaths());
     for (const p of after) {

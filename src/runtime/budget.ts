@@ -1,0 +1,119 @@
+// One command line's budget and its stop: the AbortController made per line in ClusterCore.exec.
+// Its signal goes to the shell run (`shell.run(line, { signal })`) and to commands that wait;
+// whoever stops the line (the CPU budget here, an interrupt, a time limit) aborts it with a
+// CommandStop saying why, and the terminal prints that in bash's voice.
+//
+// Time slicing: the interpreter calls the function the signal carries under SLICE (see
+// scripts/patch-just-bash.mjs) between two commands. Once the line has held the thread for a
+// slice, it is charged to the line's CPU time and, on a host that serves several clusters from
+// one event loop (Node), the line gives the loop back (`yieldTo`) so other clusters' requests
+// run before its next command. Requests to the same cluster stay serialized by the host. On
+// Workers each cluster has an isolate of its own: nothing to yield to, only the budget.
+// Runtime-neutral: performance.now() is the clock (in workerd it moves at I/O, timers included).
+
+export const SLICE = Symbol.for("servicelab.slice");
+
+/**
+ * The clock, taken before any line runs: just-bash's defense-in-depth box blocks
+ * `performance.now` for code running inside a line, and the slice runs there.
+ */
+const hostNow: () => number = performance.now.bind(performance);
+
+/** How long a command line runs before it lets other clusters' requests in. */
+export const SLICE_MS = 5;
+
+export type StopReason = "cpu" | "interrupt" | "timeout";
+
+/** The abort reason of a stopped command line: why, and what the terminal prints. */
+export class CommandStop extends Error {
+  constructor(
+    readonly why: StopReason,
+    message: string,
+    /** bash's status for a line killed by that signal (128 + signal number). */
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/** SIGXCPU (24), as a shell under `ulimit -t` is killed: bash reports the signal's name. */
+export function cpuStop(budgetMs: number): CommandStop {
+  return new CommandStop("cpu", `bash: CPU time limit exceeded: the command line used more than ${budgetMs / 1000} s of CPU time; stopped\n`, 128 + 24);
+}
+
+export interface LineBudgetOptions {
+  /** CPU time the line may use, ms. */
+  cpuMs: number;
+  /** Gives the thread to other work for a moment (Node: setImmediate); none on Workers. */
+  yieldTo?: () => Promise<void>;
+  /** The clock, ms (tests). */
+  now?: () => number;
+}
+
+/** The budget of one command line. */
+export class LineBudget {
+  readonly controller = new AbortController();
+  private readonly now: () => number;
+  private sliceStart: number;
+  private used = 0;
+
+  constructor(private readonly opts: LineBudgetOptions) {
+    this.now = opts.now ?? hostNow;
+    this.sliceStart = this.now();
+    // The interpreter finds the slice on the signal it was given.
+    Object.defineProperty(this.controller.signal, SLICE, { value: () => this.slice() });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** CPU time the line has used so far, ms. */
+  cpuMs(): number {
+    return this.used + (this.now() - this.sliceStart);
+  }
+
+  /**
+   * Called between two commands (and by long commands between their own steps): nothing until
+   * the slice is used, then the time is charged; past the budget the line is stopped, else it
+   * yields (a promise) where the host can.
+   */
+  slice(): Promise<void> | undefined {
+    if (this.controller.signal.aborted) return undefined;
+    const t = this.now();
+    if (t - this.sliceStart < SLICE_MS) return undefined;
+    this.used += t - this.sliceStart;
+    this.sliceStart = t;
+    if (this.used > this.opts.cpuMs) {
+      this.controller.abort(cpuStop(this.opts.cpuMs));
+      return undefined;
+    }
+    const y = this.opts.yieldTo;
+    if (!y) return undefined;
+    return y().then(() => {
+      this.sliceStart = this.now();
+    });
+  }
+
+  /** Stops the line (an interrupt, a time limit): the reason says why. */
+  stop(reason: CommandStop): void {
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
+  }
+
+  /** Why the line was stopped, if it was. */
+  stopped(): CommandStop | undefined {
+    const r: unknown = this.controller.signal.reason;
+    return this.controller.signal.aborted && r instanceof CommandStop ? r : undefined;
+  }
+}
+
+/** The slice of the line `signal` belongs to, for commands that run long on their own. */
+export function sliceOf(signal: AbortSignal | undefined): (() => Promise<void> | undefined) | undefined {
+  const f = signal && (signal as unknown as Record<symbol, unknown>)[SLICE];
+  return typeof f === "function" ? (f as () => Promise<void> | undefined) : undefined;
+}
+
+/** Strips just-bash's own note for an aborted line: the stop's message replaces it. */
+export function withoutAbortNote(stderr: string): string {
+  return stderr.replace(/bash: [^\n]*aborted\n?$/, "");
+}
