@@ -1,0 +1,96 @@
+// kubectl apply (pkg/cmd/apply), and create -f which shares its reading and error wording.
+
+import type { JsonObject } from "../../../engine/api/patch/json.js";
+import type { ResourceInfo } from "../../../engine/api/resources.js";
+import { isStatusError } from "../../../engine/api/status.js";
+import type { KObject } from "../../../engine/api/types.js";
+import type { PatchType } from "../../../engine/apiserver/apiserver.js";
+import { ApplyPatchError, kubectlApplyPatch, withLastApplied } from "../../../kubectl/apply-patch.js";
+import { dryRun, f, nsOf, type Obj, OUTPUT_FLAGS } from "../cmdutil.js";
+import type { KubectlContext } from "../context.js";
+import { KubectlError, serverError } from "../errors.js";
+import { arr, bool, parseFlags, str } from "../flags.js";
+import { readManifests } from "../manifests.js";
+import { Out } from "../out.js";
+import { printResult } from "../print.js";
+
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+/** kubectl apply's patch for a live object; its errors are kubectl's. */
+function applyPatchFor(info: ResourceInfo, live: KObject, modified: Obj): { type: PatchType; patch: Obj } {
+  try {
+    return kubectlApplyPatch(info, live as JsonObject, modified);
+  } catch (e) {
+    if (e instanceof ApplyPatchError) throw new KubectlError(e.message);
+    throw e;
+  }
+}
+
+export async function cmdApply(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
+  return cmdApplyLike(argv, ctx, o, "apply");
+}
+
+export async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, verb: "apply" | "create"): Promise<void> {
+  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("validate", "string"), f("force", "bool"), f("server-side", "bool"), f("field-manager", "string"), f("prune", "bool"), f("selector", "string", "l"), f("save-config", "bool"), f("overwrite", "bool"), f("wait", "bool"), f("kustomize", "string", "k")], `kubectl ${verb}`);
+  // Complete, then Validate: words that are not flags first, then the files.
+  if (p.args.length) throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]\nSee 'kubectl ${verb} -h' for help and examples`);
+  const files = arr(p, "filename");
+  if (!files.length) throw new KubectlError("must specify one of -f and -k");
+  const manifests = await readManifests(files, bool(p, "recursive"), ctx);
+  const mode = dryRun(p);
+  const errors: string[] = [];
+  for (const m of manifests) {
+    const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
+    if (m.info.namespaced && str(p, "namespace") && m.obj.metadata?.namespace && m.obj.metadata.namespace !== str(p, "namespace")) {
+      errors.push(`error: the namespace from the provided object "${m.obj.metadata.namespace}" does not match the namespace "${str(p, "namespace")}". You must pass '--namespace=${m.obj.metadata.namespace}' to perform this operation.`);
+      continue;
+    }
+    const name = m.obj.metadata?.name;
+    try {
+      const warnings: string[] = [];
+      const body = verb === "apply" ? withLastApplied(m.obj, ns) : structuredClone(m.obj);
+      let live: KObject | undefined;
+      if (verb === "apply" && name) {
+        try {
+          live = ctx.cluster.client.get(m.info, ns, name);
+        } catch (e) {
+          if (!isStatusError(e) || e.reason !== "NotFound") throw e;
+        }
+      }
+      if (!live) {
+        if (mode === "client") {
+          printResult(m.info, body, p, o, "created");
+          continue;
+        }
+        const created = ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server", warnings });
+        for (const w of warnings) o.err(`Warning: ${w}\n`);
+        printResult(m.info, created, p, o, "created");
+        continue;
+      }
+      if (mode === "client") {
+        printResult(m.info, live, p, o, "configured");
+        continue;
+      }
+      if (!live.metadata.annotations?.[LAST_APPLIED]) o.err(`Warning: resource ${m.info.resource}/${name} is missing the ${LAST_APPLIED} annotation which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.\n`);
+      const { type, patch } = applyPatchFor(m.info, live, body);
+      if (Object.keys(patch).length === 0) {
+        printResult(m.info, live, p, o, "unchanged");
+        continue;
+      }
+      const updated = ctx.cluster.client.patch(m.info, ns, name, type, patch, { dryRun: mode === "server", warnings });
+      for (const w of warnings) o.err(`Warning: ${w}\n`);
+      printResult(m.info, updated, p, o, "configured");
+    } catch (e) {
+      if (isStatusError(e)) {
+        const s = e.status;
+        if (s.reason === "AlreadyExists" || s.reason === "Invalid") errors.push(verb === "apply" && s.reason === "Invalid" ? `The ${s.message}` : serverError(e));
+        else errors.push(`Error from server (${s.reason}): error when ${live_verb(verb)} "${m.source}": ${s.message}`);
+      } else throw e;
+    }
+  }
+  if (errors.length) throw new KubectlError(errors.join("\n"));
+}
+
+function live_verb(verb: string): string {
+  return verb === "apply" ? "creating" : "creating";
+}

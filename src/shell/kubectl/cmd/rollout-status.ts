@@ -1,0 +1,51 @@
+// kubectl rollout status (pkg/cmd/rollout/rollout_status.go, polymorphichelpers' status viewers).
+
+import { R, type ResourceInfo } from "../../../engine/api/resources.js";
+import type { Obj } from "../cmdutil.js";
+import type { KubectlContext } from "../context.js";
+import { KubectlError } from "../errors.js";
+import { type Parsed, str } from "../flags.js";
+import { Out } from "../out.js";
+import { get } from "../targets.js";
+import { parseDuration } from "../waiting.js";
+
+export function rolloutStatus(info: ResourceInfo, ns: string, name: string, p: Parsed, ctx: KubectlContext, o: Out): void {
+  const timeout = parseDuration(str(p, "timeout"), 600_000);
+  const watch = p.flags.get("watch") !== false;
+  const start = ctx.cluster.now();
+  let lastMsg = "";
+  for (;;) {
+    const obj = get(ctx, info, ns, name) as Obj;
+    const [msg, done] = statusMessage(info, obj);
+    if (msg !== lastMsg) o.out(msg);
+    lastMsg = msg;
+    if (done || !watch) return;
+    if (ctx.cluster.now() - start >= timeout) throw new KubectlError("timed out waiting for the condition");
+    ctx.cluster.advance(1000);
+  }
+}
+
+function statusMessage(info: ResourceInfo, d: Obj): [string, boolean] {
+  const st = d.status ?? {};
+  const n = d.metadata.name;
+  if (info === R.deployments) {
+    if ((d.metadata.generation ?? 0) > (st.observedGeneration ?? 0)) return [`Waiting for deployment spec update to be observed...\n`, false];
+    const want = d.spec.replicas ?? 1;
+    const prog = (st.conditions ?? []).find((c: Obj) => c.type === "Progressing");
+    if (prog?.reason === "ProgressDeadlineExceeded") throw new KubectlError(`deployment "${n}" exceeded its progress deadline`);
+    if ((st.updatedReplicas ?? 0) < want) return [`Waiting for deployment "${n}" rollout to finish: ${st.updatedReplicas ?? 0} out of ${want} new replicas have been updated...\n`, false];
+    if ((st.replicas ?? 0) > (st.updatedReplicas ?? 0)) return [`Waiting for deployment "${n}" rollout to finish: ${(st.replicas ?? 0) - (st.updatedReplicas ?? 0)} old replicas are pending termination...\n`, false];
+    if ((st.availableReplicas ?? 0) < (st.updatedReplicas ?? 0)) return [`Waiting for deployment "${n}" rollout to finish: ${st.availableReplicas ?? 0} of ${st.updatedReplicas ?? 0} updated replicas are available...\n`, false];
+    return [`deployment "${n}" successfully rolled out\n`, true];
+  }
+  if (info === R.daemonsets) {
+    if ((d.metadata.generation ?? 0) > (st.observedGeneration ?? 0)) return [`Waiting for daemon set spec update to be observed...\n`, false];
+    const want = st.desiredNumberScheduled ?? 0;
+    if ((st.updatedNumberScheduled ?? 0) < want) return [`Waiting for daemon set "${n}" rollout to finish: ${st.updatedNumberScheduled ?? 0} out of ${want} new pods have been updated...\n`, false];
+    if ((st.numberAvailable ?? 0) < want) return [`Waiting for daemon set "${n}" rollout to finish: ${st.numberAvailable ?? 0} of ${want} updated pods are available...\n`, false];
+    return [`daemon set "${n}" successfully rolled out\n`, true];
+  }
+  const want = d.spec.replicas ?? 1;
+  if ((st.readyReplicas ?? 0) < want) return [`Waiting for ${want - (st.readyReplicas ?? 0)} pods to be ready...\n`, false];
+  return [`partitioned roll out complete: ${st.updatedReplicas ?? want} new pods have been updated...\n`, true];
+}

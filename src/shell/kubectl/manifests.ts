@@ -1,0 +1,80 @@
+// Objects read from -f files, directories and stdin (kubectl's resource builder), mapped to their types.
+
+import { parseAllDocuments } from "yaml";
+import { lookupKind, type ResourceInfo } from "../../engine/api/resources.js";
+import type { Obj } from "./cmdutil.js";
+import type { KubectlContext } from "./context.js";
+import { KubectlError } from "./errors.js";
+
+interface Manifest {
+  info: ResourceInfo;
+  obj: Obj;
+  source: string;
+}
+
+export async function readManifests(files: string[], recursive: boolean, ctx: KubectlContext): Promise<Manifest[]> {
+  const out: Manifest[] = [];
+  for (const file of files) {
+    let sources: string[];
+    if (file === "-") sources = ["-"];
+    else if (/^https?:\/\//.test(file)) throw new KubectlError(`unable to read URL "${file}", server reported 404 Not Found, status code=404`);
+    else {
+      const entries = await ctx.listDir(file);
+      sources = entries ? entries.filter((e) => /\.(ya?ml|json)$/.test(e)).sort().map((e) => `${file.replace(/\/$/, "")}/${e}`) : [file];
+      void recursive;
+    }
+    for (const src of sources) {
+      let text: string;
+      if (src === "-") text = ctx.stdin;
+      else {
+        try {
+          text = await ctx.readFile(src);
+        } catch {
+          throw new KubectlError(`the path "${src}" does not exist`);
+        }
+      }
+      let docs;
+      try {
+        docs = parseAllDocuments(text);
+      } catch (e) {
+        throw new KubectlError(`error parsing ${src}: ${(e as Error).message}`);
+      }
+      for (const d of Array.isArray(docs) ? docs : [docs]) {
+        if (d.errors.length) {
+          const line = d.errors[0].linePos?.[0]?.line ?? 1;
+          throw new KubectlError(`error converting YAML to JSON: yaml: line ${line}: ${d.errors[0].message.split("\n")[0].replace(/ at line.*$/, "")}`);
+        }
+        let obj: Obj;
+        try {
+          obj = d.toJS() as Obj;
+        } catch (e) {
+          // An alias bomb ("billion laughs"): the yaml library stops at its alias count, as
+          // go-yaml stops at its aliasing ratio; kubectl says so in go-yaml's words.
+          if (!/Excessive alias count/.test((e as Error).message)) throw e;
+          throw new KubectlError(`error parsing ${src}: error converting YAML to JSON: yaml: document contains excessive aliasing`);
+        }
+        if (obj === null || obj === undefined) continue;
+        if (typeof obj !== "object") throw new KubectlError(`error validating "${src}": error validating data: invalid object to validate; if you choose to ignore these errors, turn validation off with --validate=false`);
+        if (obj.kind === "List" && Array.isArray(obj.items)) {
+          for (const it of obj.items) out.push(manifest(it, src, ctx));
+          continue;
+        }
+        out.push(manifest(obj, src, ctx));
+      }
+    }
+  }
+  if (!out.length) throw new KubectlError("no objects passed to apply");
+  return out;
+}
+
+function manifest(obj: Obj, src: string, ctx: KubectlContext): Manifest {
+  if (!obj.apiVersion || !obj.kind) {
+    const missing = !obj.apiVersion ? "apiVersion" : "kind";
+    throw new KubectlError(`error validating "${src}": error validating data: ${missing} not set; if you choose to ignore these errors, turn validation off with --validate=false`);
+  }
+  const info = lookupKind(obj.apiVersion, obj.kind);
+  if (!info || !ctx.cluster.api.isServed(info)) {
+    throw new KubectlError(`resource mapping not found for name: "${obj.metadata?.name ?? ""}" namespace: "${obj.metadata?.namespace ?? ""}" from "${src}": no matches for kind "${obj.kind}" in version "${obj.apiVersion}"\nensure CRDs are installed first`);
+  }
+  return { info, obj, source: src };
+}

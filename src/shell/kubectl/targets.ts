@@ -1,0 +1,62 @@
+// What a command works on: `TYPE NAME...`, `TYPE/NAME`, `t1,t2` resolved through discovery, and
+// the objects read from the cluster.
+
+import { type ResourceInfo, RESOURCES } from "../../engine/api/resources.js";
+import type { KObject } from "../../engine/api/types.js";
+import { nsOf } from "./cmdutil.js";
+import type { KubectlContext } from "./context.js";
+import { KubectlError } from "./errors.js";
+import { type Parsed, str } from "./flags.js";
+import { resolveType } from "./resources.js";
+
+export function served(ctx: KubectlContext) {
+  return (i: ResourceInfo) => ctx.cluster.api.isServed(i);
+}
+
+export function typeOrThrow(name: string, ctx: KubectlContext): ResourceInfo {
+  const info = resolveType(name, served(ctx));
+  if (!info) throw new KubectlError(`the server doesn't have a resource type "${name}"`);
+  return info;
+}
+
+/** Splits `type name...`, `type/name ...` and `t1,t2` arguments into (type, names) groups. */
+export function resourceArgs(args: string[], ctx: KubectlContext, allowAll = false): { info: ResourceInfo; names: string[] }[] {
+  if (!args.length) return [];
+  if (args.some((a) => a.includes("/"))) {
+    return args.map((a) => {
+      const [t, n] = a.split("/");
+      if (!n) throw new KubectlError(`arguments in resource/name form must have a single resource and name`);
+      return { info: typeOrThrow(t, ctx), names: [n] };
+    });
+  }
+  const [types, ...names] = args;
+  const out: { info: ResourceInfo; names: string[] }[] = [];
+  for (const t of types.split(",")) {
+    if (allowAll && t === "all") {
+      for (const info of RESOURCES) if (info.categories.includes("all") && ctx.cluster.api.isServed(info)) out.push({ info, names });
+      continue;
+    }
+    out.push({ info: typeOrThrow(t, ctx), names });
+  }
+  return out;
+}
+
+export function list(ctx: KubectlContext, info: ResourceInfo, ns: string | undefined, p?: Parsed): KObject[] {
+  return ctx.cluster.client.list(info, info.namespaced ? ns : undefined, {
+    labelSelector: p ? str(p, "selector") : undefined,
+    fieldSelector: p ? str(p, "field-selector") : undefined,
+  }).items;
+}
+
+export function get(ctx: KubectlContext, info: ResourceInfo, ns: string, name: string): KObject {
+  return ctx.cluster.client.get(info, info.namespaced ? ns : undefined, name);
+}
+
+export function oneTarget(p: Parsed, ctx: KubectlContext, cmd: string): { info: ResourceInfo; name: string; ns: string }[] {
+  const groups = resourceArgs(p.args, ctx);
+  const out: { info: ResourceInfo; name: string; ns: string }[] = [];
+  for (const g of groups) for (const n of g.names) out.push({ info: g.info, name: n, ns: nsOf(p, ctx) });
+  if (!out.length) throw new KubectlError(`You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'`);
+  void cmd;
+  return out;
+}
