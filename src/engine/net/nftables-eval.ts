@@ -2,7 +2,7 @@
 // chains registered on a hook in priority order, then jumps, gotos and verdict-map lookups. Each
 // expression kind of the model is handled here; an unknown one throws UnknownRuleShape. Without
 // a trace nothing is formatted; with one, every rule, lookup and draw is written into it.
-import { ElementMap, chainOf, type Chain, type Expr, type KeyPart, type NftTable, type Rule, type SetElement, type Verdict } from "../proxy/nftables/model.js";
+import { ElementMap, type Chain, type Expr, type KeyPart, type NftTable, type Rule, type SetElement, type Verdict } from "../proxy/nftables/model.js";
 import { ruleText } from "../proxy/nftables/render.js";
 import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
 
@@ -220,8 +220,6 @@ function isAddrProtoPort(k: readonly KeyPart[]): boolean {
   return k.length === 3 && k[0] === "daddr" && k[1] === "l4proto" && k[2] === "dport";
 }
 
-type JumpVerdict = Extract<Verdict, { kind: "jump" | "goto" }>;
-
 /**
  * The packet's concatenated lookup key (`ip daddr . meta l4proto . th dport`) as map elements
  * are keyed. A packet looks the same key up in several maps on each node it crosses; building
@@ -266,7 +264,7 @@ function verdict(table: NftTable, chain: Chain, v: Verdict, n: number, pkt: Pkt,
       return CONTINUE;
     case "jump":
     case "goto": {
-      const next = chainOf(table.chains, v as JumpVerdict);
+      const next = table.chains.get(v.chain);
       if (!next) throw new Error(`packet tracer: ${v.kind} to missing chain ${v.chain}`);
       const out = runChain(table, next, pkt, ctx, depth + 1);
       if (v.kind === "jump") return out.t === "continue" ? true : out;

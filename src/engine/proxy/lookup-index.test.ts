@@ -2,7 +2,7 @@
 // is written into them (random writes, odd key texts included).
 import { describe, expect, it } from "vitest";
 import { Rng } from "../rng.js";
-import { ChainMap, ElementMap, bindVerdict, chainOf, type Chain as NftChain, type SetElement } from "./nftables/model.js";
+import { ChainMap, ElementMap, type SetElement } from "./nftables/model.js";
 import { AddrMap, IpsetEntries, VirtualServerMap } from "./ipvs/index.js";
 import { ChainOwners } from "./iptables/proxier.js";
 import type { Chain } from "./iptables/model.js";
@@ -180,25 +180,21 @@ describe("addrText", () => {
   });
 });
 
-describe("nftables chainOf", () => {
-  it("is chains.get(verdict.chain) whatever is set, replaced, shared or deleted", () => {
+describe("nftables ChainMap", () => {
+  it("baseChains are the base chains by priority, in creation order, whatever is set, replaced or deleted", () => {
     const rng = new Rng(12);
     const pick = <T,>(xs: readonly T[]) => xs[rng.uint32() % xs.length];
-    const NAMES = ["a", "b", "c", "d"];
-    const maps = [new ChainMap(), new ChainMap()];
-    const chains: NftChain[] = [];
-    for (const n of NAMES) for (let k = 0; k < 3; k++) chains.push(k === 2 ? Object.freeze({ name: n, rules: [] }) : { name: n, rules: [] });
-    const verdicts = NAMES.flatMap((n) => [{ kind: "goto" as const, chain: n }, { kind: "jump" as const, chain: n }]);
-    for (let step = 0; step < 5000; step++) {
-      const m = pick(maps);
+    const NAMES = ["a", "b", "c", "d", "e"];
+    const m = new ChainMap();
+    for (let step = 0; step < 3000; step++) {
       const r = rng.uint32() % 10;
-      const c = pick(chains);
-      // Mostly under its own name; sometimes under another one.
-      if (r < 6) m.set(r === 0 ? pick(NAMES) : c.name, c);
-      else if (r < 9) m.delete(pick(NAMES));
+      const name = pick(NAMES);
+      const base = rng.uint32() % 3 === 0 ? undefined : { type: "nat" as const, hook: "prerouting" as const, priority: (rng.uint32() % 3) * 100 - 100, policy: "accept" as const };
+      if (r < 6) m.set(name, { name, rules: [], base });
+      else if (r < 9) m.delete(name);
       else if (step % 100 === 0) m.clear();
-      if (rng.uint32() % 4 === 0) bindVerdict(pick(verdicts), pick(chains));
-      for (const mm of maps) for (const v of verdicts) expect(chainOf(mm, v)).toBe(mm.get(v.chain));
+      const want = [...m.values()].filter((c) => c.base).sort((x, y) => x.base!.priority - y.base!.priority);
+      expect(m.baseChains()).toEqual(want);
     }
   });
 });

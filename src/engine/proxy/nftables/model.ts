@@ -145,103 +145,42 @@ export function newTable(name: string, comment?: string): NftTable {
   return { family: "ip", name, comment, sets: new Map(), chains: new ChainMap() };
 }
 
-/** On a chain object: the ChainMap that holds it under its own name (see ChainMap). */
-const OWNER = Symbol("chain map");
-/** On a jump/goto verdict object: the chain it was last resolved to (see chainOf). */
-const RESOLVED = Symbol("resolved chain");
-type Owned = Chain & { [OWNER]?: ChainMap };
-type JumpVerdict = Extract<Verdict, { kind: "jump" | "goto" }>;
-
 /**
- * A table's chains by name, with an owner mark on each chain object it holds under the chain's
- * own name (a hidden, non-enumerable property): `chain[OWNER] === map` only while
- * `map.get(chain.name) === chain`, since every replacement, deletion and clear of that name
- * removes the mark. So a jump or goto verdict can keep the chain it resolved to and check it in
- * O(1) (chainOf) instead of probing a ~100k-entry table per packet, and the proxier can bind its
- * verdicts to their chains when it writes them. It also keeps its base chains in priority order
- * (the hooks' registrations), made again from the chains when one of them changes.
+ * A table's chains by name, in creation order, and its base chains by priority (the hooks'
+ * registrations), kept as the chains are written so that reading them changes nothing.
  */
 export class ChainMap extends Map<string, Chain> {
-  private bases: Chain[] | undefined = undefined;
+  private bases: readonly Chain[] = [];
 
   override set(name: string, chain: Chain): this {
     const old = super.get(name);
-    if (old !== undefined && old !== chain) this.unmark(old);
-    if (chain.base !== undefined || old?.base !== undefined) this.bases = undefined;
-    if (chain.name === name && (chain as Owned)[OWNER] !== this) {
-      if (Object.prototype.hasOwnProperty.call(chain, OWNER)) (chain as Owned)[OWNER] = this;
-      else if (Object.isExtensible(chain)) Object.defineProperty(chain, OWNER, { value: this, writable: true, enumerable: false, configurable: false });
-    }
-    return super.set(name, chain);
+    super.set(name, chain);
+    if (chain.base !== undefined || old?.base !== undefined) this.sortBases();
+    return this;
   }
 
   override delete(name: string): boolean {
     const old = super.get(name);
-    if (old !== undefined) {
-      this.unmark(old);
-      if (old.base !== undefined) this.bases = undefined;
-    }
-    return super.delete(name);
+    const deleted = super.delete(name);
+    if (old?.base !== undefined) this.sortBases();
+    return deleted;
   }
 
   override clear(): void {
-    for (const c of super.values()) this.unmark(c);
-    this.bases = undefined;
     super.clear();
+    this.bases = [];
   }
 
-  /** The base chains, by priority (equal priorities in creation order). Read-only. */
+  /** The base chains, by priority (equal priorities in creation order). */
   baseChains(): readonly Chain[] {
-    if (this.bases === undefined) {
-      const base: Chain[] = [];
-      for (const c of super.values()) if (c.base) base.push(c);
-      this.bases = base.sort((a, b) => a.base!.priority - b.base!.priority);
-    }
     return this.bases;
   }
 
-  private unmark(c: Chain): void {
-    if ((c as Owned)[OWNER] === this) (c as Owned)[OWNER] = undefined;
+  private sortBases(): void {
+    const base: Chain[] = [];
+    for (const c of super.values()) if (c.base) base.push(c);
+    this.bases = base.sort((a, b) => a.base!.priority - b.base!.priority);
   }
-}
-
-/**
- * chains.get(v.chain) for a jump or goto verdict: the chain the verdict was bound to when that
- * is still the table's chain of that name (see ChainMap), else looked up by name (and bound,
- * when the table is a ChainMap). Frozen verdicts and plain Maps resolve by name every time.
- */
-export function chainOf(chains: ReadonlyMap<string, Chain>, v: JumpVerdict): Chain | undefined {
-  const c = (v as { [RESOLVED]?: Owned })[RESOLVED];
-  if (c !== undefined && c[OWNER] === chains && c.name === v.chain) return c;
-  const got = chains.get(v.chain);
-  if (got !== undefined && (got as Owned)[OWNER] === chains) bindVerdict(v, got);
-  return got;
-}
-
-/**
- * A goto verdict object with room for its bound chain from the start (an in-object, hidden
- * slot). Binding a plain verdict object later gives it a separate property store: at 100k
- * endpoint chains that was ~5 MB of heap per node.
- */
-class GotoVerdict {
-  readonly kind = "goto" as const;
-  constructor(readonly chain: string) {
-    Object.defineProperty(this, RESOLVED, { value: undefined, writable: true, enumerable: false, configurable: false });
-  }
-}
-export function gotoVerdict(chain: string): Verdict {
-  return new GotoVerdict(chain);
-}
-
-/** Makes room for the owner mark on a chain object as it is built (see gotoVerdict). */
-export function ownable(chain: Chain): void {
-  Object.defineProperty(chain, OWNER, { value: undefined, writable: true, enumerable: false, configurable: false });
-}
-
-/** Keeps `chain` on the verdict for chainOf (which checks it is still the table's chain). */
-export function bindVerdict(v: JumpVerdict, chain: Chain): void {
-  if (Object.prototype.hasOwnProperty.call(v, RESOLVED)) (v as { [RESOLVED]?: Chain })[RESOLVED] = chain;
-  else if (Object.isExtensible(v)) Object.defineProperty(v, RESOLVED, { value: chain, writable: true, enumerable: false, configurable: false });
 }
 
 /**
@@ -285,6 +224,9 @@ export const V_RETURN: Verdict = Object.freeze({ kind: "return" });
 
 export function jump(chain: string): Expr {
   return { t: "verdict", verdict: { kind: "jump", chain } };
+}
+export function gotoVerdict(chain: string): Verdict {
+  return { kind: "goto", chain };
 }
 export function goto(chain: string): Expr {
   return { t: "verdict", verdict: { kind: "goto", chain } };

@@ -23,9 +23,7 @@ import {
   jump,
   newTable,
   ElementMap,
-  bindVerdict,
   gotoVerdict,
-  ownable,
 } from "./model.js";
 import * as N from "./names.js";
 import { MadeRules, type MadeOnRead } from "../made-rules.js";
@@ -60,8 +58,7 @@ export interface ServicePortRecord {
   readonly hasExternalChain: boolean;
 }
 
-// Shared by every table, so frozen: a jump verdict keeps the chain it resolved to (chainOf), and
-// a shared one would keep the last table that ran it, with its whole ruleset, alive.
+// Shared by every table, so frozen.
 const MARK_MASQ_JUMP: Expr = Object.freeze({ t: "verdict", verdict: Object.freeze({ kind: "jump", chain: N.MARK_MASQ_CHAIN }) }) as Expr;
 type IpExpr = Extract<Expr, { t: "ip" }>;
 const CT_NEW: Expr = Object.freeze({ t: "ct-state", states: Object.freeze(["new"]) }) as Expr;
@@ -162,13 +159,6 @@ function byEndpointString(a: EndpointInfo, b: EndpointInfo): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** A service port's chain, with room for the table's owner mark (see ownable in model.ts). */
-function ownedChain(name: string, rules: Rule[]): Chain {
-  const c: Chain = { name, rules };
-  ownable(c);
-  return c;
-}
-
 function rule(exprs: Expr[], comment?: string): Rule {
   return comment === undefined ? { exprs } : { exprs, comment };
 }
@@ -192,9 +182,7 @@ export class EndpointChain implements Chain, MadeOnRead {
     readonly proto: "tcp" | "udp" | "sctp",
     readonly affinitySet: string | undefined,
     private readonly made: MadeRules,
-  ) {
-    ownable(this);
-  }
+  ) {}
 
   get rules(): Rule[] {
     if (this.own !== undefined) return this.own;
@@ -236,7 +224,7 @@ function serviceChain(
     for (let i = 0; i < targets.length; i++) rules.push(rule([{ t: "ip-lookup", field: "saddr", set: affinitySets[i] }, { t: "verdict", verdict: targets[i] }]));
   }
   rules.push(rule([{ t: "numgen-vmap", mod: targets.length, targets }]));
-  return ownedChain(name, Object.freeze(rules) as Rule[]);
+  return { name, rules: Object.freeze(rules) as Rule[] };
 }
 
 export class NftablesProxier implements Proxier {
@@ -503,7 +491,7 @@ export class NftablesProxier implements Proxier {
         rules.push(rule([{ t: "fib-local", field: "saddr" }, goto(clusterPolicyChain)], "short-circuit local traffic"));
       }
       if (hasExternalEndpoints) rules.push(rule([goto(externalPolicyChain)]));
-      chains.push(ownedChain(externalChain, rules));
+      chains.push({ name: externalChain, rules });
     }
     for (const ep of reachable) {
       chains.push(epNames(ep).ownChain);
@@ -572,25 +560,6 @@ export class NftablesProxier implements Proxier {
       this.table.chains.set(c.name, c);
       this.staleChains.delete(c.name);
     }
-    // The verdicts leading into this service port's chains know their chain from the start, so
-    // a packet does not look it up by name in the table (see chainOf in model.ts).
-    const bind = (v: Verdict | undefined): Chain | undefined => {
-      if (v === undefined || (v.kind !== "goto" && v.kind !== "jump")) return undefined;
-      for (const c of chains) {
-        if (c.name !== v.chain) continue;
-        bindVerdict(v, c);
-        return c;
-      }
-      return undefined;
-    };
-    for (const c of chains) {
-      if (c instanceof EndpointChain) continue;
-      for (const r of c.rules) for (const e of r.exprs) {
-        if (e.t === "verdict") bind(e.verdict);
-        else if (e.t === "numgen-vmap") for (const v of e.targets) bind(v);
-      }
-    }
-    for (const x of elements) bind(x.el.value);
     const refs = (list: typeof elements): ElementRef[] =>
       list.map(({ set, key, el }) => {
         const k = elementKey(key);
