@@ -3,7 +3,7 @@
 // ports that users ask for, and random dynamic allocation that prefers the upper band.
 
 import { field, goSlice, internalError, type FieldError } from "../api/status.js";
-import { formatIPv4, parseCIDR, parseIPv4, type CIDR } from "../net/ip.js";
+import { formatIPv4, parseCIDR, parseIPv4, type CIDR } from "../util/ip.js";
 import type { Rng } from "../rng.js";
 
 export class AllocationError extends Error {

@@ -11,7 +11,7 @@ import { selectorFromSet, type Selector } from "../api/labels.js";
 import { R } from "../api/resources.js";
 import type { EndpointAddress, EndpointPort, EndpointSubset, Endpoints, KObject, Pod, Service, ServicePort } from "../api/types.js";
 import { deepEqual, key as resKey } from "../apiserver/apiserver.js";
-import { isIPv4 } from "../net/ip.js";
+import { isIPv4 } from "../util/ip.js";
 import type { Store, StoreEvent } from "../store/store.js";
 import type { Controller, ControllerContext } from "./manager.js";
 import { isPodReady, podCondition, splitKey } from "./util.js";

@@ -12,7 +12,7 @@ import { milliValue, quantity } from "../api/quantity.js";
 import { R } from "../api/resources.js";
 import type { Endpoint, EndpointSlice, EndpointSlicePort, KObject, Node, Pod, Service } from "../api/types.js";
 import { deepEqual, key as resKey } from "../apiserver/apiserver.js";
-import { isIPv4 } from "../net/ip.js";
+import { isIPv4 } from "../util/ip.js";
 import type { StoreEvent } from "../store/store.js";
 import {
   findPort,

@@ -9,7 +9,7 @@ import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
 import { rfc3339 } from "../clock.js";
 import type { Controller, ControllerContext } from "../controllers/manager.js";
 import { splitKey } from "../controllers/util.js";
-import { formatIPv4, ipv4Unchecked, parseCIDR } from "../net/ip.js";
+import { formatIPv4, ipv4Unchecked, parseCIDR } from "../util/ip.js";
 import type { StoreEvent } from "../store/store.js";
 import { sha256 } from "../util/hash.js";
 import { memoize } from "../util/memo.js";

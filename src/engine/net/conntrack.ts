@@ -2,8 +2,7 @@
 // of an established flow skip the nat chains and keep their destination. `conntrack -L` prints
 // the table as conntrack-tools 1.4.7 does.
 import type { L4, Tuple } from "./packet.js";
-import { addrNum } from "./addr-index.js";
-import { formatIPv4, ipv4Unchecked } from "./ip.js";
+import { formatIPv4, ipv4Num, ipv4Unchecked } from "../util/ip.js";
 
 /** Kernel timeouts (seconds), with kube-proxy's conntrack settings (tcp established 24h, close_wait 1h). */
 export const CT_TIMEOUTS = {
@@ -171,8 +170,8 @@ export class ConntrackTable {
 
   /** The index of the live flow whose original tuple this is, or -1. Valid until the table changes. */
   lookupFlow(proto: L4, src: string, sport: number, dst: string, dport: number, now: number): number {
-    const a = addrNum(src);
-    const b = src === dst ? a : addrNum(dst);
+    const a = ipv4Num(src);
+    const b = src === dst ? a : ipv4Num(dst);
     const key = flowKeyOf(a < 0 ? ipNum(src) : a, sport, b < 0 ? ipNum(dst) : b, dport);
     const i = this.find(key, PROTO_CODE[proto], src, a, sport, dst, b, dport);
     if (i === NONE) return NONE;
@@ -237,10 +236,10 @@ export class ConntrackTable {
   addFlow(f: FlowFields, now: number): void {
     if (this.count >= this.max) this.evict(now);
     // The reply's addresses are mostly the original's own strings (no NAT on that side).
-    const src = addrNum(f.src);
-    const dst = addrNum(f.dst);
-    const rsrc = f.rsrc === f.dst ? dst : addrNum(f.rsrc);
-    const rdst = f.rdst === f.src ? src : addrNum(f.rdst);
+    const src = ipv4Num(f.src);
+    const dst = ipv4Num(f.dst);
+    const rsrc = f.rsrc === f.dst ? dst : ipv4Num(f.rsrc);
+    const rdst = f.rdst === f.src ? src : ipv4Num(f.rdst);
     const odd =
       src < 0 || dst < 0 || rsrc < 0 || rdst < 0 || !isInt32(f.sport) || !isInt32(f.dport) || !isInt32(f.rsport) || !isInt32(f.rdport) || f.mark !== f.mark >>> 0;
     const key = flowKeyOf(src < 0 ? ipNum(f.src) : src, f.sport, dst < 0 ? ipNum(f.dst) : dst, f.dport);

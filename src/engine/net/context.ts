@@ -2,21 +2,23 @@
 // header fields, the node's local addresses, its per-node kernel state (xt_recent tables, nft
 // dynamic sets), the cluster's Rng and the trace being written.
 import type { L4, TraceStep } from "./packet.js";
-import { ipv4Unchecked } from "./ip.js";
-import { addrNum } from "./addr-index.js";
+import { ipv4Num, ipv4Unchecked } from "../util/ip.js";
 
 /** The cluster's Rng as the data plane uses it (uint32 draws, as the kernel's prandom). */
 export interface RandomSource {
   uint32(): number;
 }
 
-/** The first packet of a connection while it is being evaluated. */
+/** The first packet of a connection while it is being evaluated (addresses set with setSrc and setDst). */
 export interface Pkt {
   proto: L4;
   src: string;
   sport: number;
+  /** ipv4Num(src): read by every rule that matches an address, so parsed once per rewrite. */
+  srcNum: number;
   dst: string;
   dport: number;
+  dstNum: number;
   mark: number;
   /** Conntrack: first packet of a new connection (nat chains run only for these). */
   ctNew: boolean;
@@ -50,6 +52,8 @@ export class EvalContext {
     public now: number,
     public rng: RandomSource,
     readonly kernel: NodeKernelState,
+    /** The Dataplane's parsed address specs. */
+    readonly specs: SpecCache,
     readonly trace: TraceStep[] | undefined,
   ) {}
   step(s: Omit<TraceStep, "node">): void {
@@ -65,31 +69,57 @@ export class UnknownRuleShape extends Error {
   }
 }
 
-const cidrCache = new Map<string, { base: number; mask: number }>();
-
-const ipNum = ipv4Unchecked;
-
-/** Is `ip` the address `spec` or inside the CIDR `spec` ("a.b.c.d" or "a.b.c.d/len")? */
-export function addrMatches(spec: string, ip: string): boolean {
-  const c = cidrOf(spec);
-  if (c === undefined) return spec === ip;
-  // A packet's addresses are read against several prefixes per node: addrNum keeps the last four.
-  const a = addrNum(ip);
-  return (((a >= 0 ? a : ipNum(ip)) & c.mask) >>> 0) === c.base;
+export function setSrc(pkt: Pkt, ip: string, port: number): void {
+  pkt.src = ip;
+  pkt.srcNum = ipv4Num(ip);
+  pkt.sport = port;
 }
 
-/** The CIDR `spec` as addrMatches reads it (undefined: `spec` is an address, matched as text). */
-export function cidrOf(spec: string): { readonly base: number; readonly mask: number } | undefined {
-  const slash = spec.indexOf("/");
-  if (slash < 0) return undefined;
-  let c = cidrCache.get(spec);
-  if (c === undefined) {
-    const len = Number(spec.slice(slash + 1));
-    const mask = len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
-    c = { base: (ipNum(spec.slice(0, slash)) & mask) >>> 0, mask };
-    cidrCache.set(spec, c);
+export function setDst(pkt: Pkt, ip: string, port: number): void {
+  pkt.dst = ip;
+  pkt.dstNum = ipv4Num(ip);
+  pkt.dport = port;
+}
+
+/** A rule's address or CIDR as SpecCache.matches reads it (with text: an address, compared as text). */
+interface Spec {
+  readonly base: number;
+  readonly mask: number;
+  readonly text: string | undefined;
+}
+
+/**
+ * The rules' address specs as numbers, parsed once per Dataplane (its nodes' rules repeat the same
+ * few thousand). Bounded: cleared when full, and a refill costs one parse per spec.
+ */
+export class SpecCache {
+  private readonly specs = new Map<string, Spec>();
+  constructor(private readonly limit = 1 << 16) {}
+
+  get size(): number {
+    return this.specs.size;
   }
-  return c;
-}
 
-export { ipNum };
+  of(spec: string): Spec {
+    let c = this.specs.get(spec);
+    if (c === undefined) {
+      const slash = spec.indexOf("/");
+      if (slash < 0) c = { base: 0, mask: 0, text: spec };
+      else {
+        const len = Number(spec.slice(slash + 1));
+        const mask = len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
+        c = { base: (ipv4Unchecked(spec.slice(0, slash)) & mask) >>> 0, mask, text: undefined };
+      }
+      if (this.specs.size >= this.limit) this.specs.clear();
+      this.specs.set(spec, c);
+    }
+    return c;
+  }
+
+  /** Is `ip` (whose ipv4Num is `num`) the address `spec` or inside the CIDR `spec` ("a.b.c.d" or "a.b.c.d/len")? */
+  matches(spec: string, ip: string, num: number): boolean {
+    const c = this.of(spec);
+    if (c.text !== undefined) return c.text === ip;
+    return (((num >= 0 ? num : ipv4Unchecked(ip)) & c.mask) >>> 0) === c.base;
+  }
+}

@@ -18,8 +18,8 @@
 import type { Ruleset } from "../proxy/iptables/model.js";
 import type { NftTable } from "../proxy/nftables/model.js";
 import { CT_TIMEOUTS, ConntrackTable, type FlowFields, type TcpState } from "./conntrack.js";
-import { EvalContext, type HookName, type HookOutcome, NodeKernelState, type Pkt, type RandomSource, addrMatches, ipNum } from "./context.js";
-import { addrNum } from "./addr-index.js";
+import { EvalContext, type HookName, type HookOutcome, NodeKernelState, type Pkt, type RandomSource, SpecCache, setDst, setSrc } from "./context.js";
+import { formatIPv4, ipv4Unchecked } from "../util/ip.js";
 import { iptablesHook } from "./iptables-eval.js";
 import { nftablesHook } from "./nftables-eval.js";
 import type { ConnectResult, L4, Source, TraceStep, Tuple, Verdict } from "./packet.js";
@@ -122,7 +122,6 @@ const NO_PATH: string[] = Object.freeze([]) as unknown as string[];
 
 interface NodeInfo {
   net: NodeNet;
-  ipNum: number;
   cidrBase: number;
   cidrMask: number;
   cni0: string;
@@ -143,7 +142,7 @@ interface NodeInfo {
 class Walk {
   res: ConnectResult = undefined as unknown as ConnectResult;
   /** The connection's first packet, rewritten as it goes. */
-  readonly pkt: Pkt = { proto: "tcp", src: "", sport: 0, dst: "", dport: 0, mark: 0, ctNew: true, dnat: false, masquerade: false };
+  readonly pkt: Pkt = { proto: "tcp", src: "", sport: 0, srcNum: -1, dst: "", dport: 0, dstNum: -1, mark: 0, ctNew: true, dnat: false, masquerade: false };
   opts: ConnectOptions = NO_OPTS;
   now = 0;
   /** The nodes crossed, with the packet's tuple as it entered each one (columns by hop). */
@@ -221,6 +220,8 @@ export class Dataplane {
   private readonly conntracks = new Map<string, ConntrackTable>();
   private readonly ports = new Map<string, number>();
   private readonly observers = new Set<(res: ConnectResult) => void>();
+  /** The rules' address specs, parsed (this data plane's own cache: no other cluster reads it). */
+  readonly specs = new SpecCache();
   /** The walk the next connection uses (undefined while one runs: a nested connect makes its own). */
   private spare: Walk | undefined = new Walk();
   /**
@@ -233,14 +234,13 @@ export class Dataplane {
     for (const n of env.nodes) {
       const [base, len] = n.podCIDR.split("/");
       const mask = Number(len) === 0 ? 0 : (0xffffffff << (32 - Number(len))) >>> 0;
-      const b = (ipNum(base) & mask) >>> 0;
+      const b = (ipv4Unchecked(base) & mask) >>> 0;
       const info: NodeInfo = {
         net: n,
-        ipNum: ipNum(n.ip),
         cidrBase: b,
         cidrMask: mask,
-        cni0: fmt(b + 1),
-        flannel: fmt(b),
+        cni0: formatIPv4(b + 1),
+        flannel: formatIPv4(b),
         conntrack: undefined,
         kernel: undefined,
         quiet: undefined,
@@ -269,7 +269,7 @@ export class Dataplane {
    * allocates the context of the variables it captures on every call, on whichever path.
    */
   private newContext(info: NodeInfo, now: number, trace: TraceStep[] | undefined): EvalContext {
-    return new EvalContext(info.net.name, (ip) => this.isLocalTo(info, info.hopRules, ip), now, this.env.rng, this.kernelOf(info), trace);
+    return new EvalContext(info.net.name, (ip) => this.isLocalTo(info, info.hopRules, ip), now, this.env.rng, this.kernelOf(info), this.specs, trace);
   }
 
   conntrack(node: string): ConntrackTable {
@@ -309,7 +309,7 @@ export class Dataplane {
 
   /** The node whose pod CIDR holds `ip`. */
   nodeOfPodIP(ip: string): NodeNet | undefined {
-    return this.infoOfPodIP(ipNum(ip))?.net;
+    return this.infoOfPodIP(ipv4Unchecked(ip))?.net;
   }
 
   private infoOfPodIP(v: number): NodeInfo | undefined {
@@ -333,7 +333,7 @@ export class Dataplane {
   /** The next ephemeral port of `ip` (net.ipv4.ip_local_port_range 32768-60999). */
   ephemeralPort(ip: string): number {
     let p = this.ports.get(ip);
-    if (p === undefined) p = 32768 + (ipNum(ip) % 28232);
+    if (p === undefined) p = 32768 + (ipv4Unchecked(ip) % 28232);
     p = p >= 60999 ? 32768 : p + 1;
     this.ports.set(ip, p);
     return p;
@@ -424,10 +424,8 @@ export class Dataplane {
 
     const pkt = w.pkt;
     pkt.proto = proto;
-    pkt.src = srcIP;
-    pkt.sport = sport;
-    pkt.dst = dst;
-    pkt.dport = dport;
+    setSrc(pkt, srcIP, sport);
+    setDst(pkt, dst, dport);
     pkt.mark = 0;
     pkt.ctNew = true;
     pkt.dnat = false;
@@ -527,8 +525,7 @@ export class Dataplane {
     }
     if (trace) trace.push({ node, kind: "nat", table: "ipvs", text: `IPVS Masq ${pkt.dst}:${pkt.dport} -> ${vs.real.ip}:${vs.real.port}` });
     if (vs.conn !== undefined && !w.opts.keepOpen) (w.close = vs.conn), (w.closeVia = ipvs);
-    pkt.dst = vs.real.ip;
-    pkt.dport = vs.real.port;
+    setDst(pkt, vs.real.ip, vs.real.port);
     pkt.dnat = true;
     return VS_DNAT;
   }
@@ -541,8 +538,7 @@ export class Dataplane {
     const pkt = w.pkt;
     const node = info.net.name;
     const trace = w.ctx.trace;
-    const a = addrNum(pkt.dst); // canonical addresses read the same as with ipNum
-    const d = a >= 0 ? a : ipNum(pkt.dst);
+    const d = pkt.dstNum >= 0 ? pkt.dstNum : ipv4Unchecked(pkt.dst);
     let via: "cni0" | "flannel.1" | "eth0";
     let nextNode: NodeInfo | undefined;
     if (((d & info.cidrMask) >>> 0) === info.cidrBase) {
@@ -580,8 +576,7 @@ export class Dataplane {
       const addr = via === "cni0" ? info.cni0 : via === "flannel.1" ? info.flannel : info.net.ip;
       const port = pkt.proto === "icmp" ? pkt.sport : 1024 + (this.env.rng.uint32() % 64512);
       if (trace) trace.push({ node, kind: "nat", text: `MASQUERADE ${pkt.src}:${pkt.sport} -> ${addr}:${port} (${via} address, fully-random port)` });
-      pkt.src = addr;
-      pkt.sport = port;
+      setSrc(pkt, addr, port);
       pkt.masquerade = false;
       w.res.masqueraded = true;
     }
@@ -714,9 +709,3 @@ const flow: FlowFields = {
   dnat: false,
   snat: false,
 };
-
-function fmt(n: number): string {
-  return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
-}
-
-export { addrMatches };

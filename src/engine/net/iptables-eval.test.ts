@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { Rng } from "../rng.js";
 import { type Chain, type ChainMap, type Rule, type Ruleset, rule } from "../proxy/iptables/model.js";
-import { EvalContext, NodeKernelState, type Pkt } from "./context.js";
+import { EvalContext, NodeKernelState, type Pkt, SpecCache } from "./context.js";
+import { ipv4Num } from "../util/ip.js";
 import { iptablesHook } from "./iptables-eval.js";
 
 const MARK = (value: number): Rule => rule({ target: { t: "MARK", op: "or", value } });
@@ -17,9 +18,9 @@ function ruleset(chains: ChainMap): Ruleset {
 
 /** The mark a new connection's first packet leaves PREROUTING with (without a trace, in IPVS mode as it runs). */
 function markAfter(rs: Ruleset): number {
-  const ctx = new EvalContext("node1", () => false, 0, new Rng(1), new NodeKernelState(), undefined);
+  const ctx = new EvalContext("node1", () => false, 0, new Rng(1), new NodeKernelState(), new SpecCache(), undefined);
   ctx.ipvs = { ipset: () => undefined };
-  const pkt: Pkt = { proto: "tcp", src: "10.244.1.2", sport: 40000, dst: "10.96.0.1", dport: 80, mark: 0, ctNew: true, dnat: false, masquerade: false };
+  const pkt: Pkt = { proto: "tcp", src: "10.244.1.2", sport: 40000, srcNum: ipv4Num("10.244.1.2"), dst: "10.96.0.1", dport: 80, dstNum: ipv4Num("10.96.0.1"), mark: 0, ctNew: true, dnat: false, masquerade: false };
   expect(iptablesHook(rs, "prerouting", pkt, ctx).t).toBe("accept");
   return pkt.mark;
 }

@@ -5,7 +5,7 @@
 import type { Chain, Match, Rule, Ruleset, Table, Target } from "../proxy/iptables/model.js";
 import { saveRule, kernelProbability } from "../proxy/iptables/render.js";
 import { IpsetEntries } from "../proxy/ipvs/index.js";
-import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
+import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, setDst } from "./context.js";
 
 /** Tables registered on each hook, in priority order (mangle -150, nat -100 / +100, filter 0). */
 const HOOK_TABLES: Record<HookName, ReadonlyArray<readonly [string, string]>> = {
@@ -160,8 +160,7 @@ function applyTarget(table: Table, chain: Chain, t: Target, pkt: Pkt, ctx: EvalC
       const ip = c < 0 ? to : to.slice(0, c);
       const port = c < 0 ? pkt.dport : Number(to.slice(c + 1));
       if (ctx.trace) ctx.step({ kind: "nat", table: table.name, chain: chain.name, rule: n, text: `DNAT ${pkt.dst}:${pkt.dport} -> ${ip}:${port}` });
-      pkt.dst = ip;
-      pkt.dport = port;
+      setDst(pkt, ip, port);
       pkt.dnat = true;
       return ACCEPT;
     }
@@ -185,8 +184,8 @@ function commentOf(r: Rule | undefined): string {
 
 function ruleMatches(r: Rule, pkt: Pkt, ctx: EvalContext, chain: string, n: number, tracing: boolean): boolean {
   // The IP header fields first, as ip_packet_match does.
-  if (r.dst !== undefined && addrMatches(r.dst, pkt.dst) === r.dstNeg) return false;
-  if (r.src !== undefined && addrMatches(r.src, pkt.src) === r.srcNeg) return false;
+  if (r.dst !== undefined && ctx.specs.matches(r.dst, pkt.dst, pkt.dstNum) === r.dstNeg) return false;
+  if (r.src !== undefined && ctx.specs.matches(r.src, pkt.src, pkt.srcNum) === r.srcNeg) return false;
   if (r.proto !== undefined && r.proto !== pkt.proto) return false;
   const ms = r.matches;
   for (let i = 0; i < ms.length; i++) {
@@ -262,7 +261,7 @@ function matchOne(m: Match, pkt: Pkt, ctx: EvalContext, chain: string, n: number
     case "set": {
       const set = ctx.ipvs?.ipset(m.name);
       if (!set) throw new Error(`packet tracer: ipset ${m.name} does not exist`);
-      const hit = ipsetHas(set, m.flags, pkt);
+      const hit = ipsetHas(set, m.flags, pkt, ctx);
       if (tracing) ctx.step({ kind: "lookup", table: "ipset", chain, rule: n, text: `ipset ${m.name} (${set.type}) ${m.flags}: ${hit ? "member" : "not a member"}` });
       return hit;
     }
@@ -271,45 +270,52 @@ function matchOne(m: Match, pkt: Pkt, ctx: EvalContext, chain: string, n: number
   }
 }
 
-/** Split --match-set flags ("dst,dst"), by flags string. */
-const flagCache = new Map<string, string[]>();
-
-function addr(pkt: Pkt, x: string | undefined): string {
-  return x === "src" ? pkt.src : pkt.dst;
+/** Does the i-th of --match-set's flags ("dst,dst,src") name the source? */
+function isSrc(flags: string, i: number): boolean {
+  let at = 0;
+  for (let k = 0; k < i; k++) {
+    at = flags.indexOf(",", at) + 1;
+    if (at === 0) return false;
+  }
+  return flags.startsWith("src", at) && (at + 3 === flags.length || flags.charCodeAt(at + 3) === 44);
 }
-function port(pkt: Pkt, x: string | undefined): number {
-  return x === "src" ? pkt.sport : pkt.dport;
+
+function addr(pkt: Pkt, flags: string, i: number): string {
+  return isSrc(flags, i) ? pkt.src : pkt.dst;
+}
+function port(pkt: Pkt, flags: string, i: number): number {
+  return isSrc(flags, i) ? pkt.sport : pkt.dport;
 }
 
 /**
  * `-m set --match-set NAME flags`: the packet's fields named by flags, as ipset writes entries
  * ("10.96.0.1,tcp:443"); the proxier's sets (IpsetEntries) answer by number, exactly as by text.
  */
-function ipsetHas(set: { type: string; entries: ReadonlyMap<string, unknown> }, flags: string, pkt: Pkt): boolean {
-  let f = flagCache.get(flags);
-  if (f === undefined) flagCache.set(flags, (f = flags.split(",")));
+function ipsetHas(set: { type: string; entries: ReadonlyMap<string, unknown> }, f: string, pkt: Pkt, ctx: EvalContext): boolean {
   switch (set.type) {
     case "bitmap:port":
-      return pkt.proto !== "icmp" && set.entries.has(String(port(pkt, f[0])));
+      return pkt.proto !== "icmp" && set.entries.has(String(port(pkt, f, 0)));
     case "hash:ip":
-      return set.entries.has(addr(pkt, f[0]));
+      return set.entries.has(addr(pkt, f, 0));
     case "hash:ip,port": {
       if (pkt.proto === "icmp") return false;
       const e = set.entries;
-      if (e instanceof IpsetEntries) return e.hasIpPort(addr(pkt, f[0]), pkt.proto, port(pkt, f[1]), undefined);
-      return e.has(`${addr(pkt, f[0])},${pkt.proto}:${port(pkt, f[1])}`);
+      if (e instanceof IpsetEntries) return e.hasIpPort(addr(pkt, f, 0), pkt.proto, port(pkt, f, 1), undefined);
+      return e.has(`${addr(pkt, f, 0)},${pkt.proto}:${port(pkt, f, 1)}`);
     }
     case "hash:ip,port,ip": {
       if (pkt.proto === "icmp") return false;
       const e = set.entries;
-      if (e instanceof IpsetEntries) return e.hasIpPort(addr(pkt, f[0]), pkt.proto, port(pkt, f[1]), addr(pkt, f[2]));
-      return e.has(`${addr(pkt, f[0])},${pkt.proto}:${port(pkt, f[1])},${addr(pkt, f[2])}`);
+      if (e instanceof IpsetEntries) return e.hasIpPort(addr(pkt, f, 0), pkt.proto, port(pkt, f, 1), addr(pkt, f, 2));
+      return e.has(`${addr(pkt, f, 0)},${pkt.proto}:${port(pkt, f, 1)},${addr(pkt, f, 2)}`);
     }
     case "hash:ip,port,net": {
       if (pkt.proto === "icmp") return false;
-      const prefix = `${addr(pkt, f[0])},${pkt.proto}:${port(pkt, f[1])},`;
-      const third = addr(pkt, f[2]);
-      for (const k of set.entries.keys()) if (k.startsWith(prefix) && addrMatches(k.slice(prefix.length), third)) return true;
+      const prefix = `${addr(pkt, f, 0)},${pkt.proto}:${port(pkt, f, 1)},`;
+      const src = isSrc(f, 2);
+      const third = src ? pkt.src : pkt.dst;
+      const num = src ? pkt.srcNum : pkt.dstNum;
+      for (const k of set.entries.keys()) if (k.startsWith(prefix) && ctx.specs.matches(k.slice(prefix.length), third, num)) return true;
       return false;
     }
     default:

@@ -2,7 +2,6 @@
 // ipsets, and the scheduler. The Cluster's NetEnv (cluster-env.ts) and SimNet (sim.ts) both
 // hand the data plane one per node.
 import type { IpvsProxier } from "../proxy/ipvs/proxier.js";
-import { addrText, noteAddrNum } from "./addr-index.js";
 import type { IpvsHandle } from "./dataplane.js";
 
 /** The data plane's view of one node's IPVS proxier. */
@@ -12,9 +11,7 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
   // to now + a positive timeout, and syncs finish graceful deletions themselves), so it runs
   // once per clock value instead of once per packet.
   let expiredAt = Number.NaN;
-  // The answer to a schedule call is one object per handle, rewritten by the next call. The real
-  // server's address is its number's text from addrText (one string per address, noted for
-  // addrNum), not the server's own string.
+  // The answer to a schedule call is one object per handle, rewritten by the next call.
   const real = { ip: "", port: 0 };
   const found = { found: true as const, service: "", real: undefined as typeof real | undefined, conn: undefined as unknown };
   return {
@@ -38,11 +35,7 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
         );
       }
       if (dest !== undefined) {
-        const a = dest.addr;
-        if (a >= 0) {
-          real.ip = addrText(a);
-          noteAddrNum(real.ip, a);
-        } else real.ip = dest.ip;
+        real.ip = dest.ip;
         real.port = dest.port;
       }
       found.real = dest === undefined ? undefined : real;

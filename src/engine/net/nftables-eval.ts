@@ -4,7 +4,7 @@
 // a trace nothing is formatted; with one, every rule, lookup and draw is written into it.
 import { ElementMap, type Chain, type Expr, type KeyPart, type NftTable, type Rule, type SetElement, type Verdict } from "../proxy/nftables/model.js";
 import { ruleText } from "../proxy/nftables/render.js";
-import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, addrMatches } from "./context.js";
+import { type EvalContext, type HookName, type HookOutcome, type Pkt, UnknownRuleShape, setDst } from "./context.js";
 
 const MAX_DEPTH = 32;
 
@@ -99,13 +99,13 @@ function expr(
       return false;
     }
     case "ip": {
-      const v = e.field === "saddr" ? pkt.src : pkt.dst;
-      return addrMatches(e.value, v) !== e.neg;
+      const src = e.field === "saddr";
+      return ctx.specs.matches(e.value, src ? pkt.src : pkt.dst, src ? pkt.srcNum : pkt.dstNum) !== e.neg;
     }
     case "ip-anon": {
-      const v = e.field === "saddr" ? pkt.src : pkt.dst;
+      const src = e.field === "saddr";
       let hit = false;
-      for (const x of e.values) if (addrMatches(x, v)) hit = true;
+      for (const x of e.values) if (ctx.specs.matches(x, src ? pkt.src : pkt.dst, src ? pkt.srcNum : pkt.dstNum)) hit = true;
       return hit !== e.neg;
     }
     case "ip-lookup": {
@@ -168,8 +168,7 @@ function expr(
     case "dnat":
       announce(ann);
       if (ctx.trace) ctx.step({ kind: "nat", table: T, chain: chain.name, rule: n, text: `dnat ${pkt.dst}:${pkt.dport} -> ${e.addr}:${e.port}` });
-      pkt.dst = e.addr;
-      pkt.dport = e.port;
+      setDst(pkt, e.addr, e.port);
       pkt.dnat = true;
       return ACCEPT;
     case "masquerade":
@@ -220,27 +219,14 @@ function isAddrProtoPort(k: readonly KeyPart[]): boolean {
   return k.length === 3 && k[0] === "daddr" && k[1] === "l4proto" && k[2] === "dport";
 }
 
-/**
- * The packet's concatenated lookup key (`ip daddr . meta l4proto . th dport`) as map elements
- * are keyed. A packet looks the same key up in several maps on each node it crosses; building
- * it each time cost a concatenation, and the lookup a flattening and hashing of the new string.
- * The last key built is kept (with its hash, once looked up).
- */
-const lastKey = { parts: undefined as readonly KeyPart[] | undefined, dst: "", proto: "", dport: -1, key: "" };
+/** The packet's concatenated lookup key (`ip daddr . meta l4proto . th dport`) as map elements are keyed. */
 function concatKey(parts: readonly KeyPart[], pkt: Pkt): string {
-  const k = lastKey;
-  if (k.parts === parts && k.dst === pkt.dst && k.proto === pkt.proto && k.dport === pkt.dport) return k.key;
   let key = "";
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i];
     const part = p === "daddr" ? pkt.dst : p === "l4proto" ? pkt.proto : String(pkt.dport);
     key = i === 0 ? part : `${key} . ${part}`;
   }
-  k.parts = parts;
-  k.dst = pkt.dst;
-  k.proto = pkt.proto;
-  k.dport = pkt.dport;
-  k.key = key;
   return key;
 }
 

@@ -9,7 +9,7 @@
 // holds one of the node's own endpoints. IPv4 only, like one family's proxier.
 
 import type { EndpointSlice, Service } from "../api/types.js";
-import { parseIPv4Sloppy } from "../net/ip.js";
+import { parseIPv4Sloppy } from "../util/ip.js";
 import type { StoreEvent } from "../store/store.js";
 import type { EndpointInfo, Protocol, ProxyState, ServicePortInfo } from "./types.js";
 import { endpointString, sameEndpoint, sameEndpointList, sameServicePort, servicePortKey } from "./types.js";

@@ -9,7 +9,8 @@ import { iptablesList, iptablesRules, iptablesSave, toOutput } from "../../engin
 import { ipsetList, ipsetMissing, ipvsadmConnections, ipvsadmList } from "../../engine/proxy/ipvs/render.js";
 import { nftList } from "../../engine/proxy/nftables/render.js";
 import type { NodeCommand, NodeCommandContext, NodeCommandResult } from "../node-commands.js";
-import { NODE_RESOLV, type Where, fetch, isIP, lookup, sourceOf, utf8Length } from "./http.js";
+import { NODE_RESOLV, type Where, fetch, lookup, sourceOf, utf8Length } from "./http.js";
+import { isDottedQuad } from "../../engine/util/ip.js";
 import { internetAddress, internetGet } from "./internet/index.js";
 
 const ok = (stdout: string, stderr = ""): NodeCommandResult => ({ stdout, stderr, exitCode: 0 });
@@ -38,7 +39,7 @@ function parseURL(u: string): { scheme: string; host: string; port: number; path
 
 /** Resolves a host for curl/wget/ping: an IP as is, else DNS from where the command runs. */
 async function resolveHost(ctx: NodeCommandContext, host: string): Promise<string | undefined> {
-  if (isIP(host)) return host;
+  if (isDottedQuad(host)) return host;
   if (host === "localhost") return "127.0.0.1";
   const r = lookup(where(ctx), host, await resolvConf(ctx));
   if (!r.ok) return undefined;
@@ -239,7 +240,7 @@ async function gnuWget(args: string[], ctx: NodeCommandContext): Promise<NodeCom
     let body: Uint8Array | undefined;
     let status = "200 OK";
     let type = "text/html";
-    const remote = isIP(u.host) ? undefined : internetGet(u.host, u.path);
+    const remote = isDottedQuad(u.host) ? undefined : internetGet(u.host, u.path);
     if (remote) {
       ip = internetAddress(u.host);
       say(`Resolving ${u.host} (${u.host})... ${ip}\n`);
@@ -247,15 +248,15 @@ async function gnuWget(args: string[], ctx: NodeCommandContext): Promise<NodeCom
       body = remote.body;
       type = remote.contentType;
     } else {
-      ip = isIP(u.host) ? u.host : await resolveHost(ctx, u.host);
+      ip = isDottedQuad(u.host) ? u.host : await resolveHost(ctx, u.host);
       if (!ip) {
         say(`Resolving ${u.host} (${u.host})... failed: Name or service not known.\n`);
         stderr += `wget: unable to resolve host address ‘${u.host}’\n`;
         code = 4;
         continue;
       }
-      if (!isIP(u.host)) say(`Resolving ${u.host} (${u.host})... ${ip}\n`);
-      const target = isIP(u.host) ? `${ip}:${u.port}` : `${u.host} (${u.host})|${ip}|:${u.port}`;
+      if (!isDottedQuad(u.host)) say(`Resolving ${u.host} (${u.host})... ${ip}\n`);
+      const target = isDottedQuad(u.host) ? `${ip}:${u.port}` : `${u.host} (${u.host})|${ip}|:${u.port}`;
       const f = fetch(where(ctx), ip, u.port, u.path, "GET", u.authority);
       if (f.conn.verdict !== "established") {
         const why = f.conn.verdict === "refused" ? "Connection refused" : f.conn.verdict === "unreachable" ? "No route to host" : "Connection timed out";
@@ -580,7 +581,7 @@ export const explain: NodeCommand = async (args, ctx) => {
     const pod = ctx.cluster.store.list("pods", ns).find((p) => p.metadata.name === name) as unknown as { status?: { podIP?: string }; spec: { nodeName?: string } } | undefined;
     if (!pod?.status?.podIP) return fail(`explain: pod ${ns}/${name} has no IP\n`, 1);
     src = { kind: "pod", ip: pod.status.podIP, node: pod.spec.nodeName ?? ctx.node };
-  } else if (from && isIP(from)) src = { kind: "external", ip: from };
+  } else if (from && isDottedQuad(from)) src = { kind: "external", ip: from };
   const r = dataplaneOf(ctx.cluster).connect(src, dst, proto === "icmp" ? 0 : u.port, { proto, trace: true, probe: true });
   if (json) return ok(JSON.stringify(r, null, 2) + "\n");
   return ok(explainText(r));

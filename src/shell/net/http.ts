@@ -6,6 +6,7 @@ import type { Cluster } from "../../engine/cluster.js";
 import { CoreDNS, type DnsAnswer, parseResolvConf, type ResolvConf, type RRType, searchCandidates } from "../../engine/dns/coredns.js";
 import { httpGet, listenerApp, type HttpResponse } from "../../engine/kubelet/apps.js";
 import { dataplaneOf, podIndexOf } from "../../engine/net/cluster-env.js";
+import { isDottedQuad } from "../../engine/util/ip.js";
 import type { ConnectResult, Source } from "../../engine/net/packet.js";
 
 export const NODE_RESOLV = "nameserver 10.1.8.2\n";
@@ -26,10 +27,6 @@ export function dnsOf(cluster: Cluster): CoreDNS {
   let d = dnsCache.get(cluster);
   if (!d) dnsCache.set(cluster, (d = new CoreDNS(cluster.store, { domain: cluster.config.dnsDomain })));
   return d;
-}
-
-export function isIP(s: string): boolean {
-  return /^\d{1,3}(\.\d{1,3}){3}$/.test(s);
 }
 
 export type Lookup =
@@ -114,7 +111,7 @@ export function wordpressDatabaseAccepts(cluster: Cluster, pod: Pod, container: 
   const password = env.get("WORDPRESS_DB_PASSWORD") ?? "example password";
   const w: Where = { cluster, node: pod.spec.nodeName ?? "", pod };
   let ip = dbHost;
-  if (!isIP(dbHost)) {
+  if (!isDottedQuad(dbHost)) {
     let rc = NODE_RESOLV;
     try {
       rc = kubelet.filesystem(pod, container)?.read("/etc/resolv.conf") ?? NODE_RESOLV;

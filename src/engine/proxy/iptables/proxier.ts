@@ -10,7 +10,7 @@
 import { MadeRules } from "../made-rules.js";
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, sameEndpointList, sameServicePort, servicePortNameString } from "../types.js";
-import { formatPrefix as formatCidr, parseIPv4Sloppy as parseIPv4, parsePrefix as parseCidr, prefixContains as cidrContains, type Prefix as Cidr } from "../../net/ip.js";
+import { formatPrefix, parseIPv4Sloppy, parsePrefix, prefixContains, type Prefix } from "../../util/ip.js";
 import {
   BUILTIN_CHAINS,
   TABLE_ORDER,
@@ -514,13 +514,13 @@ export class IptablesProxier implements Proxier {
     };
     this.masqMark = (1 << config.masqueradeBit) >>> 0;
     this.masqueradeAll = config.masqueradeAll;
-    const cc = config.clusterCIDR ? parseCidr(config.clusterCIDR) : undefined;
-    this.localCidr = cc ? formatCidr(cc) : undefined;
-    const ip0 = node.ips.find((ip) => parseIPv4(ip) !== undefined);
-    this.nodeIP = ip0 === undefined ? undefined : parseIPv4(ip0);
+    const cc = config.clusterCIDR ? parsePrefix(config.clusterCIDR) : undefined;
+    this.localCidr = cc ? formatPrefix(cc) : undefined;
+    const ip0 = node.ips.find((ip) => parseIPv4Sloppy(ip) !== undefined);
+    this.nodeIP = ip0 === undefined ? undefined : parseIPv4Sloppy(ip0);
 
     // nodePortAddresses: empty (or a zero CIDR) means every local address.
-    const npCidrs: Cidr[] = [];
+    const npCidrs: Prefix[] = [];
     let matchAll = config.nodePortAddresses.length === 0;
     let primary = false;
     for (const s of config.nodePortAddresses) {
@@ -528,22 +528,22 @@ export class IptablesProxier implements Proxier {
         primary = true;
         continue;
       }
-      const c = parseCidr(s);
+      const c = parsePrefix(s);
       if (!c) continue;
       if (c.len === 0) matchAll = true;
       npCidrs.push(c);
     }
     this.nodePortAddressesAll = matchAll;
-    const containsLoopback = matchAll || npCidrs.some((c) => cidrContains(c, LOOPBACK_V4));
+    const containsLoopback = matchAll || npCidrs.some((c) => prefixContains(c, LOOPBACK_V4));
     // NewProxier: localhostNodePorts only if nodePortAddresses can match 127.0.0.1.
     this.localhostNodePorts = config.localhostNodePorts && containsLoopback;
-    const localAddrs = ["127.0.0.1", ...node.ips.filter((ip) => parseIPv4(ip) !== undefined)];
+    const localAddrs = ["127.0.0.1", ...node.ips.filter((ip) => parseIPv4Sloppy(ip) !== undefined)];
     this.nodePortIPs = matchAll
       ? []
       : localAddrs.filter((ip) => {
-          const v = parseIPv4(ip)!;
+          const v = parseIPv4Sloppy(ip)!;
           if (primary && ip !== "127.0.0.1" && node.ips.includes(ip)) return true;
-          return npCidrs.some((c) => cidrContains(c, v));
+          return npCidrs.some((c) => prefixContains(c, v));
         });
 
     const tables: Table[] = [];
@@ -924,9 +924,9 @@ export class IptablesProxier implements Proxier {
     // The change tracker already validated the addresses; this proxier takes the IPv4 ones.
     const lbVIPs = svc.loadBalancerVIPs.length ? svc.loadBalancerVIPs.filter(isV4) : svc.loadBalancerVIPs;
     const extIPs = svc.externalIPs.length ? svc.externalIPs.filter(isV4) : svc.externalIPs;
-    const sourceRanges: Cidr[] = [];
+    const sourceRanges: Prefix[] = [];
     for (const s of svc.loadBalancerSourceRanges) {
-      const c = parseCidr(s);
+      const c = parsePrefix(s);
       if (c) sourceRanges.push(c);
     }
     const usesFWChain = hasEndpoints && lbVIPs.length > 0 && sourceRanges.length > 0;
@@ -1105,8 +1105,8 @@ export class IptablesProxier implements Proxier {
       const c = comment(`${spn} loadbalancer IP`);
       let allowFromNode = false;
       for (const cidr of sourceRanges) {
-        fw.push(rule({ matches: [c], src: formatCidr(cidr), target: jump(externalTrafficChain) }));
-        if (this.nodeIP !== undefined && cidrContains(cidr, this.nodeIP)) allowFromNode = true;
+        fw.push(rule({ matches: [c], src: formatPrefix(cidr), target: jump(externalTrafficChain) }));
+        if (this.nodeIP !== undefined && prefixContains(cidr, this.nodeIP)) allowFromNode = true;
       }
       // A VIP bound locally loops requests from this node back with the VIP as source.
       if (allowFromNode) {

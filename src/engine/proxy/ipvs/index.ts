@@ -9,7 +9,8 @@
 // string the packet already carries, they still probed tables of 10k+ string keys (cache misses
 // on the table, its entries and the key strings). Keyed by the address as a number, a lookup
 // reads two typed arrays.
-import { AddrIndex, IndexedMap, TAG_ADDR, addrNum, canonicalIPv4Num, portNum, portTextNum, protoCode, protoPortTag } from "../../net/addr-index.js";
+import { AddrIndex, IndexedMap, TAG_ADDR, portNum, portTextNum, protoCode, protoPortTag } from "../../util/addr-index.js";
+import { ipv4Num } from "../../util/ip.js";
 
 /**
  * ipset entries (entry text -> how many service ports contributed it), with a numeric index
@@ -44,10 +45,10 @@ export class IpsetEntries extends Map<string, number> {
   }
 
   hasIpPort(ip: string, proto: string, port: number, ip2: string | undefined): boolean {
-    const a = addrNum(ip);
+    const a = ipv4Num(ip);
     const p = protoCode(proto);
     const n = portNum(port);
-    const b = ip2 === undefined ? 0 : addrNum(ip2);
+    const b = ip2 === undefined ? 0 : ipv4Num(ip2);
     if (a < 0 || p === 0 || n < 0 || b < 0) return super.has(ip2 === undefined ? `${ip},${proto}:${port}` : `${ip},${proto}:${port},${ip2}`);
     const tag = protoPortTag(p, n);
     if (ip2 === undefined) return this.ipPort.has(a, tag);
@@ -61,10 +62,10 @@ export class IpsetEntries extends Map<string, number> {
     const colon = key.indexOf(":", c1 + 1);
     if (colon < 0) return;
     const c2 = key.indexOf(",", colon + 1);
-    const a = canonicalIPv4Num(key.slice(0, c1));
+    const a = ipv4Num(key.slice(0, c1));
     const p = protoCode(key.slice(c1 + 1, colon));
     const n = portTextNum(c2 < 0 ? key.slice(colon + 1) : key.slice(colon + 1, c2));
-    const b = c2 < 0 ? 0 : canonicalIPv4Num(key.slice(c2 + 1));
+    const b = c2 < 0 ? 0 : ipv4Num(key.slice(c2 + 1));
     if (a < 0 || p === 0 || n < 0 || b < 0) return;
     const tag = protoPortTag(p, n);
     if (c2 < 0) {
@@ -140,7 +141,7 @@ export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
 
   find(protocol: string, ip: string, port: number): V | undefined {
     // numKey without its object: this runs for every packet to a local address.
-    const a = addrNum(ip);
+    const a = ipv4Num(ip);
     const tag = vsTag(protocol, port);
     if (a >= 0 && tag !== 0) return this.index.get(a, tag);
     const list = this.odd.get(ip);
@@ -153,7 +154,7 @@ export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
   }
 
   private static numKey(protocol: string, ip: string, port: number): { a: number; tag: number } | undefined {
-    const a = addrNum(ip);
+    const a = ipv4Num(ip);
     const tag = vsTag(protocol, port);
     return a < 0 || tag === 0 ? undefined : { a, tag };
   }
@@ -178,7 +179,7 @@ export class VirtualServerMap<V extends VsLike> extends Map<string, V> {
  */
 export class AddrMap<V> extends IndexedMap<V> {
   protected indexKey(key: string): { addr: number; tag: number } | undefined {
-    const a = canonicalIPv4Num(key);
+    const a = ipv4Num(key);
     return a < 0 ? undefined : { addr: a, tag: TAG_ADDR };
   }
 }

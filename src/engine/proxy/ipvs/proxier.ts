@@ -21,8 +21,8 @@
 // - The externalIP "physdev ! --physdev-is-in" ACCEPT rule is not written (no physdev match
 //   in the model); the dst-type LOCAL ACCEPT rule is.
 
-import { addrNum, canonicalIPv4Num } from "../../net/addr-index.js";
-import { formatIPv4, parseIPv4Sloppy, parsePrefix, prefixContains } from "../../net/ip.js";
+
+import { formatIPv4, parseIPv4Sloppy, parsePrefix, prefixContains, ipv4Num } from "../../util/ip.js";
 import { BUILTIN_CHAINS, rule, type Chain, type Match, type Rule, type Ruleset, type Table, type Target } from "../iptables/model.js";
 import { categorizeEndpoints } from "../topology.js";
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
@@ -205,7 +205,7 @@ class ConnectionTable {
     c.ids[j] = id;
     c.vs[j] = vs;
     c.dest[j] = dest;
-    const a = addrNum(clientIP);
+    const a = ipv4Num(clientIP);
     c.clientAddr[j] = a;
     if (a < 0) this.oddClients.set(id, clientIP);
     c.clientPort[j] = clientPort;
@@ -594,7 +594,7 @@ export class IpvsProxier implements Proxier {
 
   private addDest(vs: VirtualServer, ep: EndpointInfo): void {
     // What a connection reads and writes first, within the object's first cache line.
-    vs.dests.push({ weight: 1, activeConns: 0, inactiveConns: 0, conns: 0, addr: canonicalIPv4Num(ep.ip), port: ep.port, ip: ep.ip, inPkts: 0, outPkts: 0, inBytes: 0, outBytes: 0 });
+    vs.dests.push({ weight: 1, activeConns: 0, inactiveConns: 0, conns: 0, addr: ipv4Num(ep.ip), port: ep.port, ip: ep.ip, inPkts: 0, outPkts: 0, inBytes: 0, outBytes: 0 });
   }
 
   private dropDest(vs: VirtualServer, d: RealServer): void {

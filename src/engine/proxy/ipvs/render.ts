@@ -2,7 +2,7 @@
 // in ipvsadm 1.31's printf formats, `ipset list [NAME]` as ipset 7.x lists kube-proxy's sets,
 // and `ip addr show kube-ipvs0`. All read the proxier's live structures.
 
-import { parseIPv4Sloppy } from "../../net/ip.js";
+import { parseIPv4Sloppy } from "../../util/ip.js";
 import type { Ruleset } from "../iptables/model.js";
 import { fnv32a } from "../../util/hash.js";
 import { DUMMY_DEVICE, type IpSet, type IpvsProxier, type VirtualServer } from "./proxier.js";

@@ -1,6 +1,6 @@
 // nft's listing of anonymous interval sets. The IPv4 parsing it needs is shared by every proxier
 // and lives in src/engine/net/ip.ts.
-import { formatIPv4, parsePrefix } from "../../net/ip.js";
+import { formatIPv4, parsePrefix } from "../../util/ip.js";
 
 /**
  * How nft prints an anonymous interval set read back from the kernel: sorted by start,

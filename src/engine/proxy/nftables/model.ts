@@ -27,7 +27,8 @@
 // A rule is a list of these in order, plus an optional rule comment (`comment "..."`,
 // printed last). Matches come first; evaluation stops at the first match that fails.
 
-import { IndexedMap, TAG_ADDR, addrNum, canonicalIPv4Num, portNum, portTextNum, protoCode, protoPortTag } from "../../net/addr-index.js";
+import { IndexedMap, TAG_ADDR, portNum, portTextNum, protoCode, protoPortTag } from "../../util/addr-index.js";
+import { ipv4Num } from "../../util/ip.js";
 
 export type AddrField = "saddr" | "daddr";
 export type L4Proto = "tcp" | "udp" | "sctp";
@@ -193,7 +194,7 @@ export class ChainMap extends Map<string, Chain> {
  */
 export class ElementMap extends IndexedMap<SetElement> {
   findAddrProtoPort(addr: string, proto: string, port: number): SetElement | undefined {
-    const a = addrNum(addr);
+    const a = ipv4Num(addr);
     const p = protoCode(proto);
     const n = portNum(port);
     if (a < 0 || p === 0 || n < 0) return super.get(`${addr} . ${proto} . ${port}`);
@@ -203,12 +204,12 @@ export class ElementMap extends IndexedMap<SetElement> {
   protected indexKey(key: string): { addr: number; tag: number } | undefined {
     const i = key.indexOf(" . ");
     if (i < 0) {
-      const a = canonicalIPv4Num(key);
+      const a = ipv4Num(key);
       return a < 0 ? undefined : { addr: a, tag: TAG_ADDR };
     }
     const j = key.indexOf(" . ", i + 3);
     if (j < 0) return undefined;
-    const a = canonicalIPv4Num(key.slice(0, i));
+    const a = ipv4Num(key.slice(0, i));
     const p = protoCode(key.slice(i + 3, j));
     const n = portTextNum(key.slice(j + 3));
     if (a < 0 || p === 0 || n < 0) return undefined;

@@ -7,7 +7,7 @@
 // deleted at once.
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, servicePortNameString } from "../types.js";
-import { canonicalCIDR, canonicalIP, parseIPv4Sloppy as parseIPv4, parsePrefix, prefixContains } from "../../net/ip.js";
+import { canonicalCIDR, canonicalIP, parseIPv4Sloppy, parsePrefix, prefixContains } from "../../util/ip.js";
 import {
   type Chain,
   type Expr,
@@ -257,7 +257,7 @@ export class NftablesProxier implements Proxier {
     this.masqMark = 2 ** config.masqueradeBit;
     this.localCIDR = config.clusterCIDR ? canonicalCIDR(config.clusterCIDR) : undefined;
     this.fromOutsideCluster = this.localCIDR ? { t: "ip", field: "saddr", neg: true, value: this.localCIDR } : undefined;
-    this.nodeIP = node.ips.map(parseIPv4).find((v) => v !== undefined);
+    this.nodeIP = node.ips.map(parseIPv4Sloppy).find((v) => v !== undefined);
     this.nodePortIPs = resolveNodePortAddresses(node, config.nodePortAddresses);
   }
 
@@ -294,13 +294,13 @@ export class NftablesProxier implements Proxier {
     for (const key of sorted) {
       const got = state.services.get(key);
       // This is the IPv4 proxier (table ip): a service without an IPv4 ClusterIP is not its own.
-      const svc = got && parseIPv4(got.clusterIP) !== undefined ? got : undefined;
+      const svc = got && parseIPv4Sloppy(got.clusterIP) !== undefined ? got : undefined;
       const old = this.records.get(key);
       if (!svc) {
         if (old) this.removeRecord(old, undefined);
         continue;
       }
-      const eps = (state.endpoints.get(key) ?? []).filter((e) => parseIPv4(e.ip) !== undefined).sort(byEndpointString);
+      const eps = (state.endpoints.get(key) ?? []).filter((e) => parseIPv4Sloppy(e.ip) !== undefined).sort(byEndpointString);
       this.writeServicePort(key, svc, eps, old);
       synced++;
     }
@@ -580,7 +580,7 @@ export class NftablesProxier implements Proxier {
 }
 
 function ipv4Only(ips: readonly string[]): string[] {
-  return ips.filter((ip) => parseIPv4(ip) !== undefined).map(canonicalIP);
+  return ips.filter((ip) => parseIPv4Sloppy(ip) !== undefined).map(canonicalIP);
 }
 
 /**
@@ -589,7 +589,7 @@ function ipv4Only(ips: readonly string[]): string[] {
  * CIDR matching everything (0.0.0.0/0) means all local addresses (undefined: no nodeport-ips set).
  */
 function resolveNodePortAddresses(node: ProxyNode, addrs: readonly string[]): string[] | undefined {
-  const ipv4 = node.ips.map(canonicalIP).filter((ip) => parseIPv4(ip) !== undefined);
+  const ipv4 = node.ips.map(canonicalIP).filter((ip) => parseIPv4Sloppy(ip) !== undefined);
   const wanted = addrs.length === 0 ? ["primary"] : addrs;
   const out: string[] = [];
   for (const a of wanted) {
@@ -600,7 +600,7 @@ function resolveNodePortAddresses(node: ProxyNode, addrs: readonly string[]): st
     const p = parsePrefix(a);
     if (!p || !a.includes("/")) continue; // IPv6 or invalid: not this family
     if (p.len === 0) return undefined;
-    for (const ip of ipv4) if (prefixContains(p, parseIPv4(ip)!)) out.push(ip);
+    for (const ip of ipv4) if (prefixContains(p, parseIPv4Sloppy(ip)!)) out.push(ip);
   }
   // Loopback addresses never accept NodePorts in nftables mode.
   return [...new Set(out)].filter((ip) => !ip.startsWith("127."));

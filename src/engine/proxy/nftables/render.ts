@@ -3,7 +3,7 @@
 //    text (TestOverallNFTablesRules): baseRules, then one "# <service>" section per service port;
 //  - `nft list table|ruleset|chain|set|map ...` exactly as nft 1.0.6 prints what the kernel holds
 //    (element order, line wrapping, priority names, normalised mark expressions, timeouts).
-import { parseIPv4Sloppy as parseIPv4 } from "../../net/ip.js";
+import { parseIPv4Sloppy } from "../../util/ip.js";
 import { mergeIntervalsForListing } from "./ipv4.js";
 import type { Chain, Expr, KeyPart, KeyType, KeyValue, NftSet, NftTable, Rule, SetElement, Verdict } from "./model.js";
 import * as N from "./names.js";
@@ -282,7 +282,7 @@ function keyBytes(types: readonly KeyType[], key: readonly KeyValue[]): number[]
   types.forEach((t, i) => {
     const v = key[i];
     if (t === "ipv4_addr") {
-      const n = parseIPv4(String(v)) ?? 0;
+      const n = parseIPv4Sloppy(String(v)) ?? 0;
       out.push((n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255);
     } else if (t === "inet_proto") {
       out.push(typeof v === "number" ? v : (PROTO_NUM[v] ?? 0));

@@ -2,120 +2,9 @@
 // maps the data plane probes per packet (nft service-ips and @cluster-ips, ipsets, IPVS virtual
 // servers) hold tens of thousands of string keys. Probing those cost cache misses on the hash
 // table, its entries and the key strings it compares. Keyed instead by the address as a uint32
-// (plus a small tag for protocol and port), a probe reads two typed arrays and the value.
-import { formatIPv4 } from "./ip.js";
-
-/**
- * The address of a canonical dotted quad ("10.96.0.1": four decimal octets 0-255 without
- * leading zeros) as a uint32, or -1 for any other text. Two strings give the same number only
- * if they are the same text, so a numeric index over canonical keys answers exactly as the
- * string map, and anything else falls back to the string map.
- */
-export function canonicalIPv4Num(s: string): number {
-  const len = s.length;
-  if (len < 7 || len > 15) return -1;
-  let n = 0;
-  let part = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let i = 0; i < len; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 46) {
-      if (digits === 0 || dots === 3) return -1;
-      n = n * 256 + part;
-      part = 0;
-      digits = 0;
-      dots++;
-    } else if (c >= 48 && c <= 57) {
-      if (digits > 0 && part === 0) return -1;
-      part = part * 10 + (c - 48);
-      if (part > 255) return -1;
-      digits++;
-    } else return -1;
-  }
-  if (digits === 0 || dots !== 3) return -1;
-  return (n * 256 + part) >>> 0;
-}
-
-/**
- * The last four addresses parsed or noted, most recently used first. A connection's packet
- * carries a handful of addresses (the client's, the ClusterIP, the endpoint's, a masquerade
- * address) and each is read several times per node: by rules, lookups and the conntrack tables.
- * Comparing a string with a few others costs less than parsing it again, and the address read
- * now is the one most likely read next (iptables' KUBE-SERVICES reads the destination once per
- * rule): a hit moves to the front, so a run of reads of one address compares once each.
- */
-let t0 = "";
-let t1 = "";
-let t2 = "";
-let t3 = "";
-let n0 = -1;
-let n1 = -1;
-let n2 = -1;
-let n3 = -1;
-
-/** Puts (s, n) in front; the last entry drops out. */
-function remember(s: string, n: number): void {
-  (t3 = t2), (n3 = n2);
-  (t2 = t1), (n2 = n1);
-  (t1 = t0), (n1 = n0);
-  (t0 = s), (n0 = n);
-}
-
-/** canonicalIPv4Num with a four-entry cache. */
-export function addrNum(s: string): number {
-  if (s === t0) return n0;
-  let n: number;
-  if (s === t1) {
-    n = n1;
-    (t1 = t0), (n1 = n0);
-  } else if (s === t2) {
-    n = n2;
-    (t2 = t1), (n2 = n1);
-    (t1 = t0), (n1 = n0);
-  } else if (s === t3) {
-    n = n3;
-    (t3 = t2), (n3 = n2);
-    (t2 = t1), (n2 = n1);
-    (t1 = t0), (n1 = n0);
-  } else {
-    n = canonicalIPv4Num(s);
-    remember(s, n);
-    return n;
-  }
-  (t0 = s), (n0 = n);
-  return n;
-}
-
-/**
- * addrNum will answer `num` for `text` (the canonical text of num, as addrText gives it): a
- * packet rewritten to an address whose number the rewriter knew is not parsed again.
- */
-export function noteAddrNum(text: string, num: number): void {
-  if (text === t0 || text === t1 || text === t2 || text === t3) return;
-  remember(text, num);
-}
-
-/** addrText's cache: direct-mapped by a hash of the address (a slot holds the last one). */
-const TEXT_BITS = 12;
-const textNums = new Int32Array(1 << TEXT_BITS);
-const texts: (string | undefined)[] = new Array<string | undefined>(1 << TEXT_BITS).fill(undefined);
-
-/**
- * The canonical dotted quad of a uint32 (formatIPv4), from a small cache: the packet path
- * rewrites packets to endpoint addresses it keeps as numbers, and the few thousand addresses a
- * node's traffic goes to most are then one string each (read and hashed once), not a string
- * per rewrite, nor one per rule that holds the address.
- */
-export function addrText(num: number): string {
-  const h = Math.imul(num | 0, 0x9e3779b1) >>> (32 - TEXT_BITS);
-  const t = texts[h];
-  if (t !== undefined && textNums[h] === (num | 0)) return t;
-  const s = formatIPv4(num >>> 0);
-  texts[h] = s;
-  textNums[h] = num | 0;
-  return s;
-}
+// (plus a small tag for protocol and port), a probe reads two typed arrays and the value. Only
+// canonical keys are indexed (ipv4Num: one text per number), so an index answers as its map does.
+import { ipv4Num } from "./ip.js";
 
 /** Protocol codes for tags (0: none / unknown). */
 export function protoCode(p: string): number {
@@ -317,7 +206,7 @@ export abstract class IndexedMap<V> extends Map<string, V> {
   }
 
   hasAddr(ip: string): boolean {
-    const a = addrNum(ip);
+    const a = ipv4Num(ip);
     return a < 0 ? super.has(ip) : this.index.has(a, TAG_ADDR);
   }
 }

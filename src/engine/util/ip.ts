@@ -1,17 +1,47 @@
-// IPv4 arithmetic for allocators, routing and rule matching. Addresses are unsigned 32-bit numbers.
+// IPv4 addresses: the one place they are parsed and printed. Addresses are unsigned 32-bit
+// numbers. Three readings of a text, each named once:
+//   strict    (parseIPv4, ipv4Num): the apiserver's; exactly the canonical dotted quads (four
+//             decimal octets 0-255 without leading zeros), so a number's text is its only text;
+//   sloppy    (parseIPv4Sloppy, parsePrefix): kube-proxy's netutils.ParseIPSloppy;
+//   canonical (canonicalIP, canonicalCIDR): a sloppy text printed as the strict one.
+// ipv4Unchecked reads an address the engine itself produced, without checks.
 
+/** Strict: the address of a canonical dotted quad, or undefined. */
 export function parseIPv4(s: string): number | undefined {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
-  if (!m) return undefined;
+  const n = ipv4Num(s);
+  return n < 0 ? undefined : n;
+}
+
+/** Strict, as a number: the address of a canonical dotted quad, or -1 (no allocation, for the packet path). */
+export function ipv4Num(s: string): number {
+  const len = s.length;
+  if (len < 7 || len > 15) return -1;
   let n = 0;
-  for (let i = 1; i <= 4; i++) {
-    const part = m[i];
-    if (part.length > 1 && part[0] === "0") return undefined;
-    const v = Number(part);
-    if (v > 255) return undefined;
-    n = n * 256 + v;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < len; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      n = n * 256 + part;
+      part = 0;
+      digits = 0;
+      dots++;
+    } else if (c >= 48 && c <= 57) {
+      if (digits > 0 && part === 0) return -1;
+      part = part * 10 + (c - 48);
+      if (part > 255) return -1;
+      digits++;
+    } else return -1;
   }
-  return n;
+  if (digits === 0 || dots !== 3) return -1;
+  return (n * 256 + part) >>> 0;
+}
+
+/** Four dot-separated groups of one to three digits: what the node's tools take for an address, not a name. */
+export function isDottedQuad(s: string): boolean {
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(s);
 }
 
 export function formatIPv4(n: number): string {
@@ -56,9 +86,7 @@ export function inCIDR(cidr: string, ip: string): boolean {
 
 // ---------------------------------------------------------------------------------------------
 // Sloppy parsing and prefixes, as kube-proxy reads its inputs (netutils.ParseIPSloppy /
-// ParseCIDRSloppy: surrounding whitespace trimmed, leading zeros allowed and read as decimal),
-// shared by the iptables, IPVS and nftables proxiers. The strict parsers above are the
-// apiserver's.
+// ParseCIDRSloppy: surrounding whitespace trimmed, leading zeros allowed and read as decimal).
 
 /** Dotted quad -> unsigned 32-bit number, leading zeros and surrounding spaces tolerated. */
 export function parseIPv4Sloppy(s: string): number | undefined {
