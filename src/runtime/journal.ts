@@ -5,14 +5,17 @@
 // origin), the lines and their times give back the cluster as it was after any of them, since
 // the engine is deterministic.
 //
-// Bounded: the last MAX_ENTRIES lines (past that the oldest go, and time travel with them), of
-// which only the last WITH_OUTPUT keep what they printed, each cut at MAX_OUTPUT bytes. Persisted
+// Bounded: the last MAX_ENTRIES lines, and lines of at most MAX_COMMAND_CHARS together (past
+// either the oldest go, and time travel with them), of which only the last WITH_OUTPUT keep what
+// they printed, each cut at MAX_OUTPUT bytes. Persisted
 // as one row per line ("#cmd|<seq>"), the origin ("#origin", written once) and a small row for
 // the progress and what time travel may not replay ("#journal").
 import type { CommandRecord, Progress } from "../labs/checks.js";
 import type { TrafficRun } from "./core.js";
 
 export const MAX_ENTRIES = 2000;
+/** The lines' own text, together: 2000 here-documents of a request's 256 KiB would be 512 MB. */
+export const MAX_COMMAND_CHARS = 4 * 1024 * 1024;
 export const WITH_OUTPUT = 200;
 export const MAX_OUTPUT = 64 * 1024;
 export const CMD_PREFIX = "#cmd|";
@@ -49,6 +52,8 @@ const cutText = (s: string) => (s.length > MAX_OUTPUT ? s.slice(0, MAX_OUTPUT) :
 
 export class Journal {
   private entries: JournalEntry[] = [];
+  /** The entries' command text, together (MAX_COMMAND_CHARS). */
+  private commandChars = 0;
   private meta: JournalMeta = { progress: {} };
   /** The cluster's state (ClusterState JSON) before the first line. */
   private originText?: string;
@@ -66,6 +71,7 @@ export class Journal {
       else if (k === ORIGIN_KEY) j.originText = body;
     }
     j.entries.sort((a, b) => a.seq - b.seq);
+    for (const e of j.entries) j.commandChars += e.command.length;
     return j;
   }
 
@@ -97,7 +103,7 @@ export class Journal {
   /** Why the cluster after line `seq` cannot be replayed, or undefined when it can. */
   unreplayable(seq: number): string | undefined {
     if (!this.originText) return "this cluster was made before time travel existed: its starting state was not kept";
-    if (this.meta.lostBefore !== undefined && this.meta.lostBefore > 0) return `the oldest commands were dropped (the journal keeps ${MAX_ENTRIES}): time travel cannot replay from the start`;
+    if (this.meta.lostBefore !== undefined && this.meta.lostBefore > 0) return `the oldest commands were dropped (the journal keeps ${MAX_ENTRIES}, ${MAX_COMMAND_CHARS / 1024 / 1024} MiB of command text): time travel cannot replay from the start`;
     if (this.meta.externalAfter !== undefined && seq > this.meta.externalAfter) return `the cluster was changed through the Kubernetes API (a kubectl outside the terminal) after command ${this.meta.externalAfter}: time travel replays only the terminal's commands`;
     if (seq !== 0 && !this.entries.some((e) => e.seq === seq)) return `there is no command ${seq} in this cluster's journal`;
     return undefined;
@@ -128,8 +134,10 @@ export class Journal {
       this.unsaved.delete(old);
       this.unsaved.add(trimmed);
     }
-    while (this.entries.length > MAX_ENTRIES) {
+    this.commandChars += entry.command.length;
+    while (this.entries.length > MAX_ENTRIES || (this.commandChars > MAX_COMMAND_CHARS && this.entries.length > 1)) {
       const gone = this.entries.shift()!;
+      this.commandChars -= gone.command.length;
       if (!this.unsaved.delete(gone)) this.dropped.push(gone.seq);
       this.meta = { ...this.meta, lostBefore: gone.seq + 1 };
       this.metaDirty = true;
@@ -176,6 +184,7 @@ export class Journal {
   upTo(seq: number): Journal {
     const j = new Journal();
     j.entries = this.entries.filter((e) => e.seq <= seq);
+    for (const e of j.entries) j.commandChars += e.command.length;
     j.meta = { progress: {} };
     j.originText = this.originText;
     return j;

@@ -232,3 +232,21 @@ describe("container logs", () => {
     expect(stream().epoch).toBeGreaterThan(0);
   });
 });
+
+describe("the cluster's container logs", () => {
+  it("stay within CLUSTER_LOG_MAX_BYTES: past it the largest current log is rotated", () => {
+    const c = testCluster();
+    for (const name of ["a", "b", "c", "d"]) c.client.create(R.pods, "default", { metadata: { name }, spec: { containers: [{ name: "nginx", image: "nginx:1.29" }] } });
+    c.advance(10_000);
+    const mib = "x".repeat(1024 * 1024 - 100);
+    // 9 MiB each (under containerLogMaxSize), 36 MiB together; "a" a little more than the others.
+    c.kubelet.appendLog(pod(c, "a"), "nginx", Array(9).fill(mib));
+    for (const name of ["b", "c"]) c.kubelet.appendLog(pod(c, name), "nginx", Array(8).fill(mib));
+    const before = c.kubelet.logLinesFrom("default/a|nginx", 0).length;
+    expect(before).toBeGreaterThanOrEqual(9);
+    c.kubelet.appendLog(pod(c, "d"), "nginx", Array(8).fill(mib));
+    const lines = (name: string) => c.kubelet.logLinesFrom(`default/${name}|nginx`, 0).filter((l) => l.line === mib).length;
+    expect(lines("a")).toBe(0);
+    expect([lines("b"), lines("c"), lines("d")]).toEqual([8, 8, 8]);
+  });
+});

@@ -85,6 +85,12 @@ const podCIDR = memoize(parseCIDR, 1024);
 
 /** The kubelet's containerLogMaxSize default. */
 export const CONTAINER_LOG_MAX_BYTES = 10 * 1024 * 1024;
+/**
+ * ServiceLab's bound on every container's current log together (a Durable Object holds 128 MB for
+ * the whole cluster; 300 pods at containerLogMaxSize would be 3 GB): past it the largest log is
+ * rotated, as the kubelet rotates one that passes its own size.
+ */
+export const CLUSTER_LOG_MAX_BYTES = 32 * 1024 * 1024;
 /** "2026-11-29T23:00:00.000000000Z stdout F " and the newline. */
 const CRI_LINE_OVERHEAD = 41;
 
@@ -130,6 +136,8 @@ interface ServiceTombstone {
 export class Kubelet implements Controller {
   readonly name = "kubelet";
   private readonly pods = new Map<string, PodRuntime>();
+  /** Every container's logBytes together, or more (gone containers leave only at boundLogs; at first, unknown). */
+  private logTotal = CLUSTER_LOG_MAX_BYTES + 1;
   private readonly nodes = new Map<string, NodeState>();
   /** Service uid -> revision at which it was created (for container environments). */
   private readonly serviceCreated = new Map<string, number>();
@@ -728,16 +736,37 @@ export class Kubelet implements Controller {
       // "<RFC 3339 nano> stdout F <line>\n", the CRI log line the kubelet's file holds.
       bytes += CRI_LINE_OVERHEAD + line.length;
       if (bytes > CONTAINER_LOG_MAX_BYTES) {
-        const since = c.startedAt ?? t;
-        c.logs = logLines(c.logs).filter((l) => l.t < since);
-        c.logCount = c.logs.length;
-        c.logEpoch = ++this.logEpochs;
+        this.rotateLog(c, t);
         bytes = CRI_LINE_OVERHEAD + line.length;
       }
       c.logs.push({ t, line });
       c.logCount++;
     }
+    this.logTotal += bytes - (c.logBytes ?? 0);
     c.logBytes = bytes;
+    if (this.logTotal > CLUSTER_LOG_MAX_BYTES) this.boundLogs(t);
+  }
+
+  /** The current instance's lines go (a previous instance's stay, for --previous), as the kubelet's log rotation. */
+  private rotateLog(c: ContainerRuntime, now: number): void {
+    const since = c.startedAt ?? now;
+    c.logs = logLines(c.logs).filter((l) => l.t < since);
+    c.logCount = c.logs.length;
+    c.logEpoch = ++this.logEpochs;
+    c.logBytes = 0;
+  }
+
+  /** CLUSTER_LOG_MAX_BYTES: the running total counts gone containers too, so it is summed again first. */
+  private boundLogs(now: number): void {
+    const all: ContainerRuntime[] = [];
+    for (const rt of this.pods.values()) all.push(...rt.containers);
+    this.logTotal = all.reduce((n, c) => n + (c.logBytes ?? 0), 0);
+    all.sort((a, b) => (b.logBytes ?? 0) - (a.logBytes ?? 0));
+    for (const c of all) {
+      if (this.logTotal <= CLUSTER_LOG_MAX_BYTES) break;
+      this.logTotal -= c.logBytes ?? 0;
+      this.rotateLog(c, now);
+    }
   }
 
   /** The container's environment, as `env` inside it prints it. */
