@@ -10,8 +10,8 @@
 // ("#log|ns/pod|container|n") of which only the last one and new ones are written as lines are
 // added. The host must persist the delta before it acknowledges the request.
 import { Cluster, type ClusterSnapshot } from "../engine/cluster.js";
-import { lookupKind } from "../engine/api/resources.js";
-import type { KObject } from "../engine/api/types.js";
+import { lookupKind, R } from "../engine/api/resources.js";
+import type { KObject, Pod } from "../engine/api/types.js";
 import { forbidden, badRequest } from "../engine/api/status.js";
 import { objectKey, type StoreEvent } from "../engine/store/store.js";
 import { dataplaneOf } from "../engine/net/cluster-env.js";
@@ -21,7 +21,7 @@ import { lab as findLab } from "../labs/index.js";
 import { type Limits, quotaOf } from "./limits.js";
 import type { ExecResult, PendingEdit, ShellFactory, ShellHooks, ShellRunner } from "./shell.js";
 import { Journal, type JournalEntry, ORIGIN_KEY } from "./journal.js";
-import { type CommandStop, LineBudget, withoutAbortNote } from "./budget.js";
+import { CommandStop, LineBudget, withoutAbortNote } from "./budget.js";
 import { evaluateLab, type StepResult } from "../labs/checks.js";
 
 /** Everything of a ClusterSnapshot but its objects, plus what the host keeps. */
@@ -468,6 +468,52 @@ export class ClusterCore {
     if (!this.line) return false;
     this.line.stop(reason);
     return true;
+  }
+
+  /**
+   * One command in a pod's container for a client of the Kubernetes API (an exec stream's
+   * command, or one line of its interactive shell), in the terminal's pod shells; limits as for
+   * a terminal command. Not a terminal line: time travel stops before it.
+   * A pod that is gone or made again under its name is told apart by `uid` (undefined result).
+   */
+  async podExec(
+    target: { namespace: string; pod: string; uid: string; container: string },
+    argv: string[],
+    stdin: string,
+    now: number,
+    limits: Limits,
+    opts: { signal?: AbortSignal; yieldTo?: () => Promise<void> } = {},
+  ): Promise<ExecResult | undefined> {
+    this.cluster.setQuota(quotaOf(limits));
+    this.tick(now);
+    this.touch(now);
+    this.observeTraffic();
+    const pod = this.cluster.api.peek(R.pods, target.namespace, target.pod);
+    if (!pod || pod.metadata.uid !== target.uid || this.cluster.kubelet.containerState(pod as Pod, target.container) !== "running") return undefined;
+    if (!this.shell.execInPod) throw badRequest("this build's terminal has no pod shells");
+    // A command line's budget and stop, as for the terminal's; the client going stops it too.
+    const line = (this.line = new LineBudget({ cpuMs: limits.cpuMsPerCommand, yieldTo: opts.yieldTo }));
+    const gone = () => line.stop(new CommandStop("interrupt", "", 128 + 2));
+    opts.signal?.addEventListener("abort", gone);
+    let r: ExecResult;
+    try {
+      r = await this.shell.execInPod(target.namespace, target.pod, target.container, argv, stdin, line.signal);
+      const stop = line.stopped();
+      if (stop) r = { stdout: r.stdout, stderr: withoutAbortNote(r.stderr) + stop.message, exitCode: stop.exitCode };
+    } catch (e) {
+      const stop = line.stopped();
+      if (!stop) throw e;
+      r = { stdout: "", stderr: stop.message, exitCode: stop.exitCode };
+    } finally {
+      this.line = undefined;
+      opts.signal?.removeEventListener("abort", gone);
+    }
+    this.checkLimits(limits);
+    const bytes = byteLength(r.stdout) + byteLength(r.stderr);
+    if (bytes > limits.outputBytes) throw new LimitError("outputBytes", `the command printed ${bytes} bytes, more than ${limits.outputBytes}; its effects were discarded`);
+    // It may have written the container's files: replay cannot reproduce it.
+    this.journal.markExternalWrite();
+    return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
   }
 
   /** The prompt the terminal shows before the next line. */

@@ -34,6 +34,11 @@ export interface ShellRunner {
   revision?(): string | number;
   /** The prompt before the next line. */
   prompt?(): string;
+  /**
+   * Runs argv in a pod's container, in the pod shells the terminal's kubectl exec uses (the
+   * Kubernetes API's exec streams run their commands here). Throws a Status for a pod that is gone.
+   */
+  execInPod?(namespace: string, pod: string, container: string, argv: string[], stdin: string, signal?: AbortSignal): Promise<ExecResult>;
 }
 
 /** An editor for `kubectl edit`: the text and its file name in, the edited text out (undefined: quit unchanged). */

@@ -16,6 +16,7 @@ import { kubectl } from "./kubectl/kubectl.js";
 import { kubeconfigText } from "./kubectl/cmd/config.js";
 import { foldPatterns } from "./grep.js";
 import { boundedFs, NoSpaceError } from "./bounded-fs.js";
+import { podShellPrompt } from "./prompt.js";
 import { type NodeCommandContext, type NodeCommands, nodeCommands as defaultRegistry } from "./node-commands.js";
 // The node's network commands (curl, iptables-save, ipvsadm, nft, nslookup...) join the default registry.
 import "./net/index.js";
@@ -200,18 +201,9 @@ export class Session {
 
   /** The prompt a terminal shows before the next line. */
   get prompt(): string {
-    if (this.attached) {
-      const host = this.attached.pod.spec.hostname ?? this.attached.pod.metadata.name!;
-      const dir = this.podWorkingDir();
-      return this.attached.shell === "bash" ? `root@${host}:${dir}# ` : `${dir} # `;
-    }
+    if (this.attached) return podShellPrompt(this.cluster, this.attached.pod, this.attached.container, this.attached.shell);
     const dir = this.cwd === HOME ? "~" : this.cwd === "/" ? "/" : this.cwd.split("/").pop();
     return `[root@${this.node} ${dir}]# `;
-  }
-
-  private podWorkingDir(): string {
-    const a = this.attached!;
-    return this.cluster.kubelet.filesystem(a.pod, a.container)?.workingDir ?? "/";
   }
 
   /** The current node's filesystem and shell. */
@@ -602,7 +594,7 @@ export class Session {
    * Runs argv in a pod's container: its files (synced back afterwards), environment, hostname and
    * working directory. A shell the image does not have fails as containerd reports it.
    */
-  async execInPod(pod: Pod, container: string, argv: string[], stdin: string): Promise<ShellResult> {
+  async execInPod(pod: Pod, container: string, argv: string[], stdin: string, signal = this.signal): Promise<ShellResult> {
     const kubelet = this.cluster.kubelet;
     const cfs = kubelet.filesystem(pod, container);
     const profile = kubelet.profile(pod, container);
@@ -659,7 +651,7 @@ export class Session {
     } else {
       script = argv.map(shellQuote).join(" ");
     }
-    const r = await bash.exec(script, { stdin, rawScript: true, replaceEnv: true, env: { ...env, HOSTNAME: host, HOME: "/root", PWD: cfs.workingDir }, signal: this.signal });
+    const r = await bash.exec(script, { stdin, rawScript: true, replaceEnv: true, env: { ...env, HOSTNAME: host, HOME: "/root", PWD: cfs.workingDir }, signal });
     // Write back what the command changed.
     const after = new Set(mem.getAllPaths());
     for (const p of after) {
