@@ -15,7 +15,7 @@ import type { ClassroomStore } from "../classroom/store.js";
 import { classroomClock, classroomRoutes } from "./classroom.js";
 import { bad, forbiddenMsg, internal, notFoundMsg, rateLimited, tooLarge, unauthorized } from "./errors.js";
 import { kubeconfig, type KubeServer } from "./kubeconfig.js";
-import { kubeApi, kubeRoot } from "../kubeapi/app.js";
+import { kubeApi, kubeRoot, type StreamUpgrade } from "../kubeapi/app.js";
 import { mintToken, timingSafeEqual, verifyToken } from "./tokens.js";
 
 export interface AppDeps {
@@ -30,6 +30,8 @@ export interface AppDeps {
   limiter: (key: string, rate: number, burst: number) => number | Promise<number>;
   /** Live channel (WebSocket upgrade) for an authorized cluster. */
   live?: (c: Context, id: string, since: number | undefined) => Response | Promise<Response>;
+  /** Takes a Kubernetes API request's connection over as a WebSocket (kubectl exec/attach). */
+  streamUpgrade?: StreamUpgrade;
   /** Runs after every request (Workers: waitUntil(history flush)). */
   afterRequest?: (c: Context) => void;
   now?: () => number;
@@ -569,7 +571,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const kubeWritable = async (c: Context, row: ClusterRow) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") await writable(row);
   };
-  app.route("/k8s/:id", kubeApi({ host: deps.host, access: async (c, id) => kubeAccess(c as Context<Env>, id) }));
+  app.route("/k8s/:id", kubeApi({ host: deps.host, access: async (c, id) => kubeAccess(c as Context<Env>, id), upgrade: deps.streamUpgrade }));
 
   /**
    * The API at the root of a server URL (the Node server's TLS port; the Worker's https origin),
@@ -579,6 +581,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
    */
   const kubeAtRoot = kubeRoot({
     host: deps.host,
+    upgrade: deps.streamUpgrade,
     cluster: async (c) => {
       const tok = bearer(c);
       const id = tok ? await verifyToken(await deps.platform.secret(), "cluster", tok) : undefined;

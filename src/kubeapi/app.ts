@@ -14,6 +14,8 @@ import { kubeBackendFor, type KubeBackend, type KubeWatch } from "./backend.js";
 import { versionInfo } from "./discovery.js";
 import { errorResponse, json, type KubeRequest, type KubeResponse } from "./serve.js";
 import { asWatch } from "./watch.js";
+import { ExecSession, type StreamSocket } from "./exec-session.js";
+import { CHANNEL_PROTOCOLS, pickProtocol } from "./remotecommand.js";
 
 export interface KubeApiDeps {
   host: ClusterHost;
@@ -21,8 +23,43 @@ export interface KubeApiDeps {
   access: (c: Context, id: string) => Promise<Limits>;
   /** Overrides how requests reach clusters (default: kubeBackendFor(host)). */
   backend?: KubeBackend;
-  /** Longest a watch stays open (kube-apiserver: --min-request-timeout 1800 s, randomised). */
+  /** Longest a watch (or a followed log) stays open (kube-apiserver: --min-request-timeout 1800 s, randomised). */
   maxWatchSeconds?: number;
+  /** Takes a request's connection over as a WebSocket (exec, attach); unset: streams are refused. */
+  upgrade?: StreamUpgrade;
+}
+
+/** What the host's socket tells a stream. */
+export interface StreamHandlers {
+  onMessage(data: Uint8Array | string): void;
+  onClose(): void;
+}
+
+/**
+ * How a host answers a WebSocket upgrade: 101 with `protocol`, then `open` gets the socket and
+ * returns what to tell about it. Node: the server's own upgrade handling; Workers: a WebSocketPair.
+ */
+export type StreamUpgrade = (c: Context, protocol: string, open: (socket: StreamSocket) => StreamHandlers) => Response | Promise<Response>;
+
+/**
+ * Why an exec or attach over SPDY is refused: kubectl before 1.30 speaks only SPDY/3.1, and
+ * 1.30+ falls back to it when a WebSocket upgrade is refused (so a request that reaches this
+ * passed every check the WebSocket one would have met).
+ */
+export const SPDY_REFUSED =
+  "ServiceLab streams exec and attach over WebSocket (v5.channel.k8s.io, kubectl 1.30 and later), not SPDY: use kubectl 1.30 or later, or kubectl exec in the cluster's web terminal";
+/** port-forward: the pods' apps answer only inside the simulated cluster. */
+export const PORT_FORWARD_REFUSED =
+  "ServiceLab does not forward ports: the pods' applications answer only inside the simulated cluster (curl them from the cluster's web terminal, or expose them with a Service)";
+
+function refusal(message: string): KubeResponse {
+  return json(400, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason: "BadRequest", code: 400 });
+}
+
+/** exec, attach or portforward when `path` names a pod's streaming subresource. */
+function streamKind(path: string): "exec" | "attach" | "portforward" | undefined {
+  const m = /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/(exec|attach|portforward)\/?$/.exec(path);
+  return m ? (m[1] as "exec" | "attach" | "portforward") : undefined;
 }
 
 const PUBLIC = new Set(["/version", "/healthz", "/livez", "/readyz"]);
@@ -78,8 +115,13 @@ function kubeServe(deps: Omit<KubeApiDeps, "access">) {
       body,
       prefix,
     };
+    const kind = streamKind(path);
+    if (kind && c.req.header("upgrade")) return stream(c, backend, id, { ...req, command: url.searchParams.getAll("command") }, limits, kind, deps.upgrade);
     const w = asWatch(req);
-    if (w) return watch(c, backend, id, w, limits, maxWatch);
+    if (w) return streaming(c, (emit, end) => backend.watch(id, w, limits, emit, end), watchSeconds(w, maxWatch), /as=Table/.test(w.accept ?? "") ? "application/json;as=Table;v=v1;g=meta.k8s.io" : "application/json");
+    if (req.method === "GET" && /\/pods\/[^/]+\/log$/.test(path) && (query.follow === "true" || query.follow === "1")) {
+      return streaming(c, (emit, end) => backend.follow(id, req, limits, emit, end), maxWatch, "text/plain");
+    }
     let res: KubeResponse;
     try {
       res = await backend.request(id, req, limits);
@@ -96,7 +138,39 @@ function send(c: Context, res: KubeResponse): Response {
   return new Response(c.req.method === "HEAD" ? null : res.body, { status: res.status, headers });
 }
 
-async function watch(c: Context, backend: KubeBackend, id: string, req: KubeRequest, limits: Limits, maxWatch: number): Promise<Response> {
+function watchSeconds(req: KubeRequest, maxWatch: number): number {
+  return Math.min(maxWatch, Number(req.query.timeoutSeconds) > 0 ? Number(req.query.timeoutSeconds) : maxWatch);
+}
+
+/** An upgrade to pods/exec, attach or portforward. */
+async function stream(c: Context, backend: KubeBackend, id: string, req: KubeRequest, limits: Limits, kind: "exec" | "attach" | "portforward", upgrade: StreamUpgrade | undefined): Promise<Response> {
+  if (kind === "portforward") return send(c, refusal(PORT_FORWARD_REFUSED));
+  // The apiserver's and the kubelet's checks first: a client that falls back to SPDY meets them again.
+  const plan = await backend.streamPlan(id, req, limits);
+  if ("status" in plan) return send(c, plan);
+  if ((c.req.header("upgrade") ?? "").toLowerCase() !== "websocket" || !upgrade) return send(c, refusal(SPDY_REFUSED));
+  const protocol = pickProtocol(c.req.header("sec-websocket-protocol"));
+  if (!protocol) return send(c, refusal(`requested protocol(s) are not supported: [${c.req.header("sec-websocket-protocol") ?? ""}]; supports [${CHANNEL_PROTOCOLS.join(" ")}]`));
+  return upgrade(c, protocol, (socket) => {
+    const session = new ExecSession({
+      plan,
+      protocol,
+      socket,
+      run: (argv, stdin) => backend.podExec(id, plan, argv, stdin, limits),
+      follow: async (emit, end) => {
+        const logReq: KubeRequest = { method: "GET", path: `/api/v1/namespaces/${plan.namespace}/pods/${plan.pod}/log`, query: { container: plan.container, follow: "true", tailLines: "0" }, prefix: req.prefix };
+        const w = await backend.follow(id, logReq, limits, emit, end);
+        if ("status" in w) throw new Error(JSON.parse(w.body).message);
+        return () => w.stop();
+      },
+    });
+    session.start();
+    return { onMessage: (m) => session.onMessage(m), onClose: () => session.onClose() };
+  });
+}
+
+/** A response that stays open: watch events, a followed log. */
+async function streaming(c: Context, start: (emit: (text: string) => void, end: () => void) => Promise<KubeResponse | KubeWatch>, seconds: number, contentType: string): Promise<Response> {
   const enc = new TextEncoder();
   let ctl: ReadableStreamDefaultController<Uint8Array> | undefined;
   let closed = false;
@@ -120,18 +194,17 @@ async function watch(c: Context, backend: KubeBackend, id: string, req: KubeRequ
     if (ctl) ctl.enqueue(chunk);
     else pending.push(chunk);
   };
-  let started: Awaited<ReturnType<KubeBackend["watch"]>>;
+  let started: KubeResponse | KubeWatch;
   try {
-    started = await backend.watch(id, req, limits, emit, close);
+    started = await start(emit, close);
   } catch (e) {
     return send(c, errorResponse(e));
   }
   if ("status" in started) return send(c, started);
   handle = started;
-  const seconds = Math.min(maxWatch, Number(req.query.timeoutSeconds) > 0 ? Number(req.query.timeoutSeconds) : maxWatch);
   timer = setTimeout(close, seconds * 1000);
   (timer as { unref?: () => void }).unref?.();
-  const stream = new ReadableStream<Uint8Array>({
+  const body = new ReadableStream<Uint8Array>({
     start(controller) {
       ctl = controller;
       for (const p of pending.splice(0)) controller.enqueue(p);
@@ -143,12 +216,5 @@ async function watch(c: Context, backend: KubeBackend, id: string, req: KubeRequ
       handle?.stop();
     },
   });
-  const table = /as=Table/.test(req.accept ?? "");
-  return new Response(stream, {
-    status: 200,
-    headers: {
-      "Content-Type": table ? "application/json;as=Table;v=v1;g=meta.k8s.io" : "application/json",
-      "Cache-Control": "no-cache, private",
-    },
-  });
+  return new Response(body, { status: 200, headers: { "Content-Type": contentType, "Cache-Control": "no-cache, private" } });
 }

@@ -26,6 +26,7 @@ import type { Cluster } from "../engine/cluster.js";
 import { aggregated, AGGREGATED_V2, apiGroupList, apiResourceList, apiVersions, SCALABLE, versionInfo, wantsAggregated } from "./discovery.js";
 import { gvDocument, openapiIndex } from "./openapi.js";
 import { decodeProtobuf, isProtobuf } from "./protobuf/decode.js";
+import { podLog } from "./logs.js";
 import { includeObjectOf, TABLE_CONTENT_TYPE, toTable, wantsTable } from "./table.js";
 
 export interface KubeRequest {
@@ -38,6 +39,8 @@ export interface KubeRequest {
   body?: Uint8Array;
   /** Where the cluster's API is mounted as the client sees it ("/k8s/<id>"). */
   prefix: string;
+  /** exec's `command` parameters, all of them (query keeps the first of each name). */
+  command?: string[];
 }
 
 export interface KubeResponse {
@@ -315,17 +318,15 @@ function subresource(cluster: Cluster, req: KubeRequest, t: Target, method: stri
     }
     case "log": {
       if (t.info !== R.pods || method !== "GET") throw notServed();
-      return podLog(cluster, req, ns!, name);
+      return { status: 200, contentType: "text/plain", body: podLog(cluster, req, ns!, name) };
     }
     case "exec":
     case "attach":
     case "portforward": {
       if (t.info !== R.pods) throw notServed();
       client.get(R.pods, ns, name);
-      // kubectl exec/attach need a streaming upgrade (WebSocket v5.channel.k8s.io or SPDY).
-      throw badRequest(
-        `pods/${t.sub} needs a streaming connection, which ServiceLab's Kubernetes API does not offer yet: run "kubectl ${t.sub === "portforward" ? "port-forward" : t.sub}" in the cluster's web terminal (or POST /v1/clusters/{id}/exec)`,
-      );
+      // Streams are upgrades (WebSocket, see app.ts); a plain request gets the proxy's refusal.
+      throw badRequest("Upgrade request required");
     }
     default:
       throw notServed();
@@ -366,37 +367,6 @@ function applyScalePatch(scaleObj: Record<string, unknown>, type: PatchType, bod
   // Scale has no strategic patch metadata of its own: its fields are scalars, so a strategic
   // patch merges as a merge patch does.
   return applyPatch("Scale", scaleObj, type === "strategic" ? "merge" : type, body) as Record<string, unknown>;
-}
-
-function podLog(cluster: Cluster, req: KubeRequest, ns: string, name: string): KubeResponse {
-  const pod = cluster.client.get(R.pods, ns, name) as Pod;
-  const q = req.query;
-  const containers = pod.spec.containers.map((c) => c.name);
-  let cname = q.container;
-  if (!cname) {
-    if (containers.length !== 1) {
-      throw badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.join(" ")}]`);
-    }
-    cname = containers[0];
-  }
-  if (!containers.includes(cname) && !(pod.spec.initContainers ?? []).some((c) => c.name === cname)) {
-    throw badRequest(`container ${cname} is not valid for pod ${name}`);
-  }
-  const previous = q.previous === "true";
-  const lines = cluster.kubelet.logs(pod, cname, previous);
-  if (lines === undefined || (!previous && cluster.kubelet.containerState(pod, cname) === "waiting" && !lines.length)) {
-    if (previous) throw badRequest(`previous terminated container "${cname}" in pod "${name}" not found`);
-    const reason = (pod.status?.containerStatuses ?? []).find((c) => c.name === cname)?.state?.waiting?.reason ?? "ContainerCreating";
-    throw badRequest(`container "${cname}" in pod "${name}" is waiting to start: ${reason === "ContainerCreating" ? "ContainerCreating" : "trying and failing to pull image"}`);
-  }
-  let out = lines.map((l) => (q.timestamps === "true" ? `${new Date(l.t).toISOString()} ${l.line}` : l.line));
-  if (q.tailLines !== undefined) {
-    const n = Math.max(0, Number(q.tailLines) || 0);
-    out = out.slice(Math.max(0, out.length - n));
-  }
-  let body = out.map((l) => l + "\n").join("");
-  if (q.limitBytes !== undefined) body = body.slice(0, Math.max(0, Number(q.limitBytes) || 0));
-  return { status: 200, contentType: "text/plain", body };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -237,14 +237,14 @@ export class NodeClusterHost implements ClusterHost {
    * failure the in-memory cluster is dropped so nothing unacknowledged survives. The REST
    * surface for kubectl (src/kubeapi) runs its requests through this.
    */
-  operate<T>(id: string, limits: Limits, fn: (core: ClusterCore) => T, writes: (result: T) => boolean): Promise<T> {
+  operate<T>(id: string, limits: Limits, fn: (core: ClusterCore) => T | Promise<T>, writes: (result: T) => boolean): Promise<T> {
     return this.serial(id, async (s) => {
       const core = await this.load(id, s);
       try {
         const now = this.now();
         core.tick(now);
         core.touch(now);
-        const result = fn(core);
+        const result = await fn(core);
         if (writes(result)) {
           core.checkLimits(limits);
           // Not a terminal command: time travel cannot replay past it.

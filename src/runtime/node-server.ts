@@ -3,14 +3,12 @@
 // is a working installation.
 import { mkdirSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
-import type { Duplex } from "node:stream";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient, type Client } from "@libsql/client";
-import { serve, upgradeWebSocket, type ServerType } from "@hono/node-server";
+import { serve, type ServerType } from "@hono/node-server";
 import { drizzle } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
-import { WebSocketServer } from "ws";
 import { BatchingHistory } from "../db/history.js";
 import { SqlPlatform } from "../db/platform.js";
 import * as schema from "../db/schema.js";
@@ -27,6 +25,7 @@ import { classroomClock } from "../http/classroom.js";
 import { ClassroomFanout } from "../classroom/fanout.js";
 import { LABS } from "../labs/index.js";
 import { kubeTls, servingNames, type KubeTls } from "./kube-tls.js";
+import { acceptWebSocket, nodeStreamUpgrade, serveUpgrades } from "./node-upgrade.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -118,15 +117,11 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
     page: web.page,
     classrooms: () => classrooms,
     notifyClassroom: (_c, id) => dashboards.notify(id),
-    classroomLive: (c, id) => {
-      let leave: (() => void) | undefined;
-      return upgradeWebSocket(c, {
-        onOpen: (_e, ws) => {
-          leave = dashboards.join(id, (m) => ws.send(m));
-        },
-        onClose: () => leave?.(),
-      });
-    },
+    classroomLive: (c, id) =>
+      acceptWebSocket(c, (ws) => {
+        const leave = dashboards.join(id, (m) => ws.send(m));
+        ws.on("close", leave);
+      }),
     fromLoopback: (c) => {
       const addr = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
       return addr === "127.0.0.1" || addr === "::1" || addr === "::ffff:127.0.0.1";
@@ -140,29 +135,26 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
       const host = tls.names.includes(asked) ? asked : listen;
       return { server: `https://${host.includes(":") ? `[${host}]` : host}:${kubePort}`, certificateAuthority: tls.caCert };
     },
-    live: (c, id, since) => {
-      let unsubscribe: (() => void) | undefined;
-      let closed = false;
-      return upgradeWebSocket(c, {
-        onOpen: (_e, ws) => {
-          const send = (m: LiveMessage) => ws.send(JSON.stringify(m));
-          host.subscribe(id, since, send).then(
-            (u) => (closed ? u() : (unsubscribe = u)),
-            () => ws.close(1011, "cluster not available"),
-          );
-        },
-        onClose: () => {
+    live: (c, id, since) =>
+      acceptWebSocket(c, (ws) => {
+        let unsubscribe: (() => void) | undefined;
+        let closed = false;
+        ws.on("close", () => {
           closed = true;
           unsubscribe?.();
-        },
-      });
-    },
+        });
+        const send = (m: LiveMessage) => ws.send(JSON.stringify(m));
+        host.subscribe(id, since, send).then(
+          (u) => (closed ? u() : (unsubscribe = u)),
+          () => ws.close(1011, "cluster not available"),
+        );
+      }),
+    streamUpgrade: nodeStreamUpgrade,
   });
 
-  const wss = new WebSocketServer({ noServer: true });
   let port = o.port;
   const server = await new Promise<ServerType>((res) => {
-    const s = serve({ fetch: (req, env) => web.asset(req) ?? app.fetch(req, env), port: o.port, hostname: o.hostname ?? "127.0.0.1", websocket: { server: wss } }, (info) => {
+    const s = serve({ fetch: (req, env) => web.asset(req) ?? app.fetch(req, env), port: o.port, hostname: o.hostname ?? "127.0.0.1" }, (info) => {
       port = info.port;
       res(s);
     });
@@ -174,28 +166,13 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
   // transport: 90 s), so it is the client that closes an idle connection, never the server
   // while a request is on its way.
   (server as import("node:http").Server).keepAliveTimeout = KEEP_ALIVE_MS;
-  // kubectl exec/attach/port-forward fall back to SPDY after a refused WebSocket; an upgrade the
-  // WebSocket server does not take would hang forever, so it is refused with a Status.
-  const refuseUpgrade = (socket: Duplex) => {
-    const body = JSON.stringify({
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      message: "this sandbox's API server does not offer SPDY streams (kubectl exec/attach/port-forward); use the ServiceLab terminal's kubectl exec",
-      reason: "BadRequest",
-      code: 400,
-    });
-    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  };
-  server.on("upgrade", (req, socket) => {
-    if (String(req.headers.upgrade ?? "").toLowerCase() === "websocket") return;
-    refuseUpgrade(socket);
-  });
+  // Upgrades (the live channels, kubectl exec/attach, SPDY from older kubectl) go through the app.
+  const wss = serveUpgrades(server as import("node:http").Server, (req, env) => app.fetch(req, env));
 
-  // The TLS port: the same app, every path the Kubernetes API's (AppDeps.kubePort); no live
-  // channel there, so every upgrade is refused as above.
+  // The TLS port: the same app, every path the Kubernetes API's (AppDeps.kubePort), its
+  // upgrades too (exec and attach streams).
   let kubeServer: ServerType | undefined;
+  let kubeWss: import("ws").WebSocketServer | undefined;
   if (tls) {
     kubeServer = await new Promise<ServerType>((res, rej) => {
       const s = serve(
@@ -212,7 +189,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
       });
     });
     (kubeServer as import("node:https").Server).keepAliveTimeout = KEEP_ALIVE_MS;
-    kubeServer.on("upgrade", (_req, socket: Duplex) => refuseUpgrade(socket));
+    kubeWss = serveUpgrades(kubeServer as import("node:http").Server, (req, env) => app.fetch(req, Object.assign(env, { kubePort: true })));
   }
 
   const sweep = async (): Promise<string[]> => {
@@ -253,6 +230,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
       clearInterval(sweeper);
       host.close();
       for (const ws of wss.clients) ws.terminate();
+      for (const ws of kubeWss?.clients ?? []) ws.terminate();
       await new Promise<void>((r) => server.close(() => r()));
       if (kubeServer) {
         (kubeServer as import("node:https").Server).closeAllConnections();

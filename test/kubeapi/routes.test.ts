@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Cluster } from "../../src/engine/cluster.js";
 import { kubeApi } from "../../src/kubeapi/app.js";
+import { streamPlan } from "../../src/kubeapi/remotecommand.js";
 import { serveKube, type KubeRequest } from "../../src/kubeapi/serve.js";
 import { watchPlan, WatchStream } from "../../src/kubeapi/watch.js";
 import { DEFAULT_LIMITS } from "../../src/runtime/limits.js";
@@ -25,6 +26,9 @@ beforeAll(() => {
       backend: {
         request: async (_id, req) => serveKube(cluster, req),
         watch: async () => ({ stop() {} }),
+        follow: async () => ({ stop() {} }),
+        streamPlan: async (_id, req) => streamPlan(cluster, req),
+        podExec: async () => undefined,
       },
     }),
   );
