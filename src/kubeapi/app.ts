@@ -156,7 +156,7 @@ async function stream(c: Context, backend: KubeBackend, id: string, req: KubeReq
       plan,
       protocol,
       socket,
-      run: (argv, stdin) => backend.podExec(id, plan, argv, stdin, limits),
+      run: (argv, stdin, signal) => backend.podExec(id, plan, argv, stdin, limits, signal),
       follow: async (emit, end) => {
         const logReq: KubeRequest = { method: "GET", path: `/api/v1/namespaces/${plan.namespace}/pods/${plan.pod}/log`, query: { container: plan.container, follow: "true", tailLines: "0" }, prefix: req.prefix };
         const w = await backend.follow(id, logReq, limits, emit, end);

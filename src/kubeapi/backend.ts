@@ -32,7 +32,7 @@ export interface KubeBackend {
   /** pods/exec, pods/attach: the request checked in the cluster, or the Status it gets. */
   streamPlan(id: string, req: KubeRequest, limits: Limits): Promise<StreamPlan | KubeResponse>;
   /** One command of an exec stream in the pod's container (undefined: the container stopped). */
-  podExec(id: string, plan: StreamPlan, argv: string[], stdin: string, limits: Limits): Promise<ExecResult | undefined>;
+  podExec(id: string, plan: StreamPlan, argv: string[], stdin: string, limits: Limits, signal?: AbortSignal): Promise<ExecResult | undefined>;
 }
 
 /** A host that serves the Kubernetes API itself (the shape the runtime may adopt). */
@@ -50,6 +50,8 @@ interface OperatingHost {
   read<T>(id: string, fn: (core: ClusterCore) => T): Promise<T>;
   wallClock(): number;
   subscribe(id: string, since: number | undefined, send: (m: LiveMessage) => void): Promise<() => void>;
+  /** Gives the event loop to other clusters' requests during a long command (src/runtime/budget.ts). */
+  yieldTo?: () => Promise<void>;
 }
 
 function isOperatingHost(h: unknown): h is OperatingHost {
@@ -228,6 +230,6 @@ export function nodeKube(h: OperatingHost): KubeBackend {
         return errorResponse(e);
       }
     },
-    podExec: (id, plan, argv, stdin, limits) => h.operate(id, limits, (core) => core.podExec(plan, argv, stdin, h.wallClock(), limits), () => false),
+    podExec: (id, plan, argv, stdin, limits, signal) => h.operate(id, limits, (core) => core.podExec(plan, argv, stdin, h.wallClock(), limits, { signal, yieldTo: h.yieldTo }), () => false),
   };
 }

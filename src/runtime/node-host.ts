@@ -265,6 +265,9 @@ export class NodeClusterHost implements ClusterHost {
     return this.serial(id, async (s) => fn(await this.load(id, s)));
   }
 
+  /** Long commands give the event loop back through this (see giveLoopBack). */
+  readonly yieldTo = giveLoopBack;
+
   /** The host's wall clock. */
   wallClock(): number {
     return this.now();
