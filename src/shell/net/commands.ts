@@ -9,25 +9,15 @@ import { iptablesList, iptablesRules, iptablesSave, toOutput } from "../../engin
 import { ipsetList, ipsetMissing, ipvsadmConnections, ipvsadmList } from "../../engine/proxy/ipvs/render.js";
 import { nftList } from "../../engine/proxy/nftables/render.js";
 import type { NodeCommand, NodeCommandContext, NodeCommandResult } from "../node-commands.js";
-import { NODE_RESOLV, type Where, fetch, lookup, sourceOf, utf8Length } from "./http.js";
+import { isInternetAddress } from "../../engine/dns/upstream.js";
+import { dig, getent, host, nslookup } from "./dns-tools.js";
 import { isDottedQuad } from "../../engine/util/ip.js";
-import { internetAddress, internetGet } from "./internet/index.js";
+import { fetch, sourceOf, utf8Length } from "./http.js";
+import { internetGet } from "./internet/index.js";
+import { resolveHost, resolveName, where } from "./resolve.js";
 
 const ok = (stdout: string, stderr = ""): NodeCommandResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1, stdout = ""): NodeCommandResult => ({ stdout, stderr, exitCode });
-
-function where(ctx: NodeCommandContext): Where {
-  return { cluster: ctx.cluster, node: ctx.node, pod: ctx.pod?.pod };
-}
-
-async function resolvConf(ctx: NodeCommandContext): Promise<string> {
-  if (!ctx.pod) return NODE_RESOLV;
-  try {
-    return await ctx.readFile("/etc/resolv.conf");
-  } catch {
-    return NODE_RESOLV;
-  }
-}
 
 /** A URL's parts; `authority` is host[:port] as written (what Host: and BusyBox's messages show). */
 function parseURL(u: string): { scheme: string; host: string; port: number; path: string; authority: string } | undefined {
@@ -35,15 +25,6 @@ function parseURL(u: string): { scheme: string; host: string; port: number; path
   if (!m) return undefined;
   const scheme = (m[1] ?? "http").toLowerCase();
   return { scheme, host: m[2], port: m[3] ? Number(m[3]) : scheme === "https" ? 443 : 80, path: m[4] ? (m[4].startsWith("?") ? `/${m[4]}` : m[4]) : "/", authority: m[3] ? `${m[2]}:${m[3]}` : m[2] };
-}
-
-/** Resolves a host for curl/wget/ping: an IP as is, else DNS from where the command runs. */
-async function resolveHost(ctx: NodeCommandContext, host: string): Promise<string | undefined> {
-  if (isDottedQuad(host)) return host;
-  if (host === "localhost") return "127.0.0.1";
-  const r = lookup(where(ctx), host, await resolvConf(ctx));
-  if (!r.ok) return undefined;
-  return r.answer.answers.find((a) => a.type === "A")?.data;
 }
 
 // ---- curl ------------------------------------------------------------------------------------
@@ -87,6 +68,16 @@ export const curl: NodeCommand = async (args, ctx) => {
   if (u.scheme !== "http" && u.scheme !== "https") return err(1, `Protocol "${u.scheme}" not supported`);
   let ip = await resolveHost(ctx, u.host);
   if (!ip) return err(6, `Could not resolve host: ${u.host}`);
+  // A host of the lab network's catalog (./internet): its file, or its 404 page.
+  if (isInternetAddress(ip)) {
+    const remote = internetGet(u.host, u.path);
+    const body = remote ? remote.body : new TextEncoder().encode("404: Not Found");
+    if (out !== undefined && out !== "-" && out !== "/dev/null") {
+      await ctx.writeFile(out, body);
+      return ok("");
+    }
+    return ok(out === "/dev/null" ? "" : new TextDecoder().decode(body));
+  }
   let vlog = verbose ? `*   Trying ${ip}:${u.port}...\n` : "";
   // curl's Host header carries the port only when it is not the scheme's default.
   const hostHeader = (p: NonNullable<typeof u>) => (p.port === (p.scheme === "https" ? 443 : 80) ? p.host : `${p.host}:${p.port}`);
@@ -240,21 +231,30 @@ async function gnuWget(args: string[], ctx: NodeCommandContext): Promise<NodeCom
     let body: Uint8Array | undefined;
     let status = "200 OK";
     let type = "text/html";
-    const remote = isDottedQuad(u.host) ? undefined : internetGet(u.host, u.path);
-    if (remote) {
-      ip = internetAddress(u.host);
-      say(`Resolving ${u.host} (${u.host})... ${ip}\n`);
-      say(`Connecting to ${u.host} (${u.host})|${ip}|:${u.port}... connected.\n`);
-      body = remote.body;
-      type = remote.contentType;
-    } else {
-      ip = isDottedQuad(u.host) ? u.host : await resolveHost(ctx, u.host);
-      if (!ip) {
-        say(`Resolving ${u.host} (${u.host})... failed: Name or service not known.\n`);
+    if (!isDottedQuad(u.host)) {
+      const r = await resolveName(ctx, u.host);
+      if (!r.ok) {
+        const why = r.error === "AGAIN" ? "Temporary failure in name resolution" : "Name or service not known";
+        say(`Resolving ${u.host} (${u.host})... failed: ${why}.\n`);
         stderr += `wget: unable to resolve host address ‘${u.host}’\n`;
         code = 4;
         continue;
       }
+      ip = r.addresses[0];
+    } else ip = u.host;
+    // A host of the lab network's catalog (the guide's mirror, GitHub): served from ./internet.
+    const remote = isInternetAddress(ip) ? internetGet(u.host, u.path) : undefined;
+    if (isInternetAddress(ip)) {
+      say(`Resolving ${u.host} (${u.host})... ${ip}\n`);
+      say(`Connecting to ${u.host} (${u.host})|${ip}|:${u.port}... connected.\n`);
+      if (!remote) {
+        say(`HTTP request sent, awaiting response... 404 Not Found\n${wgetTime(now)} ERROR 404: Not Found.\n\n`);
+        code = 8;
+        continue;
+      }
+      body = remote.body;
+      type = remote.contentType;
+    } else {
       if (!isDottedQuad(u.host)) say(`Resolving ${u.host} (${u.host})... ${ip}\n`);
       const target = isDottedQuad(u.host) ? `${ip}:${u.port}` : `${u.host} (${u.host})|${ip}|:${u.port}`;
       const f = fetch(where(ctx), ip, u.port, u.path, "GET", u.authority);
@@ -314,8 +314,9 @@ export const ping: NodeCommand = async (args, ctx) => {
     else if (!args[i].startsWith("-")) host = args[i];
   }
   if (!host) return fail("ping: usage error: Destination address required\n", 2);
-  const ip = await resolveHost(ctx, host);
-  if (!ip) return fail(`ping: ${host}: Name or service not known\n`, 2);
+  const r = await resolveName(ctx, host);
+  if (!r.ok) return fail(`ping: ${host}: ${r.error === "AGAIN" ? "Temporary failure in name resolution" : "Name or service not known"}\n`, 2);
+  const ip = r.addresses[0];
   const dp = dataplaneOf(ctx.cluster);
   const src = sourceOf(where(ctx));
   let out = `PING ${host} (${ip}) 56(84) bytes of data.\n`;
@@ -345,66 +346,6 @@ export const ping: NodeCommand = async (args, ctx) => {
     out += `rtt min/avg/max/mdev = ${min.toFixed(3)}/${avg.toFixed(3)}/${max.toFixed(3)}/${mdev.toFixed(3)} ms\n`;
   }
   return { stdout: out, stderr: "", exitCode: received ? 0 : 1 };
-};
-
-// ---- nslookup / host / dig ---------------------------------------------------------------------
-
-export const nslookup: NodeCommand = async (args, ctx) => {
-  const [name, serverArg] = args.filter((a) => !a.startsWith("-"));
-  if (!name) return fail("Usage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]\n");
-  const busybox = !!ctx.pod;
-  // `nslookup NAME SERVER` asks SERVER (the node can ask CoreDNS at 10.96.0.10 itself).
-  let rc = await resolvConf(ctx);
-  if (serverArg) rc = rc.replace(/^nameserver.*\n?/gm, "") + `nameserver ${serverArg}\n`;
-  const r = lookup(where(ctx), name, rc);
-  const server = r.server;
-  const head = busybox ? `Server:\t\t${server}\nAddress:\t${server}:53\n\n` : `Server:\t\t${server}\nAddress:\t${server}#53\n\n`;
-  if (!r.ok) {
-    if (r.error === "timeout" || r.error === "refused") return fail("", 1, busybox ? `;; connection timed out; no servers could be reached\n\n` : `;; connection timed out; no servers could be reached\n\n\n`);
-    return fail("", 1, `${head}** server can't find ${busybox ? `${name}` : name}: NXDOMAIN\n\n`);
-  }
-  let body = busybox ? "" : "";
-  for (const a of r.answer.answers) {
-    if (a.type === "CNAME") body += `${a.name.slice(0, -1)}\tcanonical name = ${a.data.slice(0, -1)}\n`;
-    else if (a.type === "A") body += `Name:\t${a.name.slice(0, -1)}\nAddress: ${a.data}\n`;
-  }
-  return ok(`${head}${body}\n`);
-};
-
-export const host: NodeCommand = async (args, ctx) => {
-  const name = args.find((a) => !a.startsWith("-"));
-  if (!name) return fail("Usage: host [-aCdilrTvVw] [-c class] [-N ndots] [-t type] [-W time]\n", 1);
-  const r = lookup(where(ctx), name, await resolvConf(ctx));
-  if (!r.ok) return r.error === "nxdomain" ? fail("", 1, `Host ${name} not found: 3(NXDOMAIN)\n`) : fail("", 1, `;; connection timed out; no servers could be reached\n`);
-  let out = "";
-  for (const a of r.answer.answers) out += a.type === "CNAME" ? `${a.name.slice(0, -1)} is an alias for ${a.data.slice(0, -1)}.\n` : `${a.name.slice(0, -1)} has address ${a.data}\n`;
-  return ok(out);
-};
-
-export const dig: NodeCommand = async (args, ctx) => {
-  let name: string | undefined;
-  let type: "A" | "SRV" | "PTR" | "TXT" | "CNAME" = "A";
-  let short = false;
-  let search = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "+short") short = true;
-    else if (a === "+search") search = true;
-    else if (a === "-x") (type = "PTR"), (name = `${args[++i].split(".").reverse().join(".")}.in-addr.arpa`);
-    else if (a === "-t") type = args[++i].toUpperCase() as typeof type;
-    else if (/^(A|SRV|PTR|TXT|CNAME)$/i.test(a)) type = a.toUpperCase() as typeof type;
-    else if (!a.startsWith("+") && !a.startsWith("@") && !a.startsWith("-")) name = a;
-  }
-  if (!name) return fail("", 1);
-  const r = lookup(where(ctx), name, await resolvConf(ctx), type, search);
-  if (!r.ok && r.error !== "nxdomain") return fail("", 9, `\n; <<>> DiG 9.18.28 <<>> ${args.join(" ")}\n;; global options: +cmd\n;; connection timed out; no servers could be reached\n`);
-  const answers = r.ok ? r.answer.answers : [];
-  if (short) return ok(answers.map((a) => `${a.data}\n`).join(""));
-  const q = r.ok ? r.name : name.endsWith(".") ? name : `${name}.`;
-  let out = `\n; <<>> DiG 9.18.28 <<>> ${args.join(" ")}\n;; global options: +cmd\n;; Got answer:\n;; ->>HEADER<<- opcode: QUERY, status: ${r.ok ? "NOERROR" : "NXDOMAIN"}, id: 4242\n;; flags: qr aa rd; QUERY: 1, ANSWER: ${answers.length}, AUTHORITY: 0, ADDITIONAL: 1\n;; WARNING: recursion requested but not available\n\n;; QUESTION SECTION:\n;${q}\t\t\tIN\t${type}\n`;
-  if (answers.length) out += `\n;; ANSWER SECTION:\n${answers.map((a) => `${a.name}\t${a.ttl}\tIN\t${a.type}\t${a.data}\n`).join("")}`;
-  out += `\n;; Query time: 0 msec\n;; SERVER: ${r.server}#53(${r.server}) (UDP)\n;; MSG SIZE  rcvd: ${50 + answers.length * 16}\n\n`;
-  return ok(out);
 };
 
 // ---- rule listings -------------------------------------------------------------------------------
@@ -594,6 +535,7 @@ export const NET_COMMANDS: Record<string, NodeCommand> = {
   nslookup,
   host,
   dig,
+  getent,
   "iptables-save": iptablesSaveCmd,
   iptables,
   nft,

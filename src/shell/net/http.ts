@@ -1,15 +1,14 @@
-// One connection plus what answers on it: DNS through the data plane to CoreDNS, then the
-// connection, then the app (httpd/nginx files via the kubelet, others not HTTP). Shared by curl,
-// wget and the 100-request loop benchmark.
+// One connection plus what answers on it: the connection through the data plane, then the app
+// (httpd/nginx files via the kubelet, others not HTTP). Shared by curl, wget and the 100-request
+// loop benchmark. Names are resolved before, by the one resolver (engine/dns/resolver.ts).
 import type { Pod } from "../../engine/api/types.js";
 import type { Cluster } from "../../engine/cluster.js";
-import { CoreDNS, type DnsAnswer, parseResolvConf, type ResolvConf, type RRType, searchCandidates } from "../../engine/dns/coredns.js";
+import { getaddrinfo } from "../../engine/dns/resolver.js";
+import { isDottedQuad } from "../../engine/util/ip.js";
 import { httpGet, listenerApp, type HttpResponse } from "../../engine/kubelet/apps.js";
 import { dataplaneOf, podIndexOf } from "../../engine/net/cluster-env.js";
-import { isDottedQuad } from "../../engine/util/ip.js";
 import type { ConnectResult, Source } from "../../engine/net/packet.js";
-
-export const NODE_RESOLV = "nameserver 10.1.8.2\n";
+import { NODE_RESOLV_CONF } from "../../engine/kubelet/kubelet.js";
 
 export interface Where {
   cluster: Cluster;
@@ -20,45 +19,6 @@ export interface Where {
 export function sourceOf(w: Where): Source {
   if (w.pod && !w.pod.spec.hostNetwork && w.pod.status?.podIP) return { kind: "pod", ip: w.pod.status.podIP, node: w.pod.spec.nodeName ?? w.node };
   return { kind: "node", node: w.pod?.spec.nodeName ?? w.node };
-}
-
-const dnsCache = new WeakMap<Cluster, CoreDNS>();
-export function dnsOf(cluster: Cluster): CoreDNS {
-  let d = dnsCache.get(cluster);
-  if (!d) dnsCache.set(cluster, (d = new CoreDNS(cluster.store, { domain: cluster.config.dnsDomain })));
-  return d;
-}
-
-export type Lookup =
-  | { ok: true; server: string; name: string; answer: DnsAnswer }
-  | { ok: false; server: string; error: "nxdomain" | "timeout" | "refused"; tried: string[] };
-
-/**
- * A DNS query as the resolver in `where` sends it: UDP to the first nameserver of its
- * resolv.conf, through the data plane (so a missing CoreDNS pod or a broken rule shows), and
- * CoreDNS answers for the cluster domain; the node resolver 10.1.8.2 knows nothing.
- */
-export function lookup(w: Where, name: string, rcText: string, qtype: RRType = "A", search = true): Lookup {
-  const rc: ResolvConf = parseResolvConf(rcText);
-  const server = rc.nameservers[0] ?? "10.1.8.2";
-  const candidates = search ? searchCandidates(name, rc) : [name.endsWith(".") ? name : `${name}.`];
-  if (server === "10.1.8.2") return { ok: false, server, error: "nxdomain", tried: candidates };
-  const dp = dataplaneOf(w.cluster);
-  const conn = dp.connect(sourceOf(w), server, 53, { proto: "udp" });
-  if (conn.verdict !== "established") return { ok: false, server, error: conn.verdict === "refused" ? "refused" : "timeout", tried: candidates };
-  const dns = dnsOf(w.cluster);
-  for (const c of candidates) {
-    const a = dns.query(c, qtype);
-    if (a.rcode === "NOERROR" && a.answers.length) {
-      const last = a.answers[a.answers.length - 1];
-      if (qtype === "A" && last.type === "CNAME") {
-        const t = dns.query(last.data, "A");
-        return { ok: true, server, name: c, answer: { ...a, answers: [...a.answers, ...t.answers] } };
-      }
-      return { ok: true, server, name: c, answer: a };
-    }
-  }
-  return { ok: false, server, error: "nxdomain", tried: candidates };
 }
 
 export interface Fetch {
@@ -112,16 +72,17 @@ export function wordpressDatabaseAccepts(cluster: Cluster, pod: Pod, container: 
   const w: Where = { cluster, node: pod.spec.nodeName ?? "", pod };
   let ip = dbHost;
   if (!isDottedQuad(dbHost)) {
-    let rc = NODE_RESOLV;
-    try {
-      rc = kubelet.filesystem(pod, container)?.read("/etc/resolv.conf") ?? NODE_RESOLV;
-    } catch {
-      /* no resolv.conf: the node's */
-    }
-    const r = lookup(w, dbHost, rc);
-    const a = r.ok ? r.answer.answers.find((x) => x.type === "A") : undefined;
-    if (!a) return false;
-    ip = a.data;
+    const fs = kubelet.filesystem(pod, container);
+    const read = (path: string, fallback: string) => {
+      try {
+        return fs?.read(path) ?? fallback;
+      } catch {
+        return fallback;
+      }
+    };
+    const r = getaddrinfo(cluster, sourceOf(w), dbHost, { hosts: read("/etc/hosts", ""), resolvConf: read("/etc/resolv.conf", NODE_RESOLV_CONF) });
+    if (!r.ok) return false;
+    ip = r.addresses[0];
   }
   const conn = dataplaneOf(cluster).connect(sourceOf(w), ip, Number(dbPort || 3306));
   if (conn.verdict !== "established" || !conn.dst) return false;

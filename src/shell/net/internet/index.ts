@@ -1,7 +1,7 @@
 // The internet as a lab node sees it: nothing, except the few downloads the lab guide makes.
-// A URL in the catalog resolves (to an address of 198.18.0.0/15, the range RFC 2544 sets aside
-// for tests) and answers with its bytes; every other host fails to resolve, as on a node without
-// internet access. The catalog is data: add an entry to serve another file.
+// The lab network's resolver knows only the hosts these come from (engine/dns/upstream.ts:
+// addresses of 198.18.0.0/15, the range RFC 2544 sets aside for tests); a URL of such a host in
+// the catalog answers with its bytes, any other path 404. The catalog is data.
 
 import { METALLB_NATIVE_YAML, METALLB_README, METALLB_VERSION } from "./metallb-v0.14.8.js";
 import { gzipStored, tar } from "./targz.js";
@@ -41,7 +41,7 @@ function metallbTarGz(): Uint8Array {
 
 const CATALOG: Entry[] = [
   {
-    // The guide's mirror (https://laoma.cloud/.../metallb-0.14.8.tar.gz) or any other host.
+    // The guide's mirror (https://laoma.cloud/.../metallb-0.14.8.tar.gz), whichever known host.
     matches: (_host, path) => path.split("?")[0].endsWith(`/metallb-${METALLB_VERSION}.tar.gz`),
     get: () => ({ contentType: "application/octet-stream", body: metallbTarGz() }),
   },
@@ -57,15 +57,8 @@ const CATALOG: Entry[] = [
   },
 ];
 
-/** What the internet serves at host + path, or undefined (the host does not resolve). */
+/** What the internet serves at host + path, or undefined (404). */
 export function internetGet(host: string, path: string): InternetObject | undefined {
   const e = CATALOG.find((x) => x.matches(host.toLowerCase(), path));
   return e?.get();
-}
-
-/** The address a catalog host resolves to: stable per name, inside 198.18.0.0/15. */
-export function internetAddress(host: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < host.length; i++) h = Math.imul(h ^ host.charCodeAt(i), 0x01000193) >>> 0;
-  return `198.${18 + (h & 1)}.${(h >>> 8) & 0xff}.${1 + ((h >>> 16) % 254)}`;
 }
