@@ -9,6 +9,7 @@ import type { Cluster } from "../cluster.js";
 import { listenerApp } from "../kubelet/apps.js";
 import { dataplaneOf, podIndexOf } from "../net/cluster-env.js";
 import type { Source } from "../net/packet.js";
+import { isDottedQuad } from "../util/ip.js";
 import { CoreDNS } from "./coredns.js";
 import { fqdn, type Question, type Reply } from "./message.js";
 import { UPSTREAM_RESOLVER, upstreamAnswer } from "./upstream.js";
@@ -38,7 +39,7 @@ export function hostsLookup(text: string, name: string): { address: string; cano
   const want = name.toLowerCase().replace(/\.$/, "");
   for (const raw of text.split("\n")) {
     const [address, ...names] = raw.replace(/#.*/, "").trim().split(/\s+/);
-    if (!address || !/^\d{1,3}(\.\d{1,3}){3}$/.test(address)) continue;
+    if (!address || !isDottedQuad(address)) continue;
     if (names.some((n) => n.toLowerCase() === want)) return { address, canonical: names[0] };
   }
   return undefined;
@@ -118,11 +119,9 @@ export interface ResolverFiles {
   resolvConf: string;
 }
 
-const IP = /^\d{1,3}(\.\d{1,3}){3}$/;
-
 /** getaddrinfo(name) for IPv4 as glibc does it: a literal, /etc/hosts, then DNS with the search list. */
 export function getaddrinfo(cluster: Cluster, from: Source, name: string, files: ResolverFiles): AddrInfo {
-  if (IP.test(name)) return { ok: true, addresses: [name], canonical: name, from: "files" };
+  if (isDottedQuad(name)) return { ok: true, addresses: [name], canonical: name, from: "files" };
   const h = hostsLookup(files.hosts, name);
   if (h) return { ok: true, addresses: [h.address], canonical: h.canonical, from: "files" };
   const rc = parseResolvConf(files.resolvConf);

@@ -4,6 +4,7 @@
 import { type AddrInfo, getaddrinfo, type ResolverFiles } from "../../engine/dns/resolver.js";
 import { NODE_RESOLV_CONF } from "../../engine/kubelet/kubelet.js";
 import type { Source } from "../../engine/net/packet.js";
+import { isDottedQuad } from "../../engine/util/ip.js";
 import type { NodeCommandContext } from "../node-commands.js";
 import { sourceOf, type Where } from "./http.js";
 
@@ -30,7 +31,7 @@ export async function resolverFiles(ctx: NodeCommandContext): Promise<ResolverFi
 /** getaddrinfo from where the command runs (ping, curl, wget, getent, explain). */
 export async function resolveName(ctx: NodeCommandContext, host: string): Promise<AddrInfo> {
   // A literal needs no files (the 100-request curl loop stays cheap).
-  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return { ok: true, addresses: [host], canonical: host, from: "files" };
+  if (isDottedQuad(host)) return { ok: true, addresses: [host], canonical: host, from: "files" };
   return getaddrinfo(ctx.cluster, sourceOfCtx(ctx), host, await resolverFiles(ctx));
 }
 
