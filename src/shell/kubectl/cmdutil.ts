@@ -5,8 +5,6 @@ import type { KubectlContext } from "./context.js";
 import { KubectlError } from "./errors.js";
 import { arr, type FlagSpec, type Parsed, str } from "./flags.js";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Obj = any;
 
 export const f = (name: string, type: FlagSpec["type"], short?: string): FlagSpec => ({ name, type, short });
 

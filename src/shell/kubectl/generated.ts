@@ -4,7 +4,7 @@
 import type { ResourceInfo } from "../../engine/api/resources.js";
 import { isStatusError } from "../../engine/api/status.js";
 import type { KObject } from "../../engine/api/types.js";
-import { dryRun, nsOf, type Obj } from "./cmdutil.js";
+import { dryRun, nsOf } from "./cmdutil.js";
 import type { KubectlContext } from "./context.js";
 import { KubectlError } from "./errors.js";
 import { type Parsed, str } from "./flags.js";
@@ -15,7 +15,7 @@ import { printResult } from "./print.js";
  * What a generator built, with the namespace set when -n/--namespace was given (kubectl's
  * EnforceNamespace: the flag, not the context's namespace), as a client dry run prints it.
  */
-export function enforceNamespace(info: ResourceInfo, obj: Obj, p: Parsed): Obj {
+export function enforceNamespace<T extends KObject>(info: ResourceInfo, obj: T, p: Parsed): T {
   const ns = str(p, "namespace");
   if (!info.namespaced || ns === undefined) return obj;
   return { ...obj, metadata: { ...obj.metadata, namespace: ns } };
@@ -25,7 +25,7 @@ export function enforceNamespace(info: ResourceInfo, obj: Obj, p: Parsed): Obj {
  * Sends what a `kubectl create <generator>` built. `failure`: the generator's wrapping of a
  * server error ("failed to create deployment: " + the Status message), if it has one.
  */
-export function finishCreate(info: ResourceInfo, obj: Obj, p: Parsed, ctx: KubectlContext, o: Out, verb = "created", ns?: string, failure?: string): void {
+export function finishCreate(info: ResourceInfo, obj: KObject, p: Parsed, ctx: KubectlContext, o: Out, verb = "created", ns?: string, failure?: string): void {
   const mode = dryRun(p);
   if (mode === "client") {
     printResult(info, enforceNamespace(info, obj, p), p, o, verb);

@@ -2,13 +2,21 @@
 
 import { parseAllDocuments } from "yaml";
 import { lookupKind, type ResourceInfo } from "../../engine/api/resources.js";
-import type { Obj } from "./cmdutil.js";
+import type { ObjectMeta } from "../../engine/api/types.js";
 import type { KubectlContext } from "./context.js";
 import { KubectlError } from "./errors.js";
 
+/** An object as a file holds it: whatever fields it has, until the apiserver decodes it. */
+export interface ManifestObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  [field: string]: unknown;
+}
+
 interface Manifest {
   info: ResourceInfo;
-  obj: Obj;
+  obj: ManifestObject;
   source: string;
 }
 
@@ -44,9 +52,9 @@ export async function readManifests(files: string[], recursive: boolean, ctx: Ku
           const line = d.errors[0].linePos?.[0]?.line ?? 1;
           throw new KubectlError(`error converting YAML to JSON: yaml: line ${line}: ${d.errors[0].message.split("\n")[0].replace(/ at line.*$/, "")}`);
         }
-        let obj: Obj;
+        let obj: ManifestObject | null | undefined;
         try {
-          obj = d.toJS() as Obj;
+          obj = d.toJS() as ManifestObject | null | undefined;
         } catch (e) {
           // An alias bomb ("billion laughs"): the yaml library stops at its alias count, as
           // go-yaml stops at its aliasing ratio; kubectl says so in go-yaml's words.
@@ -56,7 +64,7 @@ export async function readManifests(files: string[], recursive: boolean, ctx: Ku
         if (obj === null || obj === undefined) continue;
         if (typeof obj !== "object") throw new KubectlError(`error validating "${src}": error validating data: invalid object to validate; if you choose to ignore these errors, turn validation off with --validate=false`);
         if (obj.kind === "List" && Array.isArray(obj.items)) {
-          for (const it of obj.items) out.push(manifest(it, src, ctx));
+          for (const it of obj.items as ManifestObject[]) out.push(manifest(it, src, ctx));
           continue;
         }
         out.push(manifest(obj, src, ctx));
@@ -67,7 +75,7 @@ export async function readManifests(files: string[], recursive: boolean, ctx: Ku
   return out;
 }
 
-function manifest(obj: Obj, src: string, ctx: KubectlContext): Manifest {
+function manifest(obj: ManifestObject, src: string, ctx: KubectlContext): Manifest {
   if (!obj.apiVersion || !obj.kind) {
     const missing = !obj.apiVersion ? "apiVersion" : "kind";
     throw new KubectlError(`error validating "${src}": error validating data: ${missing} not set; if you choose to ignore these errors, turn validation off with --validate=false`);

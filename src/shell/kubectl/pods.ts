@@ -1,9 +1,9 @@
 // The pod a command on POD or TYPE/NAME works on (logs, exec), chosen in podutils' orders.
 
 import { R } from "../../engine/api/resources.js";
-import type { Pod } from "../../engine/api/types.js";
+import type { KObject, LabelSelector, Pod, PodSpec, PodTemplateSpec } from "../../engine/api/types.js";
+import type { ResourceInfo } from "../../engine/api/resources.js";
 import { goSortArray } from "../../kubectl/gosort.js";
-import type { Obj } from "./cmdutil.js";
 import type { KubectlContext } from "./context.js";
 import { KubectlError } from "./errors.js";
 import { get, typeOrThrow } from "./targets.js";
@@ -18,8 +18,9 @@ export function podFor(target: string, ns: string, ctx: KubectlContext, order: "
   const [t, n] = target.split("/");
   const info = typeOrThrow(t, ctx);
   if (info === R.pods) return { pod: get(ctx, R.pods, ns, n) as Pod, count: 1 };
-  const owner = get(ctx, info, ns, n) as Obj;
-  const sel = owner.spec?.selector?.matchLabels ?? owner.spec?.selector;
+  // A workload's LabelSelector, or a Service's map of labels.
+  const owner = get<KObject & { spec?: { selector?: LabelSelector & Record<string, unknown> } }>(ctx, info, ns, n);
+  const sel = (owner.spec?.selector?.matchLabels ?? owner.spec?.selector) as Record<string, string> | undefined;
   const selStr = Object.entries(sel ?? {}).map(([k, v]) => `${k}=${v}`).join(",");
   const pods = ctx.cluster.client.list(R.pods, ns, { labelSelector: selStr }).items as Pod[];
   if (!pods.length) throw new KubectlError(`cannot attach to ${info.kind} ${n}: no pods found`);
@@ -72,4 +73,10 @@ function activePodsLess(a: Pod, b: Pod): boolean {
   if (restarts(a) !== restarts(b)) return restarts(a) > restarts(b);
   if (created(a) !== created(b)) return afterOrZero(created(a), created(b));
   return false;
+}
+
+/** The pod spec of a pod, or of a workload's pod template (set env, set image). */
+export function podSpecOf(info: ResourceInfo, obj: KObject): PodSpec | undefined {
+  if (info === R.pods) return (obj as Pod).spec;
+  return (obj as KObject & { spec?: { template?: PodTemplateSpec } }).spec?.template?.spec;
 }

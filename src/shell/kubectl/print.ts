@@ -7,7 +7,6 @@ import { GoTemplateError } from "../../kubectl/gotemplate.js";
 import { executeJsonPath, executeJsonPathAsJson, jsonPathText, selectValues } from "../../kubectl/jsonpath.js";
 import { asList, goCompactJson, GoTemplatePrinter, type TemplateResult, toJson, toTypedJson, toYaml } from "../../kubectl/output.js";
 import { TABLE_TABWRITER, tabwrite } from "../../kubectl/tabwriter.js";
-import type { Obj } from "./cmdutil.js";
 import { KubectlError } from "./errors.js";
 import { bool, type Parsed, str } from "./flags.js";
 import { Out } from "./out.js";
@@ -150,11 +149,11 @@ export function printResult(info: ResourceInfo, obj: KObject, p: Parsed, o: Out,
   o.out(`${objRef(info, obj.metadata.name!)} ${verb}${suffix}\n`);
 }
 
-export function sortDeep(v: Obj): Obj {
+export function sortDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortDeep);
   if (v && typeof v === "object") {
-    const o: Obj = {};
-    for (const k of Object.keys(v).sort()) o[k] = sortDeep(v[k]);
+    const o: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) o[k] = sortDeep((v as Record<string, unknown>)[k]);
     return o;
   }
   return v;

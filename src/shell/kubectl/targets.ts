@@ -41,15 +41,17 @@ export function resourceArgs(args: string[], ctx: KubectlContext, allowAll = fal
   return out;
 }
 
-export function list(ctx: KubectlContext, info: ResourceInfo, ns: string | undefined, p?: Parsed): KObject[] {
+/** The objects of a type (`T`: the type's own, which the apiserver decoded them as). */
+export function list<T extends KObject = KObject>(ctx: KubectlContext, info: ResourceInfo, ns: string | undefined, p?: Parsed): T[] {
   return ctx.cluster.client.list(info, info.namespaced ? ns : undefined, {
     labelSelector: p ? str(p, "selector") : undefined,
     fieldSelector: p ? str(p, "field-selector") : undefined,
-  }).items;
+  }).items as T[];
 }
 
-export function get(ctx: KubectlContext, info: ResourceInfo, ns: string, name: string): KObject {
-  return ctx.cluster.client.get(info, info.namespaced ? ns : undefined, name);
+/** One object (`T`: its type's own, which the apiserver decoded it as). */
+export function get<T extends KObject = KObject>(ctx: KubectlContext, info: ResourceInfo, ns: string, name: string): T {
+  return ctx.cluster.client.get(info, info.namespaced ? ns : undefined, name) as T;
 }
 
 export function oneTarget(p: Parsed, ctx: KubectlContext, cmd: string): { info: ResourceInfo; name: string; ns: string }[] {

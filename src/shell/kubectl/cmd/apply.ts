@@ -6,7 +6,7 @@ import { isStatusError } from "../../../engine/api/status.js";
 import type { KObject } from "../../../engine/api/types.js";
 import type { PatchType } from "../../../engine/apiserver/apiserver.js";
 import { ApplyPatchError, kubectlApplyPatch, withLastApplied } from "../../../kubectl/apply-patch.js";
-import { dryRun, f, nsOf, type Obj, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError, serverError } from "../errors.js";
 import { arr, bool, parseFlags, str } from "../flags.js";
@@ -17,7 +17,7 @@ import { printResult } from "../print.js";
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
 /** kubectl apply's patch for a live object; its errors are kubectl's. */
-function applyPatchFor(info: ResourceInfo, live: KObject, modified: Obj): { type: PatchType; patch: Obj } {
+function applyPatchFor(info: ResourceInfo, live: KObject, modified: JsonObject): { type: PatchType; patch: JsonObject } {
   try {
     return kubectlApplyPatch(info, live as JsonObject, modified);
   } catch (e) {
@@ -45,10 +45,11 @@ export async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, 
       errors.push(`error: the namespace from the provided object "${m.obj.metadata.namespace}" does not match the namespace "${str(p, "namespace")}". You must pass '--namespace=${m.obj.metadata.namespace}' to perform this operation.`);
       continue;
     }
-    const name = m.obj.metadata?.name;
+    // An unnamed manifest's name goes to the apiserver as undefined, which refuses it.
+    const name = m.obj.metadata?.name as string;
     try {
       const warnings: string[] = [];
-      const body = verb === "apply" ? withLastApplied(m.obj, ns) : structuredClone(m.obj);
+      const body = verb === "apply" ? withLastApplied(m.obj as JsonObject, ns) : (structuredClone(m.obj) as JsonObject);
       let live: KObject | undefined;
       if (verb === "apply" && name) {
         try {
@@ -59,7 +60,7 @@ export async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, 
       }
       if (!live) {
         if (mode === "client") {
-          printResult(m.info, body, p, o, "created");
+          printResult(m.info, body as KObject, p, o, "created");
           continue;
         }
         const created = ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server", warnings });

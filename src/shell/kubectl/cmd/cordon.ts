@@ -1,7 +1,8 @@
 // kubectl cordon / uncordon (pkg/cmd/drain).
 
+import type { Node } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
-import { dryRun, f, type Obj } from "../cmdutil.js";
+import { dryRun, f } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { parseFlags, str } from "../flags.js";
@@ -19,16 +20,17 @@ export function cmdCordon(argv: string[], ctx: KubectlContext, o: Out, desired: 
   const p = parseFlags(argv, [f("dry-run", "string"), f("selector", "string", "l")], `kubectl ${verb}`);
   const sel = str(p, "selector");
   if (!p.args.length && !sel) throw new KubectlError(`USAGE: ${verb} NODE [flags]\nSee 'kubectl ${verb} -h' for help and examples`);
-  const nodes = sel ? (list(ctx, R.nodes, undefined, p) as Obj[]) : p.args.map((n) => get(ctx, R.nodes, "", n) as Obj);
+  const nodes = sel ? list<Node>(ctx, R.nodes, undefined, p) : p.args.map((n) => get<Node>(ctx, R.nodes, "", n));
   const dry = dryRun(p);
   const suffix = dry === "none" ? "" : dry === "server" ? " (server dry run)" : " (dry run)";
   for (const node of nodes) {
-    const ref = objRef(R.nodes, node.metadata.name);
+    const name = node.metadata.name!;
+    const ref = objRef(R.nodes, name);
     if (Boolean(node.spec?.unschedulable) === desired) {
       o.out(`${ref} already ${verb}ed${suffix}\n`);
       continue;
     }
-    if (dry !== "client") ctx.cluster.client.patch(R.nodes, undefined, node.metadata.name, "strategic", { spec: { unschedulable: desired ? true : null } }, dry === "server" ? { dryRun: true } : undefined);
+    if (dry !== "client") ctx.cluster.client.patch(R.nodes, undefined, name, "strategic", { spec: { unschedulable: desired ? true : null } }, dry === "server" ? { dryRun: true } : undefined);
     o.out(`${ref} ${verb}ed${suffix}\n`);
   }
 }

@@ -1,7 +1,8 @@
 // kubectl create deployment (pkg/cmd/create/create_deployment.go).
 
+import type { Container } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
-import { f, type Obj, OUTPUT_FLAGS } from "../cmdutil.js";
+import { f, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { arr, parseFlags, str } from "../flags.js";
@@ -18,7 +19,7 @@ export function createDeployment(rest: string[], ctx: KubectlContext, o: Out): v
   const labels = { app: name };
   const containers = images.map((img) => {
     const base = img.split("/").pop()!.split(":")[0].split("@")[0];
-    const c: Obj = { image: img, name: base, resources: {} };
+    const c: Container = { image: img, name: base, resources: {} };
     if (str(p, "port")) c.ports = [{ containerPort: Number(str(p, "port")) }];
     return c;
   });

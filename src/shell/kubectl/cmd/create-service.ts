@@ -1,7 +1,8 @@
 // kubectl create service clusterip|nodeport|loadbalancer|externalname (pkg/cmd/create/create_service.go).
 
+import type { ServicePort, ServiceSpec } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
-import { f, type Obj, OUTPUT_FLAGS } from "../cmdutil.js";
+import { f, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { arr, parseFlags, str } from "../flags.js";
@@ -19,17 +20,17 @@ export function createService(rest: string[], ctx: KubectlContext, o: Out): void
   const name = p.args[0];
   if (!name) throw new KubectlError(`exactly one NAME is required, got 0\nSee 'kubectl create service ${kind} -h' for help and examples`);
   const type = kinds[kind];
-  const ports: Obj[] = [];
+  const ports: ServicePort[] = [];
   for (const spec of arr(p, "tcp").flatMap((x) => x.split(","))) {
     const [port, target] = spec.split(":");
     const pn = Number(port);
     const tn = target === undefined ? pn : /^\d+$/.test(target) ? Number(target) : target;
-    const sp: Obj = { name: `${port}-${target ?? port}`, port: pn, protocol: "TCP", targetPort: tn };
+    const sp: ServicePort = { name: `${port}-${target ?? port}`, port: pn, protocol: "TCP", targetPort: tn };
     if (type === "NodePort" && str(p, "node-port")) sp.nodePort = Number(str(p, "node-port"));
     ports.push(sp);
   }
   if (type !== "ExternalName" && !ports.length && str(p, "clusterip") !== "None") throw new KubectlError("at least one tcp port specifier must be provided");
-  const spec: Obj = { ports, selector: { app: name }, type };
+  const spec: ServiceSpec = { ports, selector: { app: name }, type };
   if (type === "ExternalName") {
     const en = str(p, "external-name");
     if (!en) throw new KubectlError("required flag(s) \"external-name\" not set");

@@ -16,7 +16,7 @@ export async function cmdDelete(argv: string[], ctx: KubectlContext, o: Out): Pr
   const ns = nsOf(p, ctx);
   if (arr(p, "filename").length) {
     for (const m of await readManifests(arr(p, "filename"), bool(p, "recursive"), ctx)) {
-      targets.push({ info: m.info, ns: m.info.namespaced ? m.obj.metadata?.namespace ?? ns : undefined, name: m.obj.metadata?.name });
+      targets.push({ info: m.info, ns: m.info.namespaced ? m.obj.metadata?.namespace ?? ns : undefined, name: m.obj.metadata?.name as string });
     }
   } else {
     if (!p.args.length) throw new KubectlError(`You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'`);

@@ -3,7 +3,7 @@
 import { parseAllDocuments } from "yaml";
 import { isStatusError } from "../../../engine/api/status.js";
 import { toYaml } from "../../../kubectl/output.js";
-import { f, type Obj } from "../cmdutil.js";
+import { f } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { parseFlags } from "../flags.js";
@@ -48,7 +48,7 @@ export async function cmdEdit(argv: string[], ctx: KubectlContext, o: Out): Prom
         o.err("Edit cancelled, saved file was empty.\n");
         break;
       }
-      let next: Obj;
+      let next: unknown;
       try {
         const d = parseAllDocuments(body);
         const doc = Array.isArray(d) ? d[0] : d;

@@ -1,12 +1,14 @@
 // kubectl expose (pkg/cmd/expose): a Service for a pod, service or workload's selector and ports.
 
+import type { Container, DaemonSet, Deployment, ObjectMeta, ReplicaSet, StatefulSet, Pod, Service, ServicePort, ServiceSpec } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
-import { f, labelsFromString, nsOf, type Obj, OUTPUT_FLAGS } from "../cmdutil.js";
+import { f, labelsFromString, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { parseFlags, str } from "../flags.js";
 import { finishCreate } from "../generated.js";
 import { Out } from "../out.js";
+import { podSpecOf } from "../pods.js";
 import { get, resourceArgs } from "../targets.js";
 
 export async function cmdExpose(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
@@ -15,28 +17,29 @@ export async function cmdExpose(argv: string[], ctx: KubectlContext, o: Out): Pr
   if (!groups.length || !groups[0].names.length) throw new KubectlError("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'");
   const { info, names } = groups[0];
   const ns = nsOf(p, ctx);
-  const src = get(ctx, info, ns, names[0]) as Obj;
+  const src = get(ctx, info, ns, names[0]);
   let selector: Record<string, string> | undefined;
   let ports: number[] = [];
   let protocol = str(p, "protocol");
   if (info === R.pods) {
-    selector = src.metadata.labels;
-    ports = (src.spec.containers ?? []).flatMap((c: Obj) => (c.ports ?? []).map((x: Obj) => x.containerPort));
+    selector = src.metadata.labels ?? undefined;
+    ports = containerPorts((src as Pod).spec.containers);
   } else if (info === R.services) {
-    selector = src.spec.selector;
-    ports = (src.spec.ports ?? []).map((x: Obj) => x.port);
+    selector = (src as Service).spec?.selector ?? undefined;
+    ports = ((src as Service).spec?.ports ?? []).map((x) => x.port);
   } else if ([R.deployments, R.replicasets, R.daemonsets, R.statefulsets].includes(info)) {
-    const ml = src.spec.selector?.matchLabels;
-    if (src.spec.selector?.matchExpressions?.length) throw new KubectlError(`couldn't retrieve selectors via --selector flag or introspection: the ${info.kind} has match expressions`);
+    const workload = src as Deployment | ReplicaSet | DaemonSet | StatefulSet;
+    const ml = workload.spec?.selector?.matchLabels ?? undefined;
+    if (workload.spec?.selector?.matchExpressions?.length) throw new KubectlError(`couldn't retrieve selectors via --selector flag or introspection: the ${info.kind} has match expressions`);
     selector = ml;
-    ports = (src.spec.template?.spec?.containers ?? []).flatMap((c: Obj) => (c.ports ?? []).map((x: Obj) => x.containerPort));
+    ports = containerPorts(podSpecOf(info, src)?.containers);
   } else {
     throw new KubectlError(`cannot expose a ${info.kind}`);
   }
   if (str(p, "selector")) selector = labelsFromString(str(p, "selector")!);
   if (!selector || !Object.keys(selector).length) throw new KubectlError(`couldn't retrieve selectors via --selector flag or introspection: the ${info.kind} has no labels`);
   const portFlag = str(p, "port");
-  const svcPorts: Obj[] = [];
+  const svcPorts: ServicePort[] = [];
   const tp = str(p, "target-port");
   const target = (port: number) => (tp === undefined ? port : /^\d+$/.test(tp) ? Number(tp) : tp);
   if (portFlag) {
@@ -48,14 +51,19 @@ export async function cmdExpose(argv: string[], ctx: KubectlContext, o: Out): Pr
   protocol = undefined;
   const name = str(p, "name") ?? names[0];
   const labels = str(p, "labels") ? labelsFromString(str(p, "labels")!) : src.metadata.labels;
-  const spec: Obj = { ports: svcPorts, selector };
+  const spec: ServiceSpec = { ports: svcPorts, selector };
   if (str(p, "type")) spec.type = str(p, "type");
   if (str(p, "cluster-ip")) spec.clusterIP = str(p, "cluster-ip");
   if (str(p, "external-ip")) spec.externalIPs = str(p, "external-ip")!.split(",");
   if (str(p, "session-affinity")) spec.sessionAffinity = str(p, "session-affinity");
   if (str(p, "load-balancer-ip")) spec.loadBalancerIP = str(p, "load-balancer-ip");
-  const metadata: Obj = { creationTimestamp: null, name };
+  const metadata: ObjectMeta = { creationTimestamp: null, name };
   if (labels && Object.keys(labels).length) metadata.labels = labels;
   const obj = { apiVersion: "v1", kind: "Service", metadata, spec, status: { loadBalancer: {} } };
   finishCreate(R.services, obj, p, ctx, o, "exposed", ns);
+}
+
+/** The container ports a pod spec declares, in order. */
+function containerPorts(containers: Container[] | undefined): number[] {
+  return (containers ?? []).flatMap((c) => (c.ports ?? []).map((x) => x.containerPort));
 }

@@ -1,5 +1,6 @@
 // kubectl replace (pkg/cmd/replace).
 
+import type { KObject } from "../../../engine/api/types.js";
 import { isStatusError } from "../../../engine/api/status.js";
 import { dryRun, f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
@@ -24,7 +25,8 @@ export async function cmdReplace(argv: string[], ctx: KubectlContext, o: Out): P
   const errors: string[] = [];
   for (const m of manifests) {
     const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
-    const name = m.obj.metadata?.name;
+    // An unnamed manifest's name goes to the apiserver as undefined, which refuses it.
+    const name = m.obj.metadata?.name as string;
     const source = m.source === "-" ? "STDIN" : m.source;
     try {
       if (bool(p, "force")) {
@@ -45,14 +47,14 @@ export async function cmdReplace(argv: string[], ctx: KubectlContext, o: Out): P
             ctx.cluster.advance(1000);
           }
         }
-        const body = structuredClone(m.obj);
+        const body = structuredClone(m.obj) as KObject;
         if (body.metadata) delete body.metadata.resourceVersion;
         const created = mode === "client" ? body : ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server" });
         printResult(m.info, created, p, o, "replaced");
         continue;
       }
       if (mode === "client") {
-        printResult(m.info, m.obj, p, o, "replaced");
+        printResult(m.info, m.obj as KObject, p, o, "replaced");
         continue;
       }
       const updated = ctx.cluster.client.update(m.info, ns, name, m.obj, { dryRun: mode === "server" });

@@ -1,7 +1,8 @@
 // kubectl rollout status (pkg/cmd/rollout/rollout_status.go, polymorphichelpers' status viewers).
 
+import type { DaemonSet, Deployment, KObject, StatefulSet } from "../../../engine/api/types.js";
 import { R, type ResourceInfo } from "../../../engine/api/resources.js";
-import type { Obj } from "../cmdutil.js";
+
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { type Parsed, str } from "../flags.js";
@@ -15,7 +16,7 @@ export function rolloutStatus(info: ResourceInfo, ns: string, name: string, p: P
   const start = ctx.cluster.now();
   let lastMsg = "";
   for (;;) {
-    const obj = get(ctx, info, ns, name) as Obj;
+    const obj = get(ctx, info, ns, name);
     const [msg, done] = statusMessage(info, obj);
     if (msg !== lastMsg) o.out(msg);
     lastMsg = msg;
@@ -25,13 +26,14 @@ export function rolloutStatus(info: ResourceInfo, ns: string, name: string, p: P
   }
 }
 
-function statusMessage(info: ResourceInfo, d: Obj): [string, boolean] {
-  const st = d.status ?? {};
-  const n = d.metadata.name;
+function statusMessage(info: ResourceInfo, obj: KObject): [string, boolean] {
+  const n = obj.metadata.name;
   if (info === R.deployments) {
+    const d = obj as Deployment;
+    const st = d.status ?? {};
     if ((d.metadata.generation ?? 0) > (st.observedGeneration ?? 0)) return [`Waiting for deployment spec update to be observed...\n`, false];
-    const want = d.spec.replicas ?? 1;
-    const prog = (st.conditions ?? []).find((c: Obj) => c.type === "Progressing");
+    const want = d.spec?.replicas ?? 1;
+    const prog = (st.conditions ?? []).find((c) => c.type === "Progressing");
     if (prog?.reason === "ProgressDeadlineExceeded") throw new KubectlError(`deployment "${n}" exceeded its progress deadline`);
     if ((st.updatedReplicas ?? 0) < want) return [`Waiting for deployment "${n}" rollout to finish: ${st.updatedReplicas ?? 0} out of ${want} new replicas have been updated...\n`, false];
     if ((st.replicas ?? 0) > (st.updatedReplicas ?? 0)) return [`Waiting for deployment "${n}" rollout to finish: ${(st.replicas ?? 0) - (st.updatedReplicas ?? 0)} old replicas are pending termination...\n`, false];
@@ -39,13 +41,17 @@ function statusMessage(info: ResourceInfo, d: Obj): [string, boolean] {
     return [`deployment "${n}" successfully rolled out\n`, true];
   }
   if (info === R.daemonsets) {
+    const d = obj as DaemonSet;
+    const st = d.status ?? {};
     if ((d.metadata.generation ?? 0) > (st.observedGeneration ?? 0)) return [`Waiting for daemon set spec update to be observed...\n`, false];
     const want = st.desiredNumberScheduled ?? 0;
     if ((st.updatedNumberScheduled ?? 0) < want) return [`Waiting for daemon set "${n}" rollout to finish: ${st.updatedNumberScheduled ?? 0} out of ${want} new pods have been updated...\n`, false];
     if ((st.numberAvailable ?? 0) < want) return [`Waiting for daemon set "${n}" rollout to finish: ${st.numberAvailable ?? 0} of ${want} updated pods are available...\n`, false];
     return [`daemon set "${n}" successfully rolled out\n`, true];
   }
-  const want = d.spec.replicas ?? 1;
+  const d = obj as StatefulSet;
+  const st = d.status ?? {};
+  const want = d.spec?.replicas ?? 1;
   if ((st.readyReplicas ?? 0) < want) return [`Waiting for ${want - (st.readyReplicas ?? 0)} pods to be ready...\n`, false];
   return [`partitioned roll out complete: ${st.updatedReplicas ?? want} new pods have been updated...\n`, true];
 }

@@ -1,11 +1,11 @@
 // kubectl rollout (pkg/cmd/rollout): restart, pause, resume, history, undo, and status (rollout-status.ts).
 
+import type { ControllerRevision, Deployment, KObject, PodTemplateSpec, ReplicaSet } from "../../../engine/api/types.js";
 import { R, type ResourceInfo } from "../../../engine/api/resources.js";
-import type { KObject } from "../../../engine/api/types.js";
 import { rfc3339 } from "../../../engine/clock.js";
 import { podTemplateText } from "../../../kubectl/describe.js";
 import { DESCRIBE_TABWRITER, tabwrite } from "../../../kubectl/tabwriter.js";
-import { f, type Obj, OUTPUT_FLAGS } from "../cmdutil.js";
+import { f, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError, notInServiceLab } from "../errors.js";
 import { parseFlags, str } from "../flags.js";
@@ -31,7 +31,7 @@ export function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): void {
       // polymorphichelpers' ObjectPauser / ObjectResumer: deployments only; a patch of
       // spec.paused, or the object as it is when there is nothing to change.
       const pause = sub === "pause";
-      const obj = get(ctx, t.info, t.ns, t.name) as Obj;
+      const obj = get<Deployment>(ctx, t.info, t.ns, t.name);
       const resource = `${t.info.resource}${t.info.group ? `.${t.info.group}` : ""}`;
       if (t.info !== R.deployments) errors.push(`error: ${resource} ${JSON.stringify(t.name)} ${pause ? "pausing" : "resuming"} is not supported`);
       else if (Boolean(obj.spec?.paused) === pause) errors.push(`error: ${resource} ${JSON.stringify(t.name)} ${pause ? "is already paused" : "is not paused"}`);
@@ -79,8 +79,8 @@ export function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): void {
           break;
         }
         const template = structuredClone(target.template);
-        if (template.metadata?.labels) delete template.metadata.labels["pod-template-hash"];
-        const obj = get(ctx, t.info, t.ns, t.name) as Obj;
+        if (template?.metadata?.labels) delete template.metadata.labels["pod-template-hash"];
+        const obj = get<KObject & { spec?: object }>(ctx, t.info, t.ns, t.name);
         ctx.cluster.client.update(t.info, t.ns, t.name, { ...obj, spec: { ...obj.spec, template } });
         o.out(`${ref} rolled back\n`);
         break;
@@ -93,17 +93,17 @@ export function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): void {
   if (errors.length) throw new KubectlError(errors.join("\n"));
 }
 
-function revisions(info: ResourceInfo, ns: string, name: string, ctx: KubectlContext): { rev: number; cause?: string; template: Obj }[] {
-  const owner = get(ctx, info, ns, name) as Obj;
-  const owned = (x: Obj) => (x.metadata.ownerReferences ?? []).some((r: Obj) => r.controller && r.uid === owner.metadata.uid);
+function revisions(info: ResourceInfo, ns: string, name: string, ctx: KubectlContext): { rev: number; cause?: string; template: PodTemplateSpec | undefined }[] {
+  const owner = get(ctx, info, ns, name);
+  const owned = (x: KObject) => (x.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === owner.metadata.uid);
   if (info === R.deployments) {
-    return (list(ctx, R.replicasets, ns) as Obj[])
+    return list<ReplicaSet>(ctx, R.replicasets, ns)
       .filter(owned)
       .map((rs) => ({ rev: Number(rs.metadata.annotations?.["deployment.kubernetes.io/revision"] ?? 0), cause: rs.metadata.annotations?.["kubernetes.io/change-cause"], template: rs.spec.template }))
       .sort((a, b) => a.rev - b.rev);
   }
-  return (list(ctx, R.controllerrevisions, ns) as Obj[])
+  return list<ControllerRevision>(ctx, R.controllerrevisions, ns)
     .filter(owned)
-    .map((cr) => ({ rev: cr.revision, cause: cr.metadata.annotations?.["kubernetes.io/change-cause"], template: cr.data?.spec?.template }))
+    .map((cr) => ({ rev: cr.revision, cause: cr.metadata.annotations?.["kubernetes.io/change-cause"], template: (cr.data as { spec?: { template?: PodTemplateSpec } } | undefined)?.spec?.template }))
     .sort((a, b) => a.rev - b.rev);
 }

@@ -1,7 +1,8 @@
 // kubectl run (pkg/cmd/run): a pod, printed or created, and attached to with -i.
 
+import type { Container, Pod } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
-import { dryRun, f, labelsFromString, nsOf, type Obj, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, f, labelsFromString, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { arr, bool, parseFlags, str } from "../flags.js";
@@ -39,7 +40,7 @@ export async function cmdRun(argv: string[], ctx: KubectlContext, o: Out): Promi
   if (!image) throw new KubectlError('required flag(s) "image" not set');
   if (!name) throw new KubectlError("NAME is required for run\nSee 'kubectl run -h' for help and examples");
   const extra = [...p.args.slice(1), ...(p.rest ?? [])];
-  const container: Obj = { name, image };
+  const container: Container = { name, image };
   if (bool(p, "command") && extra.length) container.command = extra;
   else if (extra.length) container.args = extra;
   const env = arr(p, "env").map((kv) => {
@@ -61,7 +62,7 @@ export async function cmdRun(argv: string[], ctx: KubectlContext, o: Out): Promi
   if (!["Always", "OnFailure", "Never"].includes(restart)) throw new KubectlError(`invalid restart policy: ${restart}`);
   if (bool(p, "rm") && !interactive) throw new KubectlError("--rm should only be used for attached containers");
   const labels = str(p, "labels") ? labelsFromString(str(p, "labels")!) : { run: name };
-  const obj: Obj = {
+  const obj: Pod = {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { creationTimestamp: null, labels, name },

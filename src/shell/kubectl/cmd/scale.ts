@@ -1,16 +1,20 @@
 // kubectl scale (pkg/cmd/scale).
 
+import type { Deployment, ReplicaSet, StatefulSet } from "../../../engine/api/types.js";
 import { R, type ResourceInfo } from "../../../engine/api/resources.js";
 import { isInt32, scaleOf, scaleReplicasInvalid } from "../../../engine/api/scale.js";
 import { isStatusError, StatusError } from "../../../engine/api/status.js";
 import type { KObject } from "../../../engine/api/types.js";
-import { f, type Obj, OUTPUT_FLAGS } from "../cmdutil.js";
+import { f, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError, serverError } from "../errors.js";
 import { parseFlags, str } from "../flags.js";
 import { Out } from "../out.js";
 import { printResult } from "../print.js";
 import { get, oneTarget } from "../targets.js";
+
+/** What scale works on (the others are refused before their spec is read). */
+type Scalable = Deployment | ReplicaSet | StatefulSet;
 
 export function cmdScale(argv: string[], ctx: KubectlContext, o: Out): void {
   const p = parseFlags(argv, [...OUTPUT_FLAGS, f("replicas", "int"), f("current-replicas", "int"), f("resource-version", "string"), f("selector", "string", "l"), f("all", "bool"), f("timeout", "string")], "kubectl scale");
@@ -19,11 +23,11 @@ export function cmdScale(argv: string[], ctx: KubectlContext, o: Out): void {
   if (Number(r) < 0) throw new KubectlError("error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
   // The builder continues on errors: the objects found are scaled, the lookups that failed are
   // reported at the end, and with nothing found the command says there was nothing to scale.
-  const found: { info: ResourceInfo; ns: string; name: string; obj: Obj }[] = [];
+  const found: { info: ResourceInfo; ns: string; name: string; obj: Scalable }[] = [];
   const missing: StatusError[] = [];
   for (const t of oneTarget(p, ctx, "scale")) {
     try {
-      found.push({ ...t, obj: get(ctx, t.info, t.ns, t.name) as Obj });
+      found.push({ ...t, obj: get<Scalable>(ctx, t.info, t.ns, t.name) });
     } catch (e) {
       if (!isStatusError(e) || e.reason !== "NotFound") throw e;
       missing.push(e);

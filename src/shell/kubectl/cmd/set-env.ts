@@ -1,10 +1,11 @@
 // kubectl set env (pkg/cmd/set/set_env.go).
 
-import { R } from "../../../engine/api/resources.js";
-import { f, type Obj, OUTPUT_FLAGS } from "../cmdutil.js";
+import type { EnvVar } from "../../../engine/api/types.js";
+import { f, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { arr, bool, parseFlags, str } from "../flags.js";
 import { Out } from "../out.js";
+import { podSpecOf } from "../pods.js";
 import { printResult } from "../print.js";
 import { get, oneTarget } from "../targets.js";
 
@@ -23,9 +24,9 @@ export function cmdSetEnv(argv: string[], ctx: KubectlContext, o: Out): void {
   const pattern = str(p, "containers") ?? "*";
   const glob = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`);
   for (const t of oneTarget(p, ctx, "set env")) {
-    const obj = structuredClone(get(ctx, t.info, t.ns, t.name)) as Obj;
-    const spec = t.info === R.pods ? obj.spec : obj.spec?.template?.spec;
-    const containers = [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].filter((c: Obj) => glob.test(c.name));
+    const obj = structuredClone(get(ctx, t.info, t.ns, t.name));
+    const spec = podSpecOf(t.info, obj);
+    const containers = [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].filter((c) => glob.test(c.name));
     if (list) {
       for (const c of containers) {
         o.out(`# ${t.info.kind} ${t.name}, container ${c.name}\n`);
@@ -41,7 +42,7 @@ export function cmdSetEnv(argv: string[], ctx: KubectlContext, o: Out): void {
     }
     let changed = false;
     for (const c of containers) {
-      let env: Obj[] = [...(c.env ?? [])];
+      let env: EnvVar[] = [...(c.env ?? [])];
       for (const ch of changes) {
         if (!ch.includes("=") && ch.endsWith("-")) {
           const n = ch.slice(0, -1);

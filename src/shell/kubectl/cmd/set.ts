@@ -1,11 +1,12 @@
 // kubectl set (pkg/cmd/set): its subcommands, and set image.
 
 import { R } from "../../../engine/api/resources.js";
-import { f, type Obj, OUTPUT_FLAGS } from "../cmdutil.js";
+import { f, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError, notInServiceLab } from "../errors.js";
 import { parseFlags } from "../flags.js";
 import { Out } from "../out.js";
+import { podSpecOf } from "../pods.js";
 import { printResult } from "../print.js";
 import { get, oneTarget } from "../targets.js";
 import { cmdSetEnv } from "./set-env.js";
@@ -17,9 +18,8 @@ export function cmdSet(argv: string[], ctx: KubectlContext, o: Out): void {
   const assigns = p.args.filter((a) => a.includes("="));
   p.args = p.args.filter((a) => !a.includes("="));
   for (const t of oneTarget(p, ctx, "set image")) {
-    const obj = get(ctx, t.info, t.ns, t.name) as Obj;
-    const spec = t.info === R.pods ? obj.spec : obj.spec?.template?.spec;
-    const containers = (spec?.containers ?? []).map((c: Obj) => ({ name: c.name }));
+    const spec = podSpecOf(t.info, get(ctx, t.info, t.ns, t.name));
+    const containers: { name: string; image?: string }[] = (spec?.containers ?? []).map((c) => ({ name: c.name }));
     let any = false;
     for (const a of assigns) {
       const [cname, image] = a.split("=");

@@ -1,9 +1,10 @@
 // kubectl wait (pkg/cmd/wait).
 
+import type { Condition, KObject } from "../../../engine/api/types.js";
 import type { ResourceInfo } from "../../../engine/api/resources.js";
 import { isStatusError } from "../../../engine/api/status.js";
 import { executeJsonPath } from "../../../kubectl/jsonpath.js";
-import { f, nsOf, type Obj } from "../cmdutil.js";
+import { f, nsOf } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { parseFlags, str } from "../flags.js";
@@ -28,7 +29,7 @@ export function cmdWait(argv: string[], ctx: KubectlContext, o: Out): void {
   const start = ctx.cluster.now();
   for (const t of targets) {
     for (;;) {
-      let obj: Obj | undefined;
+      let obj: KObject;
       try {
         obj = get(ctx, t.info, ns, t.name);
       } catch (e) {
@@ -48,11 +49,12 @@ export function cmdWait(argv: string[], ctx: KubectlContext, o: Out): void {
   }
 }
 
-function met(cond: string, obj: Obj): boolean {
+function met(cond: string, obj: KObject): boolean {
   const m = /^condition=([^=]+)(?:=(.*))?$/i.exec(cond);
   if (m) {
     const want = (m[2] ?? "True").toLowerCase();
-    return (obj.status?.conditions ?? []).some((c: Obj) => c.type.toLowerCase() === m[1].toLowerCase() && String(c.status).toLowerCase() === want);
+    const conditions = (obj.status as { conditions?: Condition[] } | undefined)?.conditions ?? [];
+    return conditions.some((c) => c.type.toLowerCase() === m[1].toLowerCase() && String(c.status).toLowerCase() === want);
   }
   const j = /^jsonpath=(.*?)(?:=(.*))?$/.exec(cond);
   if (j) {
