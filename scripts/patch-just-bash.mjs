@@ -1,5 +1,6 @@
-// Two patches of just-bash's interpreter (run by `npm install` as postinstall; each idempotent):
-// SIGPIPE for pipelines into head, and a slice hook between commands (below, SLICE).
+// Three patches of just-bash's interpreter (run by `npm install` as postinstall; each idempotent):
+// SIGPIPE for pipelines into head, a slice hook between commands (below, SLICE), and errno texts
+// for redirections (below, ERRNO).
 //
 // SIGPIPE
 //
@@ -22,6 +23,15 @@
 // stage is wrapped by it. The minified names differ per bundle, so they are read from the
 // pattern. A bundle whose executor does not match fails the install loudly (just-bash changed:
 // review this patch), and src/shell/adversarial.test.ts checks the behaviour.
+//
+// ERRNO
+//
+// A patch for redirections: when opening a redirection's file fails (`echo x > /nope/x`,
+// a write into a read-only configMap volume), just-bash 3.4.2 lets the file system's error escape
+// the whole command line. bash prints the errno's text and fails that command only:
+// `bash: /nope/x: No such file or directory`, `bash: /etc/config/k: Read-only file system`. The
+// patch returns that message for an error that carries an errno code; other errors are unchanged.
+// src/shell/fs.test.ts checks the behaviour.
 
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -168,3 +178,29 @@ for (const b of bundles) {
   patched++;
 }
 if (patched) console.log(`patch-just-bash: ${patched} patch(es) applied (SIGPIPE for pipelines into head, slice hook)`);
+
+const ERRNO_MARK = "/* servicelab:redirect-errno */";
+const ERRNO_HELPER = `${ERRNO_MARK}
+function __slErrnoText(e) {
+  const code = e && typeof e === "object" ? e.code : undefined;
+  return { ENOENT: "No such file or directory", EROFS: "Read-only file system", EISDIR: "Is a directory", ENOTDIR: "Not a directory", EACCES: "Permission denied", ENOSPC: "No space left on device" }[code];
+}
+`;
+// `catch(<e>){if(!<strict>)throw <e>;return{error:<result>("",\`bash: \${<target>}: cannot open redirect target\n\`,1)}}`
+const OPEN = new RegExp(String.raw`catch\((${ID})\)\{if\(!(${ID})\)throw \1;return\{error:(${ID})\("",\`bash: \$\{(${ID})\}: cannot open redirect target\n\`,1\)\}\}`);
+let errno = 0;
+for (const b of bundles) {
+  const file = join(root, b);
+  if (!existsSync(file)) continue;
+  let src = readFileSync(file, "utf8");
+  if (src.includes(ERRNO_MARK)) continue;
+  const m = OPEN.exec(src);
+  if (!m) throw new Error(`patch-just-bash: ${b}: the redirection opener does not match (just-bash changed?)`);
+  const [whole, e, strict, result, target] = m;
+  const call = `catch(${e}){if(__slErrnoText(${e}))return{error:${result}("",\`bash: \${${target}}: \${__slErrnoText(${e})}\n\`,1)};if(!${strict})throw ${e};return{error:${result}("",\`bash: \${${target}}: cannot open redirect target\n\`,1)}}`;
+  const fn = src.lastIndexOf("async function", m.index);
+  src = src.slice(0, fn) + ERRNO_HELPER + src.slice(fn, m.index) + call + src.slice(m.index + whole.length);
+  writeFileSync(file, src);
+  errno++;
+}
+if (errno) console.log(`patch-just-bash: errno texts for redirections, ${errno} bundle(s) patched`);

@@ -23,11 +23,17 @@ const CREATES = ["writeFile", "writeFileSync", "writeFileLazy", "appendFile", "m
 /** Methods that may add bytes: just-bash's own byte limit refuses them; the error is made ENOSPC. */
 const GROWS = ["writeFile", "writeFileSync", "appendFile", "cp", "link", "mv"] as const;
 
-/** `files` as a filesystem bounded by FS_BYTES and FS_ENTRIES (a restored one already past them keeps what it has). */
-export function boundedFs(files: ConstructorParameters<typeof InMemoryFs>[0] = {}): InMemoryFs {
+type Files = ConstructorParameters<typeof InMemoryFs>[0];
+type Options = ConstructorParameters<typeof InMemoryFs>[1];
+
+/**
+ * `files` as a filesystem bounded by FS_BYTES and FS_ENTRIES (a restored one already past them
+ * keeps what it has); `make` builds it (the shells' ShellFs).
+ */
+export function boundedFs<T extends InMemoryFs = InMemoryFs>(files: Files = {}, make: (files: Files, options: Options) => T = (f, o) => new InMemoryFs(f, o) as T): T {
   let bytes = 0;
   for (const v of Object.values(files ?? {})) bytes += typeof v === "string" ? v.length * 3 : v instanceof Uint8Array ? v.byteLength : 0;
-  const fs = new InMemoryFs(files, { maxTotalBytes: Math.max(FS_BYTES, bytes) });
+  const fs = make(files, { maxTotalBytes: Math.max(FS_BYTES, bytes) });
   const methods = fs as unknown as Record<string, (...a: unknown[]) => unknown>;
   // The entry table: InMemoryFs keeps its entries in a Map (`data`); listing them all on each
   // write made a 4000-file loop quadratic.

@@ -4,7 +4,7 @@
 // through the cluster: `sleep`, `kubectl wait` and `rollout status` advance its clock.
 
 import * as justBash from "just-bash";
-import { Bash, defineCommand, InMemoryFs } from "just-bash";
+import { Bash, defineCommand, getCommandNames, InMemoryFs } from "just-bash";
 import type { Command, DefenseInDepthBox } from "just-bash";
 import { R } from "../engine/api/resources.js";
 import type { Pod } from "../engine/api/types.js";
@@ -14,9 +14,10 @@ import { FsError } from "../engine/kubelet/fs.js";
 import type { AttachRequest, Editor, KubectlContext, Output } from "./kubectl/context.js";
 import { kubectl } from "./kubectl/kubectl.js";
 import { kubeconfigText } from "./kubectl/cmd/config.js";
-import { foldPatterns } from "./grep.js";
 import { boundedFs, NoSpaceError } from "./bounded-fs.js";
 import { podShellPrompt } from "./prompt.js";
+import { builtinCommands, inShellVoice, type ShellPlace } from "./builtins.js";
+import { ShellFs } from "./fs.js";
 import { type NodeCommandContext, type NodeCommands, nodeCommands as defaultRegistry } from "./node-commands.js";
 // The node's network commands (curl, iptables-save, ipvsadm, nft, nslookup...) join the default registry.
 import "./net/index.js";
@@ -148,10 +149,24 @@ const MEMORY_LIMITS = {
   maxHeredocSize: LINE_MEMORY_BYTES / 4,
   maxArrayElements: 100_000,
 } as const;
-/** What `yes` writes: a pipe buffer's worth (64 KiB), then it ends as a SIGPIPE'd writer does. */
-const YES_BYTES = 65_536;
+/**
+ * What the node (Rocky Linux 9, a server install) does not have of the interpreter's commands.
+ * python3 is among them although the real node has one (dnf needs it): the terminal cannot run
+ * Python, and a shell that says so in its own words is better than one that pretends.
+ */
+const NODE_LACKS = new Set(["python", "python3", "node", "js-exec", "sqlite3", "yq", "xan", "html-to-markdown", "rg", "jq", "tree"]);
+/** The interpreter's commands a place may use: all but those it lacks (kept per set: sets are few). */
+const commandLists = new WeakMap<ReadonlySet<string>, string[]>();
+function commandsWithout(lacks: ReadonlySet<string>): justBash.CommandName[] {
+  let list = commandLists.get(lacks);
+  if (!list) commandLists.set(lacks, (list = getCommandNames().filter((c) => !lacks.has(c))));
+  return list as justBash.CommandName[];
+}
 /** kubectl and literal words only: nothing bash would expand, redirect, split or run besides it. */
 const PLAIN_KUBECTL = /^[ \t]*kubectl(?:[ \t]+[A-Za-z0-9_./:=,@%+-]+)*[ \t]*$/;
+/** root's `id` on the node: SELinux is on (permissive, as kubeadm's install asks), so it shows root's context. */
+const NODE_ID = "uid=0(root) gid=0(root) groups=0(root) context=unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023\n";
+const NODE_PLACE_VOICE = { voice: "bash", name: "bash" } as const;
 const NO_KUBECONFIG: ShellResult = { stdout: "", stderr: "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n", exitCode: 1 };
 
 export class Session {
@@ -171,6 +186,8 @@ export class Session {
   private readonly shells = new Map<string, NodeShell>();
   private readonly registry: NodeCommands;
   private readonly opts: SessionOptions;
+  /** /dev/urandom's words: the cluster's seeded stream, so a replay reads the same bytes. */
+  private readonly random = () => this.cluster.rng.get("devrandom").uint32();
   private stdin = "";
   /** The running line's stop (see run). */
   private signal?: AbortSignal;
@@ -220,13 +237,14 @@ export class Session {
   }
 
   private newShell(node: string, files: ConstructorParameters<typeof InMemoryFs>[0]): NodeShell {
-    const fs = boundedFs(files);
+    const fs = boundedFs(files, (f, o) => new ShellFs(f, { random: this.random }, o));
     this.countWrites(fs);
     const bash = new Bash({
       fs,
       cwd: HOME,
       env: this.baseEnv(node),
       customCommands: this.commands(),
+      commands: commandsWithout(NODE_LACKS),
       executionLimits: {
         maxCommandCount: this.opts.maxCommands ?? 100_000,
         maxLoopIterations: this.opts.maxCommands ?? 100_000,
@@ -338,7 +356,7 @@ export class Session {
       this.cwd = cwd;
       this.vars = vars;
     }
-    return this.capped({ stdout: r.stdout, stderr: limitMessage(r.stderr), exitCode: r.exitCode });
+    return this.capped({ stdout: r.stdout, stderr: inShellVoice(NODE_PLACE_VOICE, limitMessage(r.stderr)), exitCode: r.exitCode });
   }
 
   /**
@@ -433,11 +451,13 @@ export class Session {
     });
   }
 
+  /** The node's login shell, as the built-ins see it. */
+  private nodePlace(): ShellPlace {
+    const ip = this.cluster.config.nodes.find((n) => n.name === this.node)?.ip;
+    return { voice: "bash", name: "bash", hostname: this.node, addresses: ip ? [ip] : [], id: NODE_ID, lacks: NODE_LACKS, vi: true };
+  }
+
   private commands(): Command[] {
-    const grep = defineCommand("grep", async (args, ctx) => {
-      const folded = foldPatterns(args);
-      return ctx.origCommand!(folded ?? args);
-    });
     const sleep = defineCommand("sleep", async (args) => {
       let ms = 0;
       for (const a of args) {
@@ -449,10 +469,6 @@ export class Session {
       this.cluster.advance(ms);
       return { stdout: "", stderr: "", exitCode: 0 };
     });
-    const hostname = defineCommand("hostname", async (args) => {
-      if (args.includes("-I")) return { stdout: `${this.cluster.config.nodes.find((n) => n.name === this.node)?.ip ?? ""} \n`, stderr: "", exitCode: 0 };
-      return { stdout: `${this.node}\n`, stderr: "", exitCode: 0 };
-    });
     const kubectlCmd = defineCommand("kubectl", async (args, ctx) => {
       // The editor kubectl edit runs is a child of kubectl: the shell's exported variables and a
       // command line run in it (KUBE_EDITOR="sed -i ..." kubectl edit ...).
@@ -462,23 +478,8 @@ export class Session {
       };
       return this.runKubectl(args, ctx.env.get("KUBECONFIG"), ctx.cwd, decodeStdin(ctx.stdin), shell);
     });
-    // No terminal reaches a command here: vim says so, as it does with no tty, and edits nothing.
-    const vim = (name: string) =>
-      defineCommand(name, async () => ({
-        stdout: "Vim: Error reading input, exiting...\nVim: Finished.\n",
-        stderr: "Vim: Warning: Output is not to a terminal\nVim: Warning: Input is not from a terminal\n",
-        exitCode: 1,
-      }));
-    const whoami = defineCommand("whoami", async () => ({ stdout: "root\n", stderr: "", exitCode: 0 }));
     const ssh = defineCommand("ssh", async (args, ctx) => this.ssh(args, ctx.cwd));
-    // coreutils' yes writes until its reader goes (SIGPIPE). A command here returns its output
-    // whole, so it writes what a pipe holds before its writer blocks and ends with SIGPIPE's 141:
-    // `yes | head -1` prints one line, and nothing reads yes for ever.
-    const yes = defineCommand("yes", async (args) => {
-      const line = `${args.length ? args.join(" ") : "y"}\n`;
-      return { stdout: line.repeat(Math.ceil(YES_BYTES / line.length)), stderr: "", exitCode: 141 };
-    });
-    return [grep, sleep, hostname, kubectlCmd, whoami, ssh, yes, vim("vi"), vim("vim")];
+    return [...builtinCommands(() => this.nodePlace()), sleep, kubectlCmd, ssh];
   }
 
   /**
@@ -604,14 +605,7 @@ export class Session {
     const checkOnly = argv[0] === "__check_shell__";
     if (checkOnly) bin = argv[1];
     const isShell = /^(sh|bash|ash|zsh|dash)$/.test(bin);
-    if ((isShell && !shells.includes(bin)) || (!isShell && !shells.length)) {
-      const id = execId(pod.metadata.uid ?? "", this.cluster.now());
-      return {
-        stdout: "",
-        stderr: `error: Internal error occurred: error executing command in container: failed to exec in container: failed to start exec "${id}": OCI runtime exec failed: exec failed: unable to start container process: exec: "${checkOnly ? argv[1] : argv[0]}": executable file not found in $PATH: unknown\n`,
-        exitCode: 126,
-      };
-    }
+    if ((isShell && !shells.includes(bin)) || (!isShell && !shells.length)) return runtimeNotFound(pod, checkOnly ? argv[1] : argv[0], this.cluster.now());
     if (checkOnly) return { stdout: "", stderr: "", exitCode: 0 };
     // The container's files in a scratch filesystem; what changed is written back.
     const before = new Map<string, string>();
@@ -622,28 +616,60 @@ export class Session {
         /* unreadable */
       }
     }
-    const files: Record<string, string> = Object.fromEntries(before);
-    const mem = boundedFs(files);
-    for (const d of ["/tmp", "/root", "/home", cfs.workingDir]) await mem.mkdir(d, { recursive: true }).catch(() => {});
+    const readOnly = cfs.readOnlyPaths();
+    const isReadOnly = (p: string) => readOnly.some((r) => p === r || p.startsWith(`${r}/`));
+    const layout = kubelet.volumeLayout(pod, container);
+    const files: Record<string, string> = {};
+    for (const [p, content] of before) if (!layout.some((v) => p.startsWith(`${v.dir}/`))) files[p] = content;
+    // A configMap directory volume as the kubelet's atomic writer leaves it: the data in a
+    // timestamped directory, `..data` a symlink to it, each key a symlink. The kubelet's key links
+    // go through ..data (`..data/KEY`); just-bash's file system follows one level of links only,
+    // so here they name the timestamped directory itself.
+    const links: [string, string][] = [];
+    for (const v of layout) {
+      for (const [p, content] of before) {
+        if (!p.startsWith(`${v.dir}/`)) continue;
+        const key = p.slice(v.dir.length + 1);
+        files[`${v.dir}/${v.stamp}/${key}`] = content;
+        links.push([`${v.stamp}/${key}`, p]);
+      }
+      links.push([v.stamp, `${v.dir}/..data`]);
+    }
+    const mem = boundedFs(files, (f, o) => new ShellFs(f, { random: this.random }, o));
+    for (const d of ["/tmp", "/root", "/home", cfs.workingDir, ...cfs.directories(), ...layout.map((v) => v.dir)]) await mem.mkdir(d, { recursive: true }).catch(() => {});
+    for (const [target, link] of links) await mem.symlink(target, link);
+    mem.readOnly = readOnly.length ? isReadOnly : undefined;
     const env = Object.fromEntries(kubelet.environment(pod, container, false));
     const host = pod.spec.hostname ?? pod.metadata.name!;
-    const hostnameCmd = defineCommand("hostname", async () => ({ stdout: `${host}\n`, stderr: "", exitCode: 0 }));
+    const userland = profile.userland;
+    const voice = bin === "bash" ? "bash" : userland.sh;
+    const lacks = new Set(userland.lacks);
+    const place: ShellPlace = { voice, name: bin === "bash" ? "bash" : "sh", hostname: host, addresses: userland.sh === "ash" ? undefined : [pod.status?.podIP ?? ""], id: userland.id, lacks, vi: false };
     const sleep = defineCommand("sleep", async (args) => {
       this.cluster.advance(Number(args[0] ?? 0) * 1000 || 0);
       return { stdout: "", stderr: "", exitCode: 0 };
     });
-    const grep = defineCommand("grep", async (args, ctx) => ctx.origCommand!(foldPatterns(args) ?? args));
     const podRef = { pod, container };
-    const custom: Command[] = [hostnameCmd, sleep, grep, ...this.registry.names().map((n) => this.nodeCommand(n, podRef, mem))];
+    const tools = this.registry.names().filter((n) => !userland.tools || userland.tools.includes(n));
+    const custom: Command[] = [...builtinCommands(() => place), sleep, ...tools.map((n) => this.nodeCommand(n, podRef, mem))];
     const bash = new Bash({
       fs: mem,
       cwd: cfs.workingDir,
       env: { ...env, HOSTNAME: host, HOME: "/root" },
       customCommands: custom,
+      commands: commandsWithout(lacks),
       executionLimits: { maxCommandCount: this.opts.maxCommands ?? 100_000, maxLoopIterations: this.opts.maxCommands ?? 100_000, maxSedIterations: MAX_SED_ITERATIONS, ...MEMORY_LIMITS },
       processInfo: { uid: 0, gid: 0 },
       defenseInDepth: defense(this.opts.defenseInDepth ?? true),
     });
+    // A program the container does not have fails in the runtime, before any shell runs.
+    if (!isShell) {
+      // A path names a file (just-bash's `command -v` finds names on PATH only).
+      const found = argv[0].includes("/")
+        ? (await mem.exists(mem.resolvePath(cfs.workingDir, argv[0]))) && !(await mem.stat(mem.resolvePath(cfs.workingDir, argv[0]))).isDirectory
+        : (await bash.exec(`command -v -- ${shellQuote(argv[0])}`, { rawScript: true, replaceEnv: true, env: { ...env, HOME: "/root" } })).exitCode === 0;
+      if (!found) return runtimeNotFound(pod, argv[0], this.cluster.now());
+    }
     let script: string;
     if (isShell) {
       const c = argv.indexOf("-c");
@@ -652,8 +678,8 @@ export class Session {
       script = argv.map(shellQuote).join(" ");
     }
     const r = await bash.exec(script, { stdin, rawScript: true, replaceEnv: true, env: { ...env, HOSTNAME: host, HOME: "/root", PWD: cfs.workingDir }, signal });
-    // Write back what the command changed.
-    const after = new Set(mem.getAllPaths());
+    // Write back what the command changed (nothing under a read-only volume can have).
+    const after = new Set(mem.getAllPaths().filter((p) => !isReadOnly(p)));
     for (const p of after) {
       let st;
       try {
@@ -674,7 +700,7 @@ export class Session {
       }
     }
     for (const p of before.keys()) {
-      if (!after.has(p)) {
+      if (!after.has(p) && !isReadOnly(p)) {
         try {
           cfs.remove(p);
         } catch {
@@ -682,9 +708,7 @@ export class Session {
         }
       }
     }
-    let stderr = limitMessage(r.stderr);
-    if (profile.shell === "sh") stderr = stderr.replace(/^bash: /gm, "sh: ");
-    return { stdout: r.stdout, stderr, exitCode: r.exitCode };
+    return { stdout: r.stdout, stderr: inShellVoice(place, limitMessage(r.stderr)), exitCode: r.exitCode };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -794,6 +818,16 @@ function fromBase64Files(files: Record<string, string> | undefined): Record<stri
 
 function shellQuote(s: string): string {
   return /^[A-Za-z0-9_\-./=:,@%+]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** containerd's answer to an exec of a program the image does not have (kubectl prints it, exits 1). */
+function runtimeNotFound(pod: Pod, program: string, now: number): ShellResult {
+  const id = execId(pod.metadata.uid ?? "", now);
+  return {
+    stdout: "",
+    stderr: `error: Internal error occurred: error executing command in container: failed to exec in container: failed to start exec "${id}": OCI runtime exec failed: exec failed: unable to start container process: exec: "${program}": executable file not found in $PATH: unknown\n`,
+    exitCode: 126,
+  };
 }
 
 function execId(uid: string, now: number): string {

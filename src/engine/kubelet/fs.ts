@@ -16,6 +16,11 @@ export interface FsHost {
    * built to say so). Without it, the mounts are asked.
    */
   mayMount?(path: string): boolean;
+  /**
+   * The container's configMap volume mount points (a directory, or a subPath file). They are
+   * read-only, and a directory one replaces what the image had there.
+   */
+  volumes?(): readonly string[];
 }
 
 export interface FsEntry {
@@ -81,10 +86,31 @@ export class ContainerFs {
     return m.get(path);
   }
 
+  /** The volume `path` is in or is (undefined: none): nothing under it but the volume's files. */
+  private volumeOf(path: string): string | undefined {
+    if (!this.host.volumes || (this.host.mayMount && !this.host.mayMount(path))) return undefined;
+    for (const v of this.host.volumes()) if (path === v || path.startsWith(`${v}/`)) return v;
+    return undefined;
+  }
+
+  /** Mount points that refuse writes (configMap volumes), for a shell's copy of the files. */
+  readOnlyPaths(): readonly string[] {
+    return this.host.volumes?.() ?? [];
+  }
+
+  /** The directories that exist without a file in them: the standard ones and those made with mkdir. */
+  directories(): string[] {
+    return [...STANDARD_DIRS, ...this.dirs];
+  }
+
   read(path: string): string {
     const p = normalize(path);
     const mounted = this.mountFor(p);
     if (mounted !== undefined) return mounted;
+    if (this.volumeOf(p) !== undefined) {
+      if (this.isDir(p)) throw new FsError("EISDIR", p);
+      throw new FsError("ENOENT", p);
+    }
     if (this.overlay.has(p)) {
       const v = this.overlay.get(p);
       if (v === null || v === undefined) throw new FsError("ENOENT", p);
@@ -103,6 +129,7 @@ export class ContainerFs {
   isFile(path: string): boolean {
     const p = normalize(path);
     if (this.mountFor(p) !== undefined) return true;
+    if (this.volumeOf(p) !== undefined) return false;
     if (this.overlay.has(p)) return this.overlay.get(p) !== null;
     return p in this.image;
   }
@@ -118,7 +145,7 @@ export class ContainerFs {
 
   write(path: string, content: string): void {
     const p = normalize(path);
-    if (this.mountFor(p) !== undefined) throw new FsError("EROFS", p);
+    if (this.mountFor(p) !== undefined || this.volumeOf(p) !== undefined) throw new FsError("EROFS", p);
     const parent = p.slice(0, p.lastIndexOf("/")) || "/";
     if (!this.isDir(parent)) throw new FsError("ENOENT", p);
     if (this.isDir(p)) throw new FsError("EISDIR", p);
@@ -128,7 +155,7 @@ export class ContainerFs {
 
   remove(path: string): void {
     const p = normalize(path);
-    if (this.mountFor(p) !== undefined) throw new FsError("EROFS", p);
+    if (this.mountFor(p) !== undefined || this.volumeOf(p) !== undefined) throw new FsError("EROFS", p);
     if (!this.isFile(p)) throw new FsError("ENOENT", p);
     this.writable().set(p, null);
     this.host.changed();
@@ -137,6 +164,7 @@ export class ContainerFs {
   mkdir(path: string): void {
     const p = normalize(path);
     if (this.dirs.has(p)) return;
+    if (this.volumeOf(p) !== undefined) throw new FsError("EROFS", p);
     if (this.dirs === NO_DIRS) this.dirs = new Set();
     (this.dirs as Set<string>).add(p);
     this.host.changed();
@@ -154,7 +182,13 @@ export class ContainerFs {
       if (v === null) out.delete(k);
       else out.add(k);
     }
-    for (const k of this.host.mounts().keys()) out.add(k);
+    // A directory volume hides what the image and the overlay had under its mount point.
+    const mounts = this.host.mounts();
+    for (const v of this.host.volumes?.() ?? []) {
+      if (mounts.has(v)) continue;
+      for (const k of out) if (k.startsWith(`${v}/`)) out.delete(k);
+    }
+    for (const k of mounts.keys()) out.add(k);
     return [...out].sort();
   }
 

@@ -57,9 +57,40 @@ export type StartBehaviour =
   /** Runs until stopped, listening on nothing. */
   | "idle";
 
+/**
+ * What an image's userland puts on PATH besides its app, for a shell in the container: which
+ * program /bin/sh is, what `id` says of root, which of the terminal's network tools it has, and
+ * which of the interpreter's everyday commands it lacks.
+ */
+export interface Userland {
+  /** BusyBox's ash (busybox, alpine), Debian's dash (Debian-based images) or bash (Oracle Linux). */
+  sh: "ash" | "dash" | "bash";
+  /** `id` as root, with the groups of the image's /etc/group. */
+  id: string;
+  /** The terminal's network commands it has (curl, wget, ping, nslookup, ip...); undefined: all. */
+  tools?: readonly string[];
+  /** Commands the terminal's interpreter provides that this userland does not have. */
+  lacks: readonly string[];
+}
+
+/** Never in an image here: interpreters and tools of the terminal's library, not of a Linux userland. */
+const NOWHERE = ["python", "python3", "node", "js-exec", "sqlite3", "yq", "xan", "html-to-markdown", "rg", "jq", "tree"];
+
+/** Debian bookworm(-slim): coreutils, findutils, grep, sed, mawk, tar, gzip, diffutils; no file, column, rev, strings. */
+const DEBIAN: Userland = { sh: "dash", id: "uid=0(root) gid=0(root) groups=0(root)\n", tools: ["explain"], lacks: [...NOWHERE, "file", "column", "rev", "strings"] };
+
+/** BusyBox's applets (busybox and alpine): wget, ping, nslookup and ip among them, no bash or curl. */
+const BUSYBOX: Userland = {
+  sh: "ash",
+  id: "uid=0(root) gid=0(root) groups=0(root),10(wheel)\n",
+  tools: ["wget", "ping", "nslookup", "ip", "explain"],
+  lacks: [...NOWHERE, "bash", "file", "column", "comm", "join", "printenv", "split", "fgrep"],
+};
+
 export interface ImageProfile {
   key: string;
   shell: "bash" | "sh" | null;
+  userland: Userland;
   workingDir: string;
   env: Record<string, string>;
   files: Record<string, string>;
@@ -155,6 +186,7 @@ function httpd(tag: string): ImageProfile {
   return {
     key: "httpd",
     shell: tag.includes("alpine") ? "sh" : "bash",
+    userland: tag.includes("alpine") ? BUSYBOX : DEBIAN,
     workingDir: "/usr/local/apache2",
     env: { PATH: `/usr/local/apache2/bin:${STD_PATH}`, HTTPD_PREFIX: "/usr/local/apache2", HTTPD_VERSION: version },
     files: {
@@ -180,6 +212,8 @@ function nginx(tag: string): ImageProfile {
   return {
     key: "nginx",
     shell: tag.includes("alpine") ? "sh" : "bash",
+    // The Debian image installs curl (with gettext-base) for its entrypoint; no wget, ping or ip.
+    userland: tag.includes("alpine") ? { ...BUSYBOX, tools: [...BUSYBOX.tools!, "curl"] } : { ...DEBIAN, tools: ["curl", "explain"] },
     workingDir: "/",
     env: { PATH: STD_PATH, NGINX_VERSION: version, NJS_VERSION: "0.9.4", NJS_RELEASE: "1~bookworm", PKG_RELEASE: "1~bookworm", DYNPKG_RELEASE: "1~bookworm" },
     files: {
@@ -209,9 +243,12 @@ function nginx(tag: string): ImageProfile {
   };
 }
 
+/** Distroless and scratch-based images: no shell, nothing to run. */
+const NO_USERLAND: Userland = { sh: "ash", id: "", tools: [], lacks: [] };
+
 /** A base image whose default command is `sh`: it exits at once unless stdin is attached. */
 function shellImage(key: string, sizeBytes: number): ImageProfile {
-  return { key, shell: "sh", workingDir: "/", env: { PATH: STD_PATH }, files: {}, listens: [], start: "shell", stopSeconds: Infinity, sizeBytes };
+  return { key, shell: "sh", userland: BUSYBOX, workingDir: "/", env: { PATH: STD_PATH }, files: {}, listens: [], start: "shell", stopSeconds: Infinity, sizeBytes };
 }
 
 const PROFILES: Record<string, (tag: string) => ImageProfile> = {
@@ -222,6 +259,8 @@ const PROFILES: Record<string, (tag: string) => ImageProfile> = {
   mysql: (tag) => ({
     key: "mysql",
     shell: "bash",
+    // Oracle Linux 9 slim: /bin/sh is bash; no curl, wget or ping.
+    userland: { sh: "bash", id: "uid=0(root) gid=0(root) groups=0(root)\n", tools: ["explain"], lacks: [...NOWHERE, "file", "column", "strings"] },
     workingDir: "/",
     env: { PATH: STD_PATH, GOSU_VERSION: "1.17", MYSQL_MAJOR: /^\d+\.\d+/.exec(tag)?.[0] ?? "innovation", MYSQL_VERSION: /^\d+\.\d+\.\d+/.exec(tag)?.[0] ?? "9.1.0-1.el9", MYSQL_SHELL_VERSION: "9.1.0-1.el9" },
     files: {},
@@ -253,6 +292,8 @@ const PROFILES: Record<string, (tag: string) => ImageProfile> = {
   wordpress: () => ({
     key: "wordpress",
     shell: "bash",
+    // php's Debian images keep curl.
+    userland: { ...DEBIAN, tools: ["curl", "explain"] },
     workingDir: "/var/www/html",
     env: { PATH: STD_PATH, PHP_INI_DIR: "/usr/local/etc/php", APACHE_CONFDIR: "/etc/apache2", APACHE_ENVVARS: "/etc/apache2/envvars", PHP_VERSION: "8.2.28" },
     files: { "/var/www/html/index.php": "<?php\ndefine( 'WP_USE_THEMES', true );\nrequire __DIR__ . '/wp-blog-header.php';\n" },
@@ -273,6 +314,7 @@ const PROFILES: Record<string, (tag: string) => ImageProfile> = {
   coredns: () => ({
     key: "coredns",
     shell: null,
+    userland: NO_USERLAND,
     workingDir: "/",
     env: { PATH: STD_PATH },
     files: {},
@@ -297,7 +339,7 @@ function metallb(component: "controller" | "speaker"): ImageProfile {
   const listens: Listener[] = [{ port: 7472, protocol: "TCP", app: "http" }];
   if (component === "controller") listens.push({ port: 9443, protocol: "TCP", app: "none" });
   else listens.push({ port: 7946, protocol: "TCP", app: "none" }, { port: 7946, protocol: "UDP", app: "none" });
-  return { key: `metallb-${component}`, shell: null, workingDir: "/", env: { PATH: STD_PATH }, files: {}, listens, start: "serve", stopSeconds: 1, sizeBytes: component === "controller" ? 28_417_231 : 51_287_104 };
+  return { key: `metallb-${component}`, shell: null, userland: NO_USERLAND, workingDir: "/", env: { PATH: STD_PATH }, files: {}, listens, start: "serve", stopSeconds: 1, sizeBytes: component === "controller" ? 28_417_231 : 51_287_104 };
 }
 
 /** Images without a shell or a listener of interest: system images. */
@@ -322,9 +364,10 @@ function makeProfile(image: string): ImageProfile {
   if (make) return make(ref.tag);
   if (/(^|\/)metallb\/(controller|speaker)$/.test(ref.repository)) return metallb(ref.name as "controller" | "speaker");
   if (SYSTEM.test(ref.name)) {
-    return { key: ref.name, shell: null, workingDir: "/", env: { PATH: STD_PATH }, files: {}, listens: [], start: "idle", stopSeconds: 1, sizeBytes: 30_000_000 };
+    return { key: ref.name, shell: null, userland: NO_USERLAND, workingDir: "/", env: { PATH: STD_PATH }, files: {}, listens: [], start: "idle", stopSeconds: 1, sizeBytes: 30_000_000 };
   }
-  return { key: "generic", shell: "sh", workingDir: "/", env: { PATH: STD_PATH }, files: {}, listens: [], start: "idle", stopSeconds: Infinity, sizeBytes: 10_000_000 };
+  // An image not described here: a shell and every tool, rather than take away what it may have.
+  return { key: "generic", shell: "sh", userland: { sh: "ash", id: "uid=0(root) gid=0(root) groups=0(root)\n", lacks: NOWHERE }, workingDir: "/", env: { PATH: STD_PATH }, files: {}, listens: [], start: "idle", stopSeconds: Infinity, sizeBytes: 10_000_000 };
 }
 
 /** The digest the runtime reports in imageID: stable per image reference. */

@@ -824,6 +824,29 @@ export class Kubelet implements Controller {
     return new ContainerFs(profile.files, new ContainerMounts(this, pod.metadata.name!, pod.metadata.namespace!, pod.spec, c, rt), c.workingDir || profile.workingDir);
   }
 
+  /**
+   * The kubelet's atomic-writer layout of each configMap directory volume: the data in a
+   * timestamped directory `..2006_01_02_15_04_05.<random>` (os.MkdirTemp's pattern), a `..data`
+   * symlink to it, and one symlink per key to `..data/<key>`. The time is the pod's sandbox's; the
+   * random part is derived from the pod and the volume.
+   */
+  volumeLayout(pod: Pod, container: string): { dir: string; stamp: string }[] {
+    const rt = this.runtimeOf(pod);
+    const c = pod.spec.containers.find((x) => x.name === container);
+    if (!rt || !c) return [];
+    const d = new Date(rt.sandboxAt);
+    const p2 = (n: number) => String(n).padStart(2, "0");
+    const time = `${d.getUTCFullYear()}_${p2(d.getUTCMonth() + 1)}_${p2(d.getUTCDate())}_${p2(d.getUTCHours())}_${p2(d.getUTCMinutes())}_${p2(d.getUTCSeconds())}`;
+    const out: { dir: string; stamp: string }[] = [];
+    for (const vm of c.volumeMounts ?? []) {
+      if (vm.subPath || !(pod.spec.volumes ?? []).find((v) => v.name === vm.name)?.configMap) continue;
+      let h = 0x811c9dc5;
+      for (const ch of `${rt.uid}/${vm.name}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+      out.push({ dir: vm.mountPath.replace(/\/+$/, "") || "/", stamp: `..${time}.${h}` });
+    }
+    return out;
+  }
+
   /** Files the kubelet mounts into a container: resolv.conf, hosts, hostname, configMap volumes. (For ContainerMounts.) */
   mountsFor(pod: Pod, c: Container, rt: PodRuntime): Map<string, string> {
     const m = new Map<string, string>();
@@ -1145,6 +1168,15 @@ function isBareShell(cmd: string[]): boolean {
   return cmd.length === 1 && /^(sh|bash|ash)$/.test(baseName(cmd[0]));
 }
 
+/** Where a container's configMap volumes are mounted (directories, or subPath files). */
+function configMapMountPoints(spec: Pod["spec"], c: Container): string[] {
+  const out: string[] = [];
+  for (const vm of c.volumeMounts ?? []) {
+    if ((spec.volumes ?? []).find((v) => v.name === vm.name)?.configMap) out.push(vm.mountPath.replace(/\/+$/, "") || "/");
+  }
+  return out;
+}
+
 /**
  * A container's mounts as its filesystem asks for them: built again only when the store has
  * changed since (a configMap edit shows at once), not on every file lookup of every request.
@@ -1179,6 +1211,11 @@ class ContainerMounts implements FsHost {
 
   changed(): void {
     this.kubelet.filesChanged(this.pod(), this.c.name);
+  }
+
+  private vols?: readonly string[];
+  volumes(): readonly string[] {
+    return (this.vols ??= configMapMountPoints(this.spec, this.c));
   }
 
   /**

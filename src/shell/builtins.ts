@@ -1,0 +1,111 @@
+// The commands the terminal defines itself, once for every shell it runs: the node's login shell
+// and a container's shell (kubectl exec, kubectl run -it). Each is parameterised by the place it
+// runs in: the host name, what `id` prints, which tools are on PATH, and which shell speaks.
+// (sleep, kubectl and ssh stay with the session: they move the clock or the terminal.)
+
+import { defineCommand } from "just-bash";
+import type { Command } from "just-bash";
+import { foldPatterns } from "./grep.js";
+import { od } from "./od.js";
+
+/** The shell that reads a line: bash, BusyBox's ash, or Debian's dash as /bin/sh. */
+export type ShellVoice = "bash" | "ash" | "dash";
+
+export interface ShellPlace {
+  /** Who speaks for the shell: its messages (`command not found`, redirections) are in its words. */
+  voice: ShellVoice;
+  /** The name the shell was started as (`sh` for ash and dash, and for bash run as sh). */
+  name: "bash" | "sh";
+  hostname: string;
+  /** What `hostname -I` prints; undefined where hostname has no -I (BusyBox's). */
+  addresses?: string[];
+  /** `id` as root. */
+  id: string;
+  /** Commands not on this place's PATH although the interpreter provides them. */
+  lacks: ReadonlySet<string>;
+  /** Whether a vi that needs a terminal is here (the node's vim-minimal). */
+  vi: boolean;
+}
+
+type Result = { stdout: string; stderr: string; exitCode: number };
+
+/** What the place's shell says of a command it cannot find, and its status 127. */
+export function notFound(place: Pick<ShellPlace, "voice" | "name">, command: string): Result {
+  const stderr = place.voice === "ash" ? `sh: ${command}: not found\n` : place.voice === "dash" ? `sh: 1: ${command}: not found\n` : `${place.name}: ${command}: command not found\n`;
+  return { stdout: "", stderr, exitCode: 127 };
+}
+
+/**
+ * just-bash's messages said as the place's shell says them. The interpreter is bash; a command it
+ * cannot find is `bash: X: command not found` (or, for the interpreters it leaves out, a note about
+ * its own build), and a redirection it cannot open is `bash: PATH: <errno text>`.
+ */
+export function inShellVoice(place: Pick<ShellPlace, "voice" | "name">, stderr: string): string {
+  if (!stderr.includes("bash: ")) return stderr;
+  return stderr.replace(/^bash: (.*)$/gm, (line, rest: string) => {
+    const missing = /^(\S+): command (?:not found|not available in browser environments\. .*)$/.exec(rest);
+    if (missing) return notFound(place, missing[1]).stderr.slice(0, -1);
+    const open = /^(\S+): (No such file or directory|Read-only file system|Is a directory|Not a directory|Permission denied)$/.exec(rest);
+    if (open && place.voice === "ash") return `sh: can't create ${open[1]}: ${open[2] === "No such file or directory" ? "nonexistent directory" : open[2]}`;
+    if (open && place.voice === "dash") return `sh: 1: cannot create ${open[1]}: ${open[2] === "No such file or directory" ? "Directory nonexistent" : open[2]}`;
+    return place.voice === "bash" && place.name === "bash" ? line : `sh: ${rest}`;
+  });
+}
+
+const ok = (stdout: string): Result => ({ stdout, stderr: "", exitCode: 0 });
+
+/** What `yes` writes: a pipe buffer's worth (64 KiB), then it ends as a SIGPIPE'd writer does. */
+const YES_BYTES = 65_536;
+
+/** The terminal's own commands for one place (a fresh set per shell: they close over the place). */
+export function builtinCommands(place: () => ShellPlace): Command[] {
+  const grep = defineCommand("grep", async (args, ctx) => ctx.origCommand!(foldPatterns(args) ?? args));
+  const hostname = defineCommand("hostname", async (args) => {
+    const p = place();
+    if (args.includes("-I")) {
+      if (!p.addresses) return { stdout: "", stderr: "hostname: invalid option -- 'I'\n", exitCode: 1 };
+      return ok(`${p.addresses.join(" ")} \n`);
+    }
+    return ok(`${p.hostname}\n`);
+  });
+  const whoami = defineCommand("whoami", async () => ok("root\n"));
+  const id = defineCommand("id", async (args) => {
+    const flags = args.filter((a) => /^-[ugGnr]+$/.test(a)).join("");
+    // Only root is here: -u, -g and -G print its one id, or with -n its name.
+    if (/[ugG]/.test(flags)) return ok(flags.includes("n") ? "root\n" : "0\n");
+    const user = args.find((a) => !a.startsWith("-"));
+    if (user && user !== "root" && user !== "0") return { stdout: "", stderr: `id: '${user}': no such user\n`, exitCode: 1 };
+    return ok(place().id);
+  });
+  // coreutils' yes writes until its reader goes (SIGPIPE). A command here returns its output
+  // whole, so it writes what a pipe holds before its writer blocks and ends with SIGPIPE's 141:
+  // `yes | head -1` prints one line, and nothing reads yes for ever.
+  const yes = defineCommand("yes", async (args) => {
+    const line = `${args.length ? args.join(" ") : "y"}\n`;
+    return { stdout: line.repeat(Math.ceil(YES_BYTES / line.length)), stderr: "", exitCode: 141 };
+  });
+  const odCmd = defineCommand("od", async (args, ctx) =>
+    od(args, toBytes(ctx.stdin), async (p) => {
+      try {
+        return await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, p));
+      } catch (e) {
+        return (e as Error).message.includes("directory") && !(e as Error).message.includes("no such") ? "read error: Is a directory" : "No such file or directory";
+      }
+    }),
+  );
+  const commands = [grep, hostname, whoami, id, yes, odCmd];
+  // No terminal reaches a command here: vim says so, as it does with no tty, and edits nothing.
+  const vim = (name: string) =>
+    defineCommand(name, async () => ({
+      stdout: "Vim: Error reading input, exiting...\nVim: Finished.\n",
+      stderr: "Vim: Warning: Output is not to a terminal\nVim: Warning: Input is not from a terminal\n",
+      exitCode: 1,
+    }));
+  if (place().vi) commands.push(vim("vi"), vim("vim"));
+  return commands;
+}
+
+function toBytes(s: unknown): Uint8Array {
+  if (typeof s === "string") return Uint8Array.from(s, (c) => c.charCodeAt(0) & 0xff);
+  return (s as Uint8Array) ?? new Uint8Array();
+}
