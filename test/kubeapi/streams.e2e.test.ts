@@ -162,7 +162,7 @@ describe.skipIf(!have)("kubectl exec, attach, logs -f, port-forward: streams thr
     const real = await kubectl(args);
     expect(real).toEqual({ stdout: `${pod}\n10.96.0.1\n`, stderr: "oops\ncommand terminated with exit code 3\n", code: 3 });
     const term = await terminal(`kubectl exec ${pod} -- sh -c 'hostname; echo $KUBERNETES_SERVICE_HOST; echo oops >&2; exit 3'`);
-    expect({ stdout: term.stdout, code: term.code }).toEqual({ stdout: real.stdout, code: real.code });
+    expect(term).toEqual(real);
     expect(await kubectl(["exec", pod, "--", "cat", "/etc/hostname"])).toEqual({ stdout: `${pod}\n`, stderr: "", code: 0 });
   });
 

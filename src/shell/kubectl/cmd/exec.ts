@@ -41,6 +41,7 @@ export async function cmdExec(argv: string[], ctx: KubectlContext, o: Out): Prom
   o.err(r.stderr);
   if (r.exitCode !== 0) {
     if (r.exitCode >= 126 && r.stderr.startsWith("error: Internal error")) throw new KubectlError("", 1);
-    throw new KubectlError(`command terminated with exit code ${r.exitCode}`, r.exitCode);
+    // kubectl prints an exec.CodeExitError as it is, without "error: ".
+    throw new KubectlError(`command terminated with exit code ${r.exitCode}`, r.exitCode, { raw: true });
   }
 }
