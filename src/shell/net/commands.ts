@@ -367,7 +367,15 @@ export const iptablesSaveCmd: NodeCommand = (args, ctx) => {
   return toOutput(iptablesSave(rs, { date: ctime(ctx.cluster.now()), table }));
 };
 
+/**
+ * The version the node's iptables reports: iptables-nft, as on Rocky Linux 9 (RHEL 9 ships no
+ * legacy backend) and Debian 12; 1.8.9 as every iptables text here says (iptables-save's header),
+ * checked against the real 1.8.9 in a network namespace.
+ */
+const IPTABLES_VERSION = "iptables v1.8.9 (nf_tables)";
+
 export const iptables: NodeCommand = (args, ctx) => {
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) return ok(`${IPTABLES_VERSION}\n`);
   let table = "filter";
   let chain: string | undefined;
   let op: "L" | "S" | undefined;
@@ -460,9 +468,83 @@ export const conntrack: NodeCommand = (args, ctx) => {
 
 // ---- ip ------------------------------------------------------------------------------------------
 
+/** One network interface as `ip link` and `ip -br` print it. */
+interface Link {
+  index?: number;
+  name: string;
+  flags: string;
+  mtu: number;
+  qdisc: string;
+  state: "UP" | "UNKNOWN" | "DOWN";
+  qlen?: number;
+  type: "loopback" | "ether";
+  mac: string;
+  /** `link-netnsid 0` for a pod's end of a veth pair. */
+  netns?: boolean;
+  addrs: string[];
+}
+
+const hex2 = (n: number) => n.toString(16).padStart(2, "0");
+/** A MAC address from an IPv4 address, as the CNI plugins make them: 0a:58 and the address's bytes. */
+const macOf = (ip: string) => ["0a", "58", ...ip.split(".").map((o) => hex2(Number(o)))].join(":");
+
+/** The interfaces of a node (loopback, its NIC, flannel's VXLAN device, the CNI bridge) or of a pod. */
+function interfaces(ctx: NodeCommandContext): Link[] | undefined {
+  const lo: Link = { name: "lo", flags: "LOOPBACK,UP,LOWER_UP", mtu: 65536, qdisc: "noqueue", state: "UNKNOWN", qlen: 1000, type: "loopback", mac: "00:00:00:00:00:00", addrs: ["127.0.0.1/8"] };
+  if (ctx.pod?.pod.status?.podIP && !ctx.pod.pod.spec.hostNetwork) {
+    const pip = ctx.pod.pod.status.podIP;
+    return [lo, { name: "eth0@if7", flags: "BROADCAST,MULTICAST,UP,LOWER_UP", mtu: 1450, qdisc: "noqueue", state: "UP", type: "ether", mac: "0a:58:0a:f4:01:05", netns: true, addrs: [`${pip}/24`] }];
+  }
+  const me = dataplaneOf(ctx.cluster).nodeNet(ctx.node);
+  if (!me) return undefined;
+  const base = me.podCIDR.split("/")[0].split(".").slice(0, 3).join(".");
+  const out: Link[] = [
+    lo,
+    { name: "eth0", flags: "BROADCAST,MULTICAST,UP,LOWER_UP", mtu: 1500, qdisc: "fq_codel", state: "UP", qlen: 1000, type: "ether", mac: `00:0c:29:00:08:${me.ip.split(".")[3]}`, addrs: [`${me.ip}/24`] },
+    { name: "flannel.1", flags: "BROADCAST,MULTICAST,UP,LOWER_UP", mtu: 1450, qdisc: "noqueue", state: "UNKNOWN", type: "ether", mac: macOf(`${base}.0`).replace(/^0a:58/, "ce:1f"), addrs: [`${base}.0/32`] },
+    { name: "cni0", flags: "BROADCAST,MULTICAST,UP,LOWER_UP", mtu: 1450, qdisc: "noqueue", state: "UP", qlen: 1000, type: "ether", mac: macOf(`${base}.1`), addrs: [`${base}.1/24`] },
+  ];
+  const ipvs = ctx.cluster.proxies.node(ctx.node).ipvs();
+  if (ipvs) out.push({ name: "kube-ipvs0", flags: "BROADCAST,NOARP", mtu: 1500, qdisc: "noop", state: "DOWN", type: "ether", mac: macOf(me.ip).replace(/^0a:58/, "a6:5c"), addrs: [] });
+  return out;
+}
+
+/** `ip link`: each interface's header and link line. */
+function ipLink(links: Link[]): string {
+  return links
+    .map((l) => {
+      const head = `${l.index}: ${l.name}: <${l.flags}> mtu ${l.mtu} qdisc ${l.qdisc} state ${l.state} mode DEFAULT group default${l.qlen ? ` qlen ${l.qlen}` : ""}\n`;
+      return `${head}    link/${l.type} ${l.mac} brd ${l.type === "loopback" ? "00:00:00:00:00:00" : "ff:ff:ff:ff:ff:ff"}${l.netns ? " link-netnsid 0" : ""}\n`;
+    })
+    .join("");
+}
+
+/** `ip -br addr` / `ip -br link`: iproute2's brief columns (name 16, state 14, then the items). */
+function ipBrief(links: Link[], what: "addr" | "link"): string {
+  return links.map((l) => `${l.name.padEnd(16)} ${l.state.padEnd(14)} ${(what === "addr" ? l.addrs : [l.mac, `<${l.flags}>`]).map((a) => `${a} `).join("")}\n`).join("");
+}
+
 export const ip: NodeCommand = (args, ctx) => {
-  const dp = dataplaneOf(ctx.cluster);
+  // iproute2's options come before the object: -br/-brief, -4, -6, -c, -d, -s, -o.
+  let brief = false;
+  while (args[0]?.startsWith("-")) {
+    const o = args[0];
+    if (o === "-br" || o === "-brief") brief = true;
+    else if (!/^-(4|6|c|color|d|details|s|stats|o|oneline|n)$/.test(o)) return fail(`Option "${o}" is unknown, try "ip -help".\n`, 255);
+    args = args.slice(1);
+  }
+  const links = interfaces(ctx)?.map((l, i) => ({ ...l, index: i + 1 }));
   const obj = args[0] ?? "";
+  if (/^(l|li|lin|link)$/.test(obj) || (brief && /^(a|addr|address)$/.test(obj))) {
+    if (!links) return fail("Cannot find device\n");
+    const i = args.indexOf("dev") >= 0 ? args.indexOf("dev") : args.indexOf("show");
+    const name = i >= 0 ? args[i + 1] : undefined;
+    const chosen = name ? links.filter((l) => l.name.split("@")[0] === name) : links;
+    if (name && !chosen.length) return fail(`Device "${name}" does not exist.\n`);
+    if (brief) return ok(ipBrief(chosen, /^l/.test(obj) ? "link" : "addr"));
+    return ok(ipLink(chosen));
+  }
+  const dp = dataplaneOf(ctx.cluster);
   if (ctx.pod?.pod.status?.podIP && !ctx.pod.pod.spec.hostNetwork) {
     const pip = ctx.pod.pod.status.podIP;
     const gw = pip.split(".").slice(0, 3).join(".") + ".1";
