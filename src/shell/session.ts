@@ -136,6 +136,12 @@ const DEFAULT_CAP = 1 << 20;
  */
 const MAX_SED_ITERATIONS = 10_000;
 /**
+ * awk's loop iterations per loop. just-bash's default (100000) let `awk 'BEGIN { while (1) {} }'`
+ * hold the event loop ~400 ms (awk runs synchronously: no slice between its iterations, see
+ * src/runtime/budget.ts); 20000 hold it ~80 ms.
+ */
+const MAX_AWK_ITERATIONS = 20_000;
+/**
  * One command line's memory budget (its CPU budget is the host's: src/runtime/budget.ts): what
  * the interpreter may hold live at once, and its largest string, here-document and input. A
  * Durable Object holds 128 MB for everything, so a line gets a quarter of it; past it the line
@@ -251,6 +257,7 @@ export class Session {
         maxOutputSize: (this.opts.outputCap ?? DEFAULT_CAP) * 4,
         maxExecutionTimeMs: 30_000,
         maxSedIterations: MAX_SED_ITERATIONS,
+        maxAwkIterations: MAX_AWK_ITERATIONS,
         ...MEMORY_LIMITS,
       },
       processInfo: { uid: 0, gid: 0 },
@@ -552,6 +559,7 @@ export class Session {
     const fs = this.fs;
     return {
       cluster: this.cluster,
+      signal: this.signal,
       namespace: this.namespace,
       setNamespace: (ns) => {
         this.namespace = ns;
@@ -658,7 +666,7 @@ export class Session {
       env: { ...env, HOSTNAME: host, HOME: "/root" },
       customCommands: custom,
       commands: commandsWithout(lacks),
-      executionLimits: { maxCommandCount: this.opts.maxCommands ?? 100_000, maxLoopIterations: this.opts.maxCommands ?? 100_000, maxSedIterations: MAX_SED_ITERATIONS, ...MEMORY_LIMITS },
+      executionLimits: { maxCommandCount: this.opts.maxCommands ?? 100_000, maxLoopIterations: this.opts.maxCommands ?? 100_000, maxSedIterations: MAX_SED_ITERATIONS, maxAwkIterations: MAX_AWK_ITERATIONS, ...MEMORY_LIMITS },
       processInfo: { uid: 0, gid: 0 },
       defenseInDepth: defense(this.opts.defenseInDepth ?? true),
     });

@@ -44,4 +44,20 @@ export interface KubectlContext {
   execInPod(pod: Pod, container: string, argv: string[], stdin: string): Promise<Output>;
   /** Extra log lines for a container (e.g. kube-proxy's start-up lines), from the network module. */
   extraLogs?(pod: Pod, container: string): string[] | undefined;
+  /** The command line's stop (src/runtime/budget.ts): commands that wait or run long heed it. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Between two objects of a long kubectl (`apply -f` of 3000 objects): the line's slice, which on
+ * Node lets other clusters' requests in (the function the host put on the signal under
+ * Symbol.for("servicelab.slice"), as the interpreter calls it between commands). False once the
+ * line was stopped: the command ends there, with what it did so far.
+ */
+export async function between(ctx: KubectlContext): Promise<boolean> {
+  const s = ctx.signal;
+  if (!s) return true;
+  const slice = (s as unknown as Record<symbol, unknown>)[Symbol.for("servicelab.slice")];
+  if (typeof slice === "function") await (slice as () => Promise<void> | undefined)();
+  return !s.aborted;
 }

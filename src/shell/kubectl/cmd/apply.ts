@@ -7,7 +7,7 @@ import type { KObject } from "../../../engine/api/types.js";
 import type { PatchType } from "../../../engine/apiserver/apiserver.js";
 import { ApplyPatchError, kubectlApplyPatch, withLastApplied } from "../../../kubectl/apply-patch.js";
 import { dryRun, f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
-import type { KubectlContext } from "../context.js";
+import { between, type KubectlContext } from "../context.js";
 import { KubectlError, serverError } from "../errors.js";
 import { arr, bool, parseFlags, str } from "../flags.js";
 import { readManifests } from "../manifests.js";
@@ -40,6 +40,7 @@ export async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, 
   const mode = dryRun(p);
   const errors: string[] = [];
   for (const m of manifests) {
+    if (!(await between(ctx))) break;
     const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
     if (m.info.namespaced && str(p, "namespace") && m.obj.metadata?.namespace && m.obj.metadata.namespace !== str(p, "namespace")) {
       errors.push(`error: the namespace from the provided object "${m.obj.metadata.namespace}" does not match the namespace "${str(p, "namespace")}". You must pass '--namespace=${m.obj.metadata.namespace}' to perform this operation.`);

@@ -3,7 +3,7 @@
 import type { ResourceInfo } from "../../../engine/api/resources.js";
 import { isStatusError } from "../../../engine/api/status.js";
 import { dryRun, f, nsOf } from "../cmdutil.js";
-import type { KubectlContext } from "../context.js";
+import { between, type KubectlContext } from "../context.js";
 import { KubectlError, serverError } from "../errors.js";
 import { arr, bool, parseFlags, str } from "../flags.js";
 import { readManifests } from "../manifests.js";
@@ -35,6 +35,7 @@ export async function cmdDelete(argv: string[], ctx: KubectlContext, o: Out): Pr
   const dry = dryRun(p);
   const dryNote = dry === "client" ? " (dry run)" : dry === "server" ? " (server dry run)" : "";
   for (const t of targets) {
+    if (!(await between(ctx))) break;
     try {
       // A client dry run only checks that the object is there; a server dry run goes through admission.
       if (dry === "client") get(ctx, t.info, t.ns ?? ns, t.name);
