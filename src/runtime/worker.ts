@@ -12,8 +12,11 @@ import { BatchingHistory } from "../db/history.js";
 import { type ClusterRow, type HistoryBatch, type Platform, SqlPlatform } from "../db/platform.js";
 import * as schema from "../db/schema.js";
 import { createApp } from "../http/app.js";
-import { kubeWrites, type KubeWatch, streamWatch } from "../kubeapi/backend.js";
-import { type KubeRequest, type KubeResponse, serveKube } from "../kubeapi/serve.js";
+import { type FollowStep, kubeWrites, type KubeWatch, streamFollow, streamWatch } from "../kubeapi/backend.js";
+import type { StreamUpgrade } from "../kubeapi/app.js";
+import { followNext, followStart, type LogCursor } from "../kubeapi/logs.js";
+import { streamPlan, type StreamPlan } from "../kubeapi/remotecommand.js";
+import { type KubeRequest, type KubeResponse, serveKube, statusResponse } from "../kubeapi/serve.js";
 import { planFromWire, planToWire, watchPlan, type WireWatchPlan } from "../kubeapi/watch.js";
 import { notFoundMsg } from "../http/errors.js";
 import { ClusterCore, type ClusterState, type ClusterView, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
@@ -222,6 +225,34 @@ export class ClusterObject extends DurableObject<Env> {
     });
   }
 
+  /** pods/exec, pods/attach: the request checked in the cluster (src/kubeapi/remotecommand.ts). */
+  async kubeStreamPlan(id: string, req: KubeRequest): Promise<Result<StreamPlan>> {
+    return result(async () => streamPlan((await this.fresh(id)).cluster, req));
+  }
+
+  /** One command of an exec stream in the pod's container, as one acknowledged operation (null: the container stopped). */
+  async kubePodExec(id: string, plan: StreamPlan, argv: string[], stdin: string, limits: Limits): Promise<Result<ExecResult | null>> {
+    return result(async () => {
+      const core = await this.load(id);
+      try {
+        const r = await core.podExec(plan, argv, stdin, Date.now(), limits);
+        await this.persist(core);
+        return r ?? null;
+      } catch (e) {
+        this.core = undefined; // not acknowledged: rebuilt from the rows on the next call
+        throw e;
+      }
+    });
+  }
+
+  /** pods/log?follow=true: the lines so far and the follower's cursor; then the lines since a cursor. */
+  async kubeFollowStart(id: string, req: KubeRequest): Promise<Result<FollowStep>> {
+    return result(async () => followStart((await this.fresh(id)).cluster, req));
+  }
+  async kubeFollowNext(id: string, cursor: LogCursor): Promise<Result<FollowStep>> {
+    return result(async () => followNext((await this.load(id)).cluster, cursor));
+  }
+
   /** What a watch selects, checked against the cluster; the Worker streams it from the live channel. */
   async kubeWatchPlan(id: string, req: KubeRequest): Promise<Result<WireWatchPlan>> {
     return result(async () => planToWire(watchPlan((await this.fresh(id)).cluster, req)));
@@ -423,6 +454,25 @@ class DurableClusterHost implements ClusterHost {
     const plan = planFromWire(unwrap(await this.stub(id).kubeWatchPlan(id, req)) as WireWatchPlan);
     return streamWatch(plan, Date.now, (since, send) => this.subscribe(id, since, send), emit, end);
   }
+  async kubeStreamPlan(id: string, req: KubeRequest): Promise<StreamPlan | KubeResponse> {
+    const r = await this.stub(id).kubeStreamPlan(id, req);
+    return r.ok ? (r.value as StreamPlan) : statusResponse(r.status);
+  }
+  async kubePodExec(id: string, plan: StreamPlan, argv: string[], stdin: string, limits: Limits): Promise<ExecResult | undefined> {
+    return (unwrap(await this.stub(id).kubePodExec(id, plan, argv, stdin, limits)) as ExecResult | null) ?? undefined;
+  }
+  /** A followed log: started in the object, fed by its live channel, each step read in the object. */
+  async kubeFollow(id: string, req: KubeRequest, _limits: Limits, emit: (text: string) => void, end: () => void): Promise<KubeResponse | KubeWatch> {
+    const first = await this.stub(id).kubeFollowStart(id, req);
+    if (!first.ok) return statusResponse(first.status);
+    return streamFollow(
+      first.value as FollowStep,
+      async (cursor) => unwrap(await this.stub(id).kubeFollowNext(id, cursor)) as FollowStep,
+      (send) => this.subscribe(id, undefined, send),
+      emit,
+      end,
+    );
+  }
   private async subscribe(id: string, since: number | undefined, send: (m: LiveMessage) => void): Promise<() => void> {
     const r = await this.live(id, since, new Request("https://cluster/", { headers: { Upgrade: "websocket" } }));
     const ws = r.webSocket;
@@ -433,6 +483,28 @@ class DurableClusterHost implements ClusterHost {
     return () => ws.close(1000, "watch ended");
   }
 }
+
+/**
+ * kubectl exec/attach's streams on Workers: a WebSocketPair whose server end stays in this
+ * Worker (the session's commands go to the cluster's object one at a time, as REST requests do).
+ */
+const workersStreamUpgrade: StreamUpgrade = (_c, protocol, open) => {
+  const pair = new WebSocketPair();
+  const [client, server] = [pair[0], pair[1]];
+  server.accept();
+  const handlers = open({ send: (d) => server.send(d), close: (code, reason) => server.close(code, reason) });
+  // Binary messages may arrive as Blobs: read in order, one after the other.
+  let order = Promise.resolve();
+  server.addEventListener("message", (e) => {
+    const d: unknown = e.data;
+    if (typeof d === "string") order = order.then(() => handlers.onMessage(d));
+    else if (d instanceof ArrayBuffer) order = order.then(() => handlers.onMessage(new Uint8Array(d)));
+    else order = order.then(async () => handlers.onMessage(new Uint8Array(await (d as Blob).arrayBuffer())));
+  });
+  server.addEventListener("close", () => handlers.onClose());
+  server.addEventListener("error", () => handlers.onClose());
+  return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": protocol } });
+};
 
 let cached: { env: Env; app: ReturnType<typeof createApp> } | undefined;
 
@@ -452,6 +524,7 @@ function appFor(env: Env) {
     allowAnonymous: env.ALLOW_ANONYMOUS === "1",
     limiter: (key, rate, burst) => platformOf(env).rateLimit(key, rate, burst),
     live: (c, id, since) => host.live(id, since, c.req.raw),
+    streamUpgrade: workersStreamUpgrade,
     afterRequest: (c) => c.executionCtx.waitUntil(history.flush()),
     classrooms: env.CLASSROOM ? (id) => classroomStoreOf(env.CLASSROOM!, id) : undefined,
     classroomLive: env.CLASSROOM ? (c, id) => classroomLiveObject(env.CLASSROOM!, id, c.req.raw) : undefined,

@@ -114,6 +114,56 @@ describe("Workers host", () => {
     expect(await phase()).toBe("Running");
   });
 
+  it("streams kubectl exec over a WebSocket (v5.channel.k8s.io): the pod's shell in the cluster's object, the exit Status, a followed log", async () => {
+    useShell(undefined);
+    try {
+      const c = await call("POST", "/v1/clusters", { body: { lab: "clusterip-web" } });
+      const auth = { authorization: `Bearer ${c.body.token}` };
+      const base = `https://lab.test/k8s/${c.body.id}/api/v1/namespaces/default/pods`;
+      const pods = (await (await SELF.fetch(new Request(base, { headers: auth }))).json()) as { items: Array<{ metadata: { name: string }; status: { phase: string; podIP: string } }> };
+      const pod = pods.items.find((p) => p.status.phase === "Running")!;
+      const r = await SELF.fetch(
+        new Request(`${base}/${pod.metadata.name}/exec?command=sh&command=-c&command=${encodeURIComponent("hostname; echo oops >&2; exit 3")}&stdout=true&stderr=true`, {
+          headers: { ...auth, Upgrade: "websocket", "Sec-WebSocket-Protocol": "v5.channel.k8s.io" },
+        }),
+      );
+      expect(r.status).toBe(101);
+      expect(r.headers.get("Sec-WebSocket-Protocol")).toBe("v5.channel.k8s.io");
+      const ws = r.webSocket!;
+      const frames: Uint8Array[] = [];
+      const closed = new Promise<number>((res) => ws.addEventListener("close", (e) => res(e.code)));
+      // workerd hands a client binary messages as Blobs.
+      const reads: Array<Promise<Uint8Array>> = [];
+      ws.addEventListener("message", (e) => reads.push((e.data as Blob).arrayBuffer().then((b) => new Uint8Array(b))));
+      ws.accept();
+      expect(await closed).toBe(1000);
+      frames.push(...(await Promise.all(reads)));
+      const text = (ch: number) => frames.filter((f) => f[0] === ch).map((f) => new TextDecoder().decode(f.subarray(1))).join("");
+      expect(text(1)).toBe(`${pod.metadata.name}\n`);
+      expect(text(2)).toBe("oops\n");
+      expect(JSON.parse(text(3))).toMatchObject({ status: "Failure", reason: "NonZeroExitCode", details: { causes: [{ reason: "ExitCode", message: "3" }] } });
+      // SPDY (kubectl before 1.30): the same checks, then a Status kubectl prints.
+      const spdy = await SELF.fetch(new Request(`${base}/${pod.metadata.name}/exec?command=true&stdout=true`, { method: "POST", headers: { ...auth, Upgrade: "SPDY/3.1", Connection: "Upgrade" } }));
+      expect(spdy.status).toBe(400);
+      expect(((await spdy.json()) as { message: string }).message).toMatch(/not SPDY/);
+      // logs -f: the access log's new line arrives while the stream is open.
+      const follow = await SELF.fetch(new Request(`${base}/${pod.metadata.name}/log?follow=true&tailLines=0`, { headers: auth }));
+      expect(follow.status).toBe(200);
+      const reader = follow.body!.getReader();
+      await call("POST", `/v1/clusters/${c.body.id}/exec`, { token: c.body.token, body: { command: `curl -s ${pod.status.podIP}/followed > /dev/null` } });
+      let got = "";
+      while (!got.includes("/followed")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        got += new TextDecoder().decode(value);
+      }
+      expect(got).toContain("GET /followed");
+      await reader.cancel();
+    } finally {
+      useShell(testShell);
+    }
+  });
+
   it("the live channel delivers in order and resumes after a reconnect", async () => {
     const c = await call("POST", "/v1/clusters");
     const open = async (since?: number) => {
