@@ -17,7 +17,7 @@ type Step =
 type Node =
   | { t: "text"; s: string }
   | { t: "expr"; path: Step[]; root: boolean }
-  | { t: "range"; path: Step[]; body: Node[] };
+  | { t: "range"; path: Step[]; body: Node[]; open?: boolean };
 
 export class JsonPathError extends Error {}
 
@@ -161,8 +161,9 @@ export function parseTemplate(tpl: string): Node[] {
     if (inner === "end") {
       if (stack.length === 1) throw new JsonPathError(`not in range, nothing to end`);
       stack.pop();
-    } else if (inner.startsWith("range ")) {
-      const node: Node = { t: "range", path: parsePath(inner.slice(6)), body: [] };
+    } else if (/^range(?=[\s.,[\]$@{}]|$)/.test(inner)) {
+      // Go's lexer reads "range" as an identifier, ended by a space or by the path's first character.
+      const node: Node = { t: "range", path: parsePath(inner.slice(5).trim()), body: [] };
       cur.push(node);
       stack.push(node.body);
     } else if (/^".*"$/s.test(inner) || /^'.*'$/s.test(inner)) {
@@ -171,7 +172,12 @@ export function parseTemplate(tpl: string): Node[] {
       cur.push({ t: "expr", path: parsePath(inner), root: inner.startsWith("$") });
     }
   }
-  if (stack.length > 1) throw new JsonPathError(`unexpected EOF`);
+  // A range without {end} runs to the end of the template (FindResults finds no end node).
+  for (let k = 1; k < stack.length; k++) {
+    const parent = stack[k - 1];
+    const node = parent[parent.length - 1];
+    if (node?.t === "range") node.open = true;
+  }
   return root;
 }
 
@@ -288,6 +294,8 @@ function execNodes(nodes: Node[], data: Any, root: Any, out: string[]): void {
       // {range .items} walks the array; {range .items[*]} walks the selected elements.
       const elems = results.length === 1 && Array.isArray(results[0]) ? results[0] : results;
       for (const e of elems) execNodes(n.body, e, root, out);
+      // FindResults, not finding the range's end, goes on with the body's nodes at this level.
+      if (n.open) execNodes(n.body, data, root, out);
     }
   }
 }

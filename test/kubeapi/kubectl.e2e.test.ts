@@ -482,4 +482,53 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     expect((await same(["explain", "pods", "--recursive"])).stdout).toContain("      containerPort\t<integer> -required-");
     expect(await same(["explain", "svc.spec.nope"])).toEqual({ stdout: "KIND:       Service\nVERSION:    v1\n\n", stderr: 'error: field "nope" does not exist\n', code: 1 });
   });
+  it("YAML mistakes, duplicate keys, JSONPath ranges and flag values: kubectl 1.33's words (issue 19.8)", { timeout: 180_000 }, async () => {
+    // Each file written where the real kubectl runs (cwd: dir) and on the terminal's node, same name.
+    const files: Record<string, string> = {
+      "tab.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n\tname: a\nspec:\n  ports:\n  - port: 80\n",
+      "quote.yaml": 'apiVersion: v1\nkind: Service\nmetadata:\n  name: "a\nspec:\n  ports:\n  - port: 80\n',
+      "squote.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: 'a\nspec:\n  ports:\n  - port: 80\n",
+      "mapval.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: a: b\nspec:\n  ports:\n  - port: 80\n",
+      "deeper.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n   labels:\n    x: y\nspec:\n  ports:\n  - port: 80\n",
+      "between.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\nspec:\n  ports:\n  - port: 80\n   targetPort: 80\n",
+      "entry.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\nspec:\n  ports:\n  - port: 80\n    - port: 81\n  type: ClusterIP\n",
+      "shallower.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n    name: a\n  labels:\n    x: y\n",
+      "after-quote.yaml": 'apiVersion: v1\nkind: Service\nmetadata:\n  name: "a"b\n',
+      "flow.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\nspec:\n  selector: {app: web\n  ports:\n  - port: 80\n",
+      "flowseq.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: [a\nspec:\n  type: ClusterIP\n",
+      "continued.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\nspec:\n  ports:\n  - port: 80\n  - port 81\n    x: 1\n",
+      "second-doc.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: ok\nspec:\n  ports:\n  - port: 80\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: a\n   x: 1\n",
+      "dup.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: first\n  name: dup\nspec:\n  ports:\n  - port: 80\n  ports:\n  - port: 81\n",
+      "nocolon.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name a\nspec:\n  ports:\n  - port: 80\n",
+    };
+    const inDir = (args: string[]): Promise<Out> =>
+      new Promise((res) => {
+        execFile(KUBECTL, args, { cwd: dir, env: { ...process.env, KUBECONFIG: kubeconfig, HOME: join(dir, "home") }, encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) => {
+          res({ stdout, stderr, code: err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : -1) : 0 });
+        });
+      });
+    for (const [name, text] of Object.entries(files)) {
+      writeFileSync(join(dir, name), text);
+      expect((await terminal(`cat > ${name} <<'EOF_YAML'\n${text}EOF_YAML`)).code).toBe(0);
+      const args = name === "second-doc.yaml" ? ["apply", "-f", name, "--dry-run=server"] : ["apply", "-f", name, "--dry-run=client"];
+      const real = await inDir(args);
+      const term = await terminal(commandLine(args));
+      // A later document's mistake: the real kubectl has applied the documents before it (ours stops first).
+      const stderrOnly = name === "second-doc.yaml";
+      expect({ name, stdout: stderrOnly ? "" : real.stdout, stderr: real.stderr, code: real.code }).toEqual({ name, stdout: stderrOnly ? "" : term.stdout, stderr: term.stderr, code: term.code });
+    }
+    expect((await inDir(["apply", "-f", "dup.yaml", "--dry-run=client", "-o", "jsonpath={.metadata.name} {.spec.ports[0].port}"])).stdout).toBe("dup 81");
+    for (const c of [
+      ["get", "ns", "-o", 'jsonpath={range.items[*]}{.metadata.name}{"\\n"}{end}'],
+      ["get", "ns", "-o", "jsonpath={range .items[*]}{.metadata.name}"],
+      ["get", "ns", "-o", "jsonpath={range .items[*]}[{.metadata.name}]{end}{.kind}"],
+      ["get", "ns", "-o", "jsonpath={.items[*].metadata.name}"],
+      ["get", "ns", "-o", 'jsonpath={.items[?(@.metadata.name=="default")].status.phase}'],
+      ["get", "ns", "-o", "jsonpath={.items[x]}"],
+      ["create", "deployment", "w", "--image=nginx", "--port=abc", "--dry-run=client"],
+      ["create", "deployment", "w", "--image=nginx", "--replicas=x", "--dry-run=client"],
+      ["scale", "deployment", "w", "--replicas=abc"],
+    ])
+      await same(c);
+  });
 });

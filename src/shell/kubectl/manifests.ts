@@ -1,10 +1,11 @@
 // Objects read from -f files, directories and stdin (kubectl's resource builder), mapped to their types.
 
-import { parseAllDocuments } from "yaml";
+import { parseDocument } from "yaml";
 import { lookupKind, type ResourceInfo } from "../../engine/api/resources.js";
 import type { ObjectMeta } from "../../engine/api/types.js";
 import type { KubectlContext } from "./context.js";
 import { KubectlError } from "./errors.js";
+import { goYamlProblem, yamlDocuments } from "./yaml-errors.js";
 
 /** An object as a file holds it: whatever fields it has, until the apiserver decodes it. */
 export interface ManifestObject {
@@ -41,16 +42,15 @@ export async function readManifests(files: string[], recursive: boolean, ctx: Ku
           throw new KubectlError(`the path "${src}" does not exist`);
         }
       }
-      let docs;
-      try {
-        docs = parseAllDocuments(text);
-      } catch (e) {
-        throw new KubectlError(`error parsing ${src}: ${(e as Error).message}`);
-      }
-      for (const d of Array.isArray(docs) ? docs : [docs]) {
+      // Document by document, as kubectl's YAMLReader splits them; each converted as sigs.k8s.io/yaml
+      // does (go-yaml v2, not strict: a repeated key is accepted and the last one wins).
+      for (const chunk of yamlDocuments(text)) {
+        const d = parseDocument(chunk, { uniqueKeys: false });
         if (d.errors.length) {
+          // The yaml library finds that there is a mistake; go-yaml's words and line come from yaml-errors.
           const line = d.errors[0].linePos?.[0]?.line ?? 1;
-          throw new KubectlError(`error converting YAML to JSON: yaml: line ${line}: ${d.errors[0].message.split("\n")[0].replace(/ at line.*$/, "")}`);
+          const problem = goYamlProblem(chunk) ?? `yaml: line ${Math.max(1, line - 1)}: did not find expected key`;
+          throw new KubectlError(`error parsing ${src}: error converting YAML to JSON: ${problem}`);
         }
         let obj: ManifestObject | null | undefined;
         try {
@@ -76,6 +76,12 @@ export async function readManifests(files: string[], recursive: boolean, ctx: Ku
 }
 
 function manifest(obj: ManifestObject, src: string, ctx: KubectlContext): Manifest {
+  // kubectl decodes metadata into ObjectMeta first: a scalar or a list there is a JSON type error.
+  const meta = obj.metadata as unknown;
+  if (meta !== undefined && meta !== null && (typeof meta !== "object" || Array.isArray(meta))) {
+    const t = Array.isArray(meta) ? "array" : typeof meta === "boolean" ? "bool" : typeof meta;
+    throw new KubectlError(`unable to decode "${src}": json: cannot unmarshal ${t} into Go struct field metadataOnlyObject.metadata of type v1.ObjectMeta`);
+  }
   if (!obj.apiVersion || !obj.kind) {
     const missing = !obj.apiVersion ? "apiVersion" : "kind";
     throw new KubectlError(`error validating "${src}": error validating data: ${missing} not set; if you choose to ignore these errors, turn validation off with --validate=false`);
