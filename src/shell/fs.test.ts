@@ -101,11 +101,11 @@ describe("a container's shell", () => {
     expect((await s.run("kubectl exec web -- readlink /usr/share/nginx/html/..data")).stdout).toMatch(/^\.\.2026_01_01_00_00_01\.\d+\n$/);
     expect((await s.run("kubectl exec web -- cat /usr/share/nginx/html/index.html")).stdout).toBe("hello from cm");
     expect(await s.run("kubectl exec web -- bash -c 'echo x > /usr/share/nginx/html/index.html'")).toEqual(
-      err("bash: /usr/share/nginx/html/index.html: Read-only file system\nerror: command terminated with exit code 1\n"),
+      err("bash: /usr/share/nginx/html/index.html: Read-only file system\ncommand terminated with exit code 1\n"),
     );
     // nginx's /bin/sh is dash.
-    expect((await s.run("kubectl exec web -- sh -c 'echo x > /usr/share/nginx/html/new'")).stderr).toBe("sh: 1: cannot create /usr/share/nginx/html/new: Read-only file system\nerror: command terminated with exit code 1\n");
-    expect((await s.run("kubectl exec web -- touch /usr/share/nginx/html/z")).stderr).toBe("touch: cannot touch '/usr/share/nginx/html/z': Read-only file system\nerror: command terminated with exit code 1\n");
+    expect((await s.run("kubectl exec web -- sh -c 'echo x > /usr/share/nginx/html/new'")).stderr).toBe("sh: 1: cannot create /usr/share/nginx/html/new: Read-only file system\ncommand terminated with exit code 1\n");
+    expect((await s.run("kubectl exec web -- touch /usr/share/nginx/html/z")).stderr).toBe("touch: cannot touch '/usr/share/nginx/html/z': Read-only file system\ncommand terminated with exit code 1\n");
     expect((await s.run("kubectl exec web -- rm /usr/share/nginx/html/index.html")).exitCode).toBe(1);
     // What the web server serves is the volume's, unchanged.
     const ip = (await s.run("kubectl get pod web -o jsonpath='{.status.podIP}'")).stdout;
@@ -136,15 +136,15 @@ describe("a container's shell", () => {
   it("speaks as the shell the image has: bash, dash or BusyBox's ash", async () => {
     const s = await withPods();
     expect(await s.run("kubectl exec web -- bash -c 'python3; echo hi > /nope/x'")).toEqual(
-      err("bash: python3: command not found\nbash: /nope/x: No such file or directory\nerror: command terminated with exit code 1\n"),
+      err("bash: python3: command not found\nbash: /nope/x: No such file or directory\ncommand terminated with exit code 1\n"),
     );
     expect(await s.run("kubectl exec web -- sh -c 'echo hi > /nope/x; python3'")).toEqual(
-      err("sh: 1: cannot create /nope/x: Directory nonexistent\nsh: 1: python3: not found\nerror: command terminated with exit code 127\n", 127),
+      err("sh: 1: cannot create /nope/x: Directory nonexistent\nsh: 1: python3: not found\ncommand terminated with exit code 127\n", 127),
     );
     expect(await s.run("kubectl exec bb -- sh -c 'echo hi > /nope/x; python3; bash'")).toEqual(
-      err("sh: can't create /nope/x: nonexistent directory\nsh: python3: not found\nsh: bash: not found\nerror: command terminated with exit code 127\n", 127),
+      err("sh: can't create /nope/x: nonexistent directory\nsh: python3: not found\nsh: bash: not found\ncommand terminated with exit code 127\n", 127),
     );
-    expect(await s.run("kubectl exec web -- bash -c 'exit 3'")).toEqual(err("error: command terminated with exit code 3\n", 3));
+    expect(await s.run("kubectl exec web -- bash -c 'exit 3'")).toEqual(err("command terminated with exit code 3\n", 3));
     // An attached shell is the same shell.
     await s.run("kubectl exec -it bb -- sh");
     expect(await s.run("python3")).toEqual(err("sh: python3: not found\n", 127));
