@@ -14,7 +14,6 @@ import { base32, sha256 } from "./util/hash.js";
 
 export const KUBE_PROXY_IMAGE_REPO = "registry.k8s.io/kube-proxy";
 export const COREDNS_IMAGE = "registry.k8s.io/coredns/coredns:v1.12.0";
-export const PAUSE_IMAGE = "registry.k8s.io/pause:3.10";
 export const ETCD_IMAGE = "registry.k8s.io/etcd:3.5.21-0";
 
 /**

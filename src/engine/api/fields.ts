@@ -111,10 +111,6 @@ export function parseFieldSelector(a: string, b?: string): FieldSelector {
   return new Sel(reqs);
 }
 
-export function fieldSelectorFromSet(set: Readonly<Record<string, string>>): FieldSelector {
-  return new Sel(Object.entries(set).map(([field, value]) => ({ field, op: "=" as const, value })));
-}
-
 // ---------------------------------------------------------------------------------------------
 // Per-kind field labels
 

@@ -209,10 +209,6 @@ class NothingSelector implements Selector {
 export const everything = (): Selector => new InternalSelector([]);
 export const nothing = (): Selector => new NothingSelector();
 
-export function newSelector(reqs: readonly Requirement[]): Selector {
-  return new InternalSelector(reqs);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Lexer and parser (labels.Parse)
 

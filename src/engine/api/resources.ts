@@ -111,10 +111,6 @@ export function lookupKind(apiVersion: string, kind: string): ResourceInfo | und
   return info && info.version === version ? info : undefined;
 }
 
-export function infoForKind(kind: string): ResourceInfo | undefined {
-  return RESOURCES.find((i) => i.kind === kind);
-}
-
 /** Core kinds by name, for code that knows what it stores. */
 export const R = {
   configmaps: lookupResource("", "configmaps")!,

@@ -116,10 +116,6 @@ export function gone(message: string): StatusError {
   return status(410, "Expired", message);
 }
 
-export function tooManyRequests(message: string, retryAfterSeconds?: number): StatusError {
-  return status(429, "TooManyRequests", message, retryAfterSeconds ? { retryAfterSeconds } : undefined);
-}
-
 export function unsupportedMediaType(message: string): StatusError {
   return status(415, "UnsupportedMediaType", message);
 }

@@ -382,10 +382,6 @@ export function rfc3339Nano(ms: number): string {
 // ---------------------------------------------------------------------------------------------
 // Go's orderings: spew "%#v" (dump.ForHash) of the API structs, then a hash.
 
-/** A value spew prints: strings and numbers as is, pointers as (*T)v or (*T)<nil>. */
-export function spewString(v: string | undefined | null, type = "string"): string {
-  return `(${type})${v ?? ""}`;
-}
 export function spewPtr(v: string | number | undefined | null, type: string): string {
   return v === undefined || v === null ? `(*${type})<nil>` : `(*${type})${v}`;
 }

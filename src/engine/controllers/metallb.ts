@@ -13,9 +13,8 @@ import { labelSelectorAsSelector, type LabelSelectorLike, type Selector } from "
 import { R } from "../api/resources.js";
 import { isStatusError } from "../api/status.js";
 import type { EndpointSlice, IPAddressPool, KObject, L2Advertisement, Node, Pod, Service } from "../api/types.js";
-import { parseIPv6 } from "../api/validation/names.js";
 import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
-import { formatIPv4, parseCIDR, parseIPv4 } from "../util/ip.js";
+import { formatIPv4, parseCIDR, parseIPv4, parseIPv6 } from "../util/ip.js";
 import type { StoreEvent } from "../store/store.js";
 import { sha256 } from "../util/hash.js";
 import type { Controller, ControllerContext } from "./manager.js";

@@ -3,10 +3,6 @@
 import { apiVersionOf, type ResourceInfo } from "../api/resources.js";
 import type { KObject, OwnerReference, Pod } from "../api/types.js";
 
-export function nsName(obj: KObject): string {
-  return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name!;
-}
-
 export function splitKey(key: string): [string | undefined, string] {
   const i = key.indexOf("/");
   return i < 0 ? [undefined, key] : [key.slice(0, i), key.slice(i + 1)];
@@ -31,10 +27,6 @@ export function getControllerOf(obj: KObject): OwnerReference | undefined {
   return undefined;
 }
 
-export function isControlledBy(obj: KObject, owner: KObject): boolean {
-  return getControllerOf(obj)?.uid === owner.metadata.uid;
-}
-
 export function podCondition(pod: Pod, type: string): { status: string; lastTransitionTime?: string | null } | undefined {
   return (pod.status?.conditions ?? []).find((c) => c.type === type);
 }
@@ -42,10 +34,6 @@ export function podCondition(pod: Pod, type: string): { status: string; lastTran
 /** podutil.IsPodReady: the Ready condition is True. */
 export function isPodReady(pod: Pod): boolean {
   return podCondition(pod, "Ready")?.status === "True";
-}
-
-export function isPodTerminating(pod: Pod): boolean {
-  return !!pod.metadata.deletionTimestamp;
 }
 
 /** controller.IsPodActive: not Succeeded/Failed and not being deleted. */

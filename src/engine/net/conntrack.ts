@@ -34,10 +34,6 @@ export interface CtEntry {
 
 const PROTO_NUM: Record<L4, number> = { tcp: 6, udp: 17, sctp: 132, icmp: 1 };
 
-export function tupleKey(t: Tuple): string {
-  return `${t.proto} ${t.src} ${t.sport} ${t.dst} ${t.dport}`;
-}
-
 /** nf_conntrack_max for a small node (kube-proxy: 32768 per CPU, min 131072); we keep fewer. */
 const DEFAULT_MAX = 65536;
 

@@ -207,17 +207,6 @@ function mergeParsed(sorted: readonly ParsedSlice[]): Map<string, EndpointInfo[]
   return out;
 }
 
-/**
- * EndpointSliceCache.endpointInfoByServicePort: the slices of one service merged per port.
- * Slices are read in name order; an endpoint ("IP:port") seen twice keeps its first sighting
- * unless a later one is on this node (kube-proxy favours isLocal) — node-independent here, so a
- * later sighting only wins when it carries a nodeName the first lacked. Lists are sorted by
- * "IP:port" as getEndpointsMap sorts them (byEndpoint).
- */
-export function mergeSlices(slices: readonly EndpointSlice[]): Map<string, EndpointInfo[]> {
-  return mergeParsed([...slices].sort(byName).map((s) => parseSlice(s, undefined)));
-}
-
 /** One node's view: services shared, endpoint lists with this node's isLocal, changes since its last sync. */
 export class NodeView {
   /**

@@ -1,7 +1,7 @@
-// IPv4 addresses: the one place they are parsed and printed. Addresses are unsigned 32-bit
+// IP addresses: the one place they are parsed and printed. IPv4 addresses are unsigned 32-bit
 // numbers. Three readings of a text, each named once:
-//   strict    (parseIPv4, ipv4Num): the apiserver's; exactly the canonical dotted quads (four
-//             decimal octets 0-255 without leading zeros), so a number's text is its only text;
+//   strict    (parseIPv4, ipv4Num, ipv4Octets): the apiserver's (Go's net.ParseIP); exactly the
+//             canonical dotted quads (four decimal octets 0-255 without leading zeros);
 //   sloppy    (parseIPv4Sloppy, parsePrefix): kube-proxy's netutils.ParseIPSloppy;
 //   canonical (canonicalIP, canonicalCIDR): a sloppy text printed as the strict one.
 // ipv4Unchecked reads an address the engine itself produced, without checks.
@@ -37,6 +37,70 @@ export function ipv4Num(s: string): number {
   }
   if (digits === 0 || dots !== 3) return -1;
   return (n * 256 + part) >>> 0;
+}
+
+/** Strict, as four octets (the apiserver's validation reads them). */
+export function ipv4Octets(s: string): number[] | null {
+  const n = ipv4Num(s);
+  return n < 0 ? null : [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
+}
+
+// IPv6, as Go's net package reads and prints it (the apiserver's validation only).
+
+/** Parses an IPv6 address into 8 hextets (with an embedded IPv4 tail allowed). */
+export function parseIPv6(s: string): number[] | null {
+  if (!s.includes(":")) return null;
+  let str = s;
+  const lastColon = s.lastIndexOf(":");
+  const last = s.slice(lastColon + 1);
+  if (last.includes(".")) {
+    const v4 = ipv4Octets(last);
+    if (!v4) return null;
+    str = `${s.slice(0, lastColon + 1)}${((v4[0] << 8) | v4[1]).toString(16)}:${((v4[2] << 8) | v4[3]).toString(16)}`;
+  }
+  const dbl = str.split("::");
+  if (dbl.length > 2) return null;
+  const parse = (x: string): number[] | null => {
+    if (x === "") return [];
+    const out: number[] = [];
+    for (const h of x.split(":")) {
+      if (!/^[0-9a-fA-F]{1,4}$/.test(h)) return null;
+      out.push(parseInt(h, 16));
+    }
+    return out;
+  };
+  const head = parse(dbl[0]);
+  if (!head) return null;
+  if (dbl.length === 2) {
+    const rest = parse(dbl[1]);
+    if (!rest) return null;
+    const fill = 8 - head.length - rest.length;
+    if (fill < 1) return null;
+    return [...head, ...new Array<number>(fill).fill(0), ...rest];
+  }
+  return head.length === 8 ? head : null;
+}
+
+/** The canonical (net.IP.String / RFC 5952) form of an IPv6 address. */
+export function formatIPv6(h: number[]): string {
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (h[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && h[j] === 0) j++;
+    if (j - i > bestLen && j - i >= 2) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = (a: number[]) => a.map((x) => x.toString(16)).join(":");
+  if (bestStart < 0) return hex(h);
+  return `${hex(h.slice(0, bestStart))}::${hex(h.slice(bestStart + bestLen))}`;
 }
 
 /** Four dot-separated groups of one to three digits: what the node's tools take for an address, not a name. */
@@ -78,12 +142,6 @@ export function cidrContains(c: CIDR, ip: number): boolean {
   return ip >= c.base && ip < c.base + c.size;
 }
 
-export function inCIDR(cidr: string, ip: string): boolean {
-  const c = parseCIDR(cidr);
-  const n = parseIPv4(ip);
-  return c !== undefined && n !== undefined && cidrContains(c, n);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Sloppy parsing and prefixes, as kube-proxy reads its inputs (netutils.ParseIPSloppy /
 // ParseCIDRSloppy: surrounding whitespace trimmed, leading zeros allowed and read as decimal).
@@ -100,10 +158,6 @@ export function parseIPv4Sloppy(s: string): number | undefined {
     v = v * 256 + n;
   }
   return v;
-}
-
-export function isIPv4Sloppy(s: string): boolean {
-  return parseIPv4Sloppy(s) !== undefined;
 }
 
 /** A network: address with host bits cleared, and prefix length. */

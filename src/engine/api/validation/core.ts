@@ -16,7 +16,6 @@ import {
 } from "./meta";
 import {
   byteLen,
-  formatIPv6,
   inclusiveRangeError,
   isConfigMapKey,
   isDNS1123Label,
@@ -29,9 +28,8 @@ import {
   nameIsDNS1035Label,
   nameIsDNSLabel,
   nameIsDNSSubdomain,
-  parseIPv4,
-  parseIPv6,
 } from "./names";
+import { formatIPv6, ipv4Octets, parseIPv6 } from "../../util/ip.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -54,7 +52,7 @@ function qualifiedName(value: string, path: string): FieldError[] {
 // IPs (k8s.io/apimachinery/pkg/util/validation/ip.go, validation.go ValidateNonSpecialIP)
 
 export function isValidIP(path: string, value: string): FieldError[] {
-  const v4 = parseIPv4(value);
+  const v4 = ipv4Octets(value);
   if (v4) return [];
   const v6 = parseIPv6(value);
   if (!v6) {
@@ -72,7 +70,7 @@ export function isValidIP(path: string, value: string): FieldError[] {
 }
 
 export function validateNonSpecialIP(ip: string, path: string): FieldError[] {
-  const v4 = parseIPv4(ip);
+  const v4 = ipv4Octets(ip);
   const v6 = v4 ? null : parseIPv6(ip);
   if (!v4 && !v6) return [field.invalid(path, ip, "must be a valid IP address")];
   const errs: FieldError[] = [];
@@ -95,7 +93,7 @@ export function isValidCIDR(path: string, value: string): FieldError[] {
   const bitsPart = value.slice(slash + 1);
   if (!/^[0-9]+$/.test(bitsPart)) return bad;
   const bits = Number(bitsPart);
-  const v4 = parseIPv4(ipPart);
+  const v4 = ipv4Octets(ipPart);
   if (v4) {
     if (bits > 32) return bad;
     if (bitsPart.length > 1 && bitsPart.startsWith("0")) return [field.invalid(path, value, "must not have leading 0s in IP or prefix length")];
@@ -551,7 +549,7 @@ function validateServiceClusterIPsRelatedFields(spec: any): FieldError[] {
   if (ips.length > 2) errs.push(field.invalid("spec.clusterIPs", gosl(ips), "may only hold up to 2 values"));
   if (bad) return errs;
   if (ips.length > 1) {
-    const fams = ips.map((ip) => (parseIPv4(ip) ? 4 : 6));
+    const fams = ips.map((ip) => (ipv4Octets(ip) ? 4 : 6));
     if (!(fams.length === 2 && fams[0] !== fams[1])) {
       errs.push(field.invalid("spec.clusterIPs", gosl(ips), "may specify no more than one IP for each IP family"));
     }
@@ -560,7 +558,7 @@ function validateServiceClusterIPsRelatedFields(spec: any): FieldError[] {
   if (!isHeadless(spec) && ips.length && fams.length) {
     ips.forEach((ip, i) => {
       if (i > fams.length - 1) return;
-      const v6 = !parseIPv4(ip);
+      const v6 = !ipv4Octets(ip);
       if (fams[i] === "IPv4" && v6) errs.push(field.invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv4 value as indicated by \`ipFamilies[${i}]\``));
       if (fams[i] === "IPv6" && !v6) errs.push(field.invalid(`spec.clusterIPs[${i}]`, ip, `expected an IPv6 value as indicated by \`ipFamilies[${i}]\``));
     });

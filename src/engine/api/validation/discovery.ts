@@ -3,7 +3,8 @@
 import { field, type FieldError } from "../status";
 import { FIELD_IMMUTABLE, validateLabels, validateObjectMeta, validateObjectMetaUpdate } from "./meta";
 import { dns1123Label, SUPPORTED_PROTOCOLS, validateNonSpecialIP } from "./core";
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain, parseIPv4, parseIPv6, formatIPv6 } from "./names";
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain } from "./names";
+import { formatIPv6, ipv4Octets, parseIPv6 } from "../../util/ip.js";
 import { goQ } from "./gofmt";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -15,13 +16,13 @@ const MAX_PORTS = 100;
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
 function isValidIPv4Address(path: string, v: string): FieldError[] {
-  if (parseIPv4(v)) return [];
+  if (ipv4Octets(v)) return [];
   if (parseIPv6(v)) return [field.invalid(path, v, "must be a valid IPv4 address")];
   return [field.invalid(path, v, "must be a valid IPv4 address")];
 }
 
 function isValidIPv6Address(path: string, v: string): FieldError[] {
-  const h = parseIPv4(v) ? null : parseIPv6(v);
+  const h = ipv4Octets(v) ? null : parseIPv6(v);
   if (!h) return [field.invalid(path, v, "must be a valid IPv6 address")];
   const canon = formatIPv6(h);
   if (canon !== v) return [field.invalid(path, v, `must be in canonical form (${goQ(canon)})`)];

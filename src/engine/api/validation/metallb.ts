@@ -6,7 +6,8 @@
 
 import { field, type FieldError } from "../status";
 import { validateLabelSelector, validateObjectMeta } from "./meta";
-import { nameIsDNSSubdomain, parseIPv4, parseIPv6 } from "./names";
+import { nameIsDNSSubdomain } from "./names";
+import { ipv4Octets, parseIPv6 } from "../../util/ip.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -35,7 +36,7 @@ export function validateL2Advertisement(a: any): FieldError[] {
   return errs;
 }
 
-const parseIP = (s: string) => parseIPv4(s) ?? (parseIPv6(s) ? s : null);
+const parseIP = (s: string) => ipv4Octets(s) ?? (parseIPv6(s) ? s : null);
 
 /** config.ParseCIDR's error for one entry of spec.addresses, or null when it parses. */
 export function parseAddressError(cidr: string): string | null {
@@ -43,7 +44,7 @@ export function parseAddressError(cidr: string): string | null {
     const slash = cidr.indexOf("/");
     const ip = slash < 0 ? "" : cidr.slice(0, slash);
     const bits = slash < 0 ? "" : cidr.slice(slash + 1);
-    const v4 = parseIPv4(ip);
+    const v4 = ipv4Octets(ip);
     const max = v4 ? 32 : parseIPv6(ip) ? 128 : -1;
     if (max < 0 || !/^[0-9]+$/.test(bits) || Number(bits) > max) return `invalid CIDR ${JSON.stringify(cidr)}`;
     return null;
@@ -54,8 +55,8 @@ export function parseAddressError(cidr: string): string | null {
   const end = fs[1].trim();
   if (!parseIP(start)) return `invalid IP range ${JSON.stringify(cidr)}: invalid start IP ${JSON.stringify(fs[0])}`;
   if (!parseIP(end)) return `invalid IP range ${JSON.stringify(cidr)}: invalid end IP ${JSON.stringify(fs[1])}`;
-  const a = parseIPv4(start);
-  const b = parseIPv4(end);
+  const a = ipv4Octets(start);
+  const b = ipv4Octets(end);
   if (a && b) {
     const k = a.findIndex((_, j) => a[j] !== b[j]);
     if (k >= 0 && a[k] > b[k]) {

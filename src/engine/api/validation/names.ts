@@ -130,12 +130,6 @@ function hasChDirPrefix(value: string): string[] {
   return [];
 }
 
-export function isEnvVarName(value: string): string[] {
-  const errs: string[] = [];
-  if (!envVarNameRe.test(value)) errs.push(regexError(envVarNameErrMsg, envVarNameFmt, "my.env-name", "MY_ENV.NAME", "MyEnvName1"));
-  return [...errs, ...hasChDirPrefix(value)];
-}
-
 /** RelaxedEnvironmentVariableValidation is beta (on) in v1.33: any printable ASCII but '='. */
 export function isRelaxedEnvVarName(value: string): string[] {
   const errs: string[] = [];
@@ -189,84 +183,3 @@ function maskTrailingDash(name: string): string {
 export const nameIsDNSSubdomain: NameFn = (n, p) => isDNS1123Subdomain(p ? maskTrailingDash(n) : n);
 export const nameIsDNSLabel: NameFn = (n, p) => isDNS1123Label(p ? maskTrailingDash(n) : n);
 export const nameIsDNS1035Label: NameFn = (n, p) => isDNS1035Label(p ? maskTrailingDash(n) : n);
-
-// ---------------------------------------------------------------------------------------------
-// IP and CIDR parsing as Go's net package and k8s.io/utils/net accept them.
-
-/** IPv4 dotted quad; `strict` refuses leading zeros (Go 1.17+ net.ParseIP). */
-export function parseIPv4(s: string): number[] | null {
-  const parts = s.split(".");
-  if (parts.length !== 4) return null;
-  const out: number[] = [];
-  for (const p of parts) {
-    if (!/^[0-9]{1,3}$/.test(p)) return null;
-    if (p.length > 1 && p.startsWith("0")) return null;
-    const n = Number(p);
-    if (n > 255) return null;
-    out.push(n);
-  }
-  return out;
-}
-
-/** Parses an IPv6 address into 8 hextets (with an embedded IPv4 tail allowed). */
-export function parseIPv6(s: string): number[] | null {
-  if (!s.includes(":")) return null;
-  let str = s;
-  const lastColon = s.lastIndexOf(":");
-  const last = s.slice(lastColon + 1);
-  if (last.includes(".")) {
-    const v4 = parseIPv4(last);
-    if (!v4) return null;
-    str = `${s.slice(0, lastColon + 1)}${((v4[0] << 8) | v4[1]).toString(16)}:${((v4[2] << 8) | v4[3]).toString(16)}`;
-  }
-  const dbl = str.split("::");
-  if (dbl.length > 2) return null;
-  const parse = (x: string): number[] | null => {
-    if (x === "") return [];
-    const out: number[] = [];
-    for (const h of x.split(":")) {
-      if (!/^[0-9a-fA-F]{1,4}$/.test(h)) return null;
-      out.push(parseInt(h, 16));
-    }
-    return out;
-  };
-  const head = parse(dbl[0]);
-  if (!head) return null;
-  if (dbl.length === 2) {
-    const rest = parse(dbl[1]);
-    if (!rest) return null;
-    const fill = 8 - head.length - rest.length;
-    if (fill < 1) return null;
-    return [...head, ...new Array<number>(fill).fill(0), ...rest];
-  }
-  return head.length === 8 ? head : null;
-}
-
-export function isIPv4String(s: string): boolean {
-  return parseIPv4(s) !== null;
-}
-export function isIPv6String(s: string): boolean {
-  return !isIPv4String(s) && parseIPv6(s) !== null;
-}
-
-/** The canonical (net.IP.String / RFC 5952) form of an IPv6 address. */
-export function formatIPv6(h: number[]): string {
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (h[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && h[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = (a: number[]) => a.map((x) => x.toString(16)).join(":");
-  if (bestStart < 0) return hex(h);
-  return `${hex(h.slice(0, bestStart))}::${hex(h.slice(bestStart + bestLen))}`;
-}

@@ -176,11 +176,3 @@ export function danglingJumps(rs: Ruleset): string[] {
   return out;
 }
 
-/** Number of rules in other chains of the table that jump to `chain` (iptables -L "references"). */
-export function chainReferences(table: Table, chain: string): number {
-  let n = 0;
-  for (const c of table.chains.values()) {
-    for (const r of c.rules) if (r.target?.t === "jump" && r.target.chain === chain) n++;
-  }
-  return n;
-}

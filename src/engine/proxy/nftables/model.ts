@@ -217,11 +217,8 @@ export class ElementMap extends IndexedMap<SetElement> {
   }
 }
 
-// Shared immutable pieces: rules are never mutated after creation, so identical
-// sub-expressions can be one object. At 100k endpoint chains this halves the heap.
-export const V_ACCEPT: Verdict = Object.freeze({ kind: "accept" });
+// Shared: rules are never mutated after creation, so identical sub-expressions can be one object.
 export const V_DROP: Verdict = Object.freeze({ kind: "drop" });
-export const V_RETURN: Verdict = Object.freeze({ kind: "return" });
 
 export function jump(chain: string): Expr {
   return { t: "verdict", verdict: { kind: "jump", chain } };
