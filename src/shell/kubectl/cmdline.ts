@@ -1,11 +1,23 @@
 // The command line before a verb parses it: where its subcommand is, whether it asks for help.
 
+import { GLOBAL_FLAGS } from "./flags.js";
 
 /** Verbs whose first word is a subcommand (kubectl rollout restart, kubectl create configmap...). */
 export const SUBCOMMANDS = new Set(["rollout", "set", "config", "create"]);
 
-/** Flags written "-x value": their value is neither the verb nor a subcommand. */
-export const VALUE_FLAGS = /^(-n|--namespace|--context|--kubeconfig|--cluster|--user|-s|--server|--token|--as|--request-timeout|-f|--filename|-o|--output|-l|--selector|--field-manager)$/;
+/**
+ * Flags written "-x value": their value is neither the verb nor a subcommand. Every global flag
+ * that takes a value, and the verbs' own that commonly come before a subcommand.
+ */
+const VALUE_FLAGS = new Set([
+  ...GLOBAL_FLAGS.filter((s) => s.type !== "bool").flatMap((s) => [`--${s.name}`, ...(s.short ? [`-${s.short}`] : [])]),
+  ...["-f", "--filename", "-o", "--output", "-l", "--selector", "--field-manager"],
+]);
+
+/** `a` is a flag whose value is the next word. */
+export function takesValue(a: string): boolean {
+  return VALUE_FLAGS.has(a);
+}
 
 /**
  * `args` with the subcommand (the first word that is neither a flag nor a flag's value) first,
@@ -17,7 +29,7 @@ export function subcommandFirst(args: string[]): string[] {
     const a = args[i];
     if (a === "--") return args;
     if (a.startsWith("-")) {
-      if (VALUE_FLAGS.test(a)) i++;
+      if (takesValue(a)) i++;
       continue;
     }
     return i === 0 ? args : [a, ...args.slice(0, i), ...args.slice(i + 1)];

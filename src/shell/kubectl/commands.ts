@@ -54,7 +54,7 @@ function levenshtein(a: string, b: string): number {
 }
 
 /** Subcommand aliases (cobra's Aliases), by parent command path. */
-const ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+export const SUBCOMMAND_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   create: { cm: "configmap", cj: "cronjob", deploy: "deployment", ing: "ingress", ns: "namespace", pdb: "poddisruptionbudget", pc: "priorityclass", resourcequota: "quota", svc: "service", sa: "serviceaccount" },
   config: { use: "use-context" },
   set: { sa: "serviceaccount" },
@@ -68,7 +68,7 @@ const ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 export function commandPath(words: readonly string[], known: (path: string) => boolean): string {
   let path = "";
   for (const w of words) {
-    const name = ALIASES[path]?.[w] ?? w;
+    const name = SUBCOMMAND_ALIASES[path]?.[w] ?? w;
     const next = path === "" ? name : `${path} ${name}`;
     if (!known(next)) break;
     path = next;

@@ -33,18 +33,36 @@ export class HelpRequested extends Error {
   }
 }
 
+/** kubectl's global flags (`kubectl options`), which every command takes, before or after its name. */
 export const GLOBAL_FLAGS: FlagSpec[] = [
-  { name: "namespace", short: "n", type: "string" },
-  { name: "kubeconfig", type: "string" },
-  { name: "context", type: "string" },
+  { name: "as", type: "string" },
+  { name: "as-group", type: "array" },
+  { name: "as-uid", type: "string" },
+  { name: "cache-dir", type: "string" },
+  { name: "certificate-authority", type: "string" },
+  { name: "client-certificate", type: "string" },
+  { name: "client-key", type: "string" },
   { name: "cluster", type: "string" },
-  { name: "user", type: "string" },
-  { name: "server", short: "s", type: "string" },
-  { name: "request-timeout", type: "string" },
-  { name: "v", short: "v", type: "string" },
+  { name: "context", type: "string" },
+  { name: "disable-compression", type: "bool" },
   { name: "insecure-skip-tls-verify", type: "bool" },
-  { name: "help", short: "h", type: "bool" },
+  { name: "kubeconfig", type: "string" },
+  { name: "log-flush-frequency", type: "string" },
+  { name: "match-server-version", type: "bool" },
+  { name: "namespace", short: "n", type: "string" },
+  { name: "password", type: "string" },
+  { name: "profile", type: "string" },
+  { name: "profile-output", type: "string" },
+  { name: "request-timeout", type: "string" },
+  { name: "server", short: "s", type: "string" },
+  { name: "tls-server-name", type: "string" },
+  { name: "token", type: "string" },
+  { name: "user", type: "string" },
+  { name: "username", type: "string" },
+  { name: "v", short: "v", type: "int", bits: 32 },
+  { name: "vmodule", type: "string" },
   { name: "warnings-as-errors", type: "bool" },
+  { name: "help", short: "h", type: "bool" },
 ];
 
 interface FlagIndex {

@@ -4,7 +4,8 @@
 
 import { isStatusError } from "../../engine/api/status.js";
 import { JsonPathError } from "../../kubectl/jsonpath.js";
-import { subcommandFirst, SUBCOMMANDS, VALUE_FLAGS, wantsHelp } from "./cmdline.js";
+import { checkClientConfig } from "./client-config.js";
+import { subcommandFirst, SUBCOMMANDS, takesValue, wantsHelp } from "./cmdline.js";
 import { ROOT_COMMANDS, unknownCommandMessage } from "./commands.js";
 import type { KubectlContext, Output } from "./context.js";
 import { KubectlError, notInServiceLab, serverError } from "./errors.js";
@@ -37,7 +38,7 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
   let i = 0;
   while (i < argv.length && argv[i].startsWith("-")) {
     pre.push(argv[i]);
-    if (VALUE_FLAGS.test(argv[i])) pre.push(argv[++i]);
+    if (takesValue(argv[i])) pre.push(argv[++i]);
     i++;
   }
   const verb = argv[i];
@@ -63,6 +64,8 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
   let args = [...pre, ...argv.slice(i + 1)];
   if (SUBCOMMANDS.has(verb)) args = subcommandFirst(args);
   if (verb === "rollout" || verb === "set" || verb === "config") checkGroupSubcommand(verb, args, o);
+  // The client's configuration is loaded before any request (config and options make none).
+  if (verb !== "config" && verb !== "options" && !wantsHelp(args)) await checkClientConfig(args, ctx);
   await fn(args, ctx, o);
 }
 
@@ -97,7 +100,7 @@ function checkGroupSubcommand(verb: "rollout" | "set" | "config", args: string[]
   if (known) return;
   const words: string[] = [];
   for (let i = 0; i < args.length; i++) {
-    if (VALUE_FLAGS.test(args[i])) i++;
+    if (takesValue(args[i])) i++;
     else if (!args[i].startsWith("-")) words.push(args[i]);
   }
   throw new KubectlError(`unknown command ${JSON.stringify(words.join(" "))}\nSee 'kubectl ${verb} -h' for help and examples`);

@@ -15,11 +15,15 @@ export function createDeployment(rest: string[], ctx: KubectlContext, o: Out): v
   // cobra checks required flags before the command looks at its arguments.
   const images = arr(p, "image");
   if (!images.length) throw new KubectlError("required flag(s) \"image\" not set");
-  if (!name) throw new KubectlError("exactly one NAME is required, got 0\nSee 'kubectl create deployment -h' for help and examples");
+  if (p.args.length !== 1) throw new KubectlError(`exactly one NAME is required, got ${p.args.length}\nSee 'kubectl create deployment -h' for help and examples`);
+  // Validate: what follows "--" is the one container's command.
+  const command = p.rest ?? [];
+  if (images.length > 1 && command.length) throw new KubectlError("cannot specify multiple --image options and command");
   const labels = { app: name };
   const containers = images.map((img) => {
     const base = img.split("/").pop()!.split(":")[0].split("@")[0];
     const c: Container = { image: img, name: base, resources: {} };
+    if (command.length) c.command = command;
     if (str(p, "port")) c.ports = [{ containerPort: Number(str(p, "port")) }];
     return c;
   });
