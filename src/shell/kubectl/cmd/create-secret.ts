@@ -15,9 +15,9 @@ export async function createSecret(rest: string[], ctx: KubectlContext, o: Out):
   const args = subcommandFirst(rest);
   const sub = args[0]?.startsWith("-") ? undefined : args[0];
   if (sub === undefined) {
-    // cobra's run for a command with subcommands only: its help.
-    o.out(helpFor(["create", "secret"]));
-    return;
+    // cmdutil.DefaultSubCommandRun: the command's help on stderr, exit 1.
+    o.err(helpFor(["create", "secret"]));
+    throw new KubectlError("", 1);
   }
   if (sub === "tls" || sub === "docker-registry") throw notInServiceLab(`kubectl create secret ${sub}`);
   if (sub !== "generic") {
