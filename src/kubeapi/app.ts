@@ -111,6 +111,7 @@ function kubeServe(deps: Omit<KubeApiDeps, "access">) {
       path,
       query,
       accept: c.req.header("accept"),
+      userAgent: c.req.header("user-agent"),
       contentType: c.req.header("content-type"),
       body,
       prefix,

@@ -13,6 +13,9 @@ import { isInt32, scaleOf, scaleReplicasInvalid } from "../engine/api/scale.js";
 import {
   badRequest,
   conflict,
+  field,
+  type FieldError,
+  invalid,
   isStatusError,
   methodNotAllowed,
   notServed,
@@ -41,6 +44,8 @@ export interface KubeRequest {
   prefix: string;
   /** exec's `command` parameters, all of them (query keeps the first of each name). */
   command?: string[];
+  /** The User-Agent header: its first word is the field manager of writes that name none. */
+  userAgent?: string;
 }
 
 export interface KubeResponse {
@@ -191,7 +196,7 @@ function resource(cluster: Cluster, req: KubeRequest, t: Target, method: string,
         return list(cluster, req, t);
       case "POST": {
         requireVerb(t, "create", method);
-        const opts = writeOptions(q, warnings);
+        const opts = writeOptions(req, warnings);
         const body = readBody(req, t.info);
         const obj = client.create(t.info, ns, body, opts);
         return json(201, obj);
@@ -220,16 +225,18 @@ function resource(cluster: Cluster, req: KubeRequest, t: Target, method: string,
     }
     case "PUT": {
       requireVerb(t, "update", method);
-      const opts = writeOptions(q, warnings);
+      const opts = writeOptions(req, warnings);
       const obj = client.update(t.info, ns, name, readBody(req, t.info), opts);
       return json(200, obj);
     }
     case "PATCH": {
       requireVerb(t, "patch", method);
       const type = patchType(req, t.info);
-      const opts = writeOptions(q, warnings);
+      const opts: WriteOptions = { ...writeOptions(req, warnings), force: req.query.force === "true" };
+      const existed = type === "apply" && !!cluster.api.peek(t.info, ns, name);
       const obj = client.patch(t.info, ns, name, type, text.decode(req.body ?? new Uint8Array()), opts);
-      return json(200, obj);
+      // An apply that creates the object is a create (201), as the patch handler answers it.
+      return json(type === "apply" && !existed ? 201 : 200, obj);
     }
     case "DELETE": {
       requireVerb(t, "delete", method);
@@ -307,7 +314,7 @@ function subresource(cluster: Cluster, req: KubeRequest, t: Target, method: stri
     case "status": {
       if (!t.info.hasStatus) throw notServed();
       if (method === "GET") return json(200, client.get(t.info, ns, name));
-      const opts: WriteOptions = { ...writeOptions(req.query, warnings), subresource: "status" };
+      const opts: WriteOptions = { ...writeOptions(req, warnings), subresource: "status" };
       if (method === "PUT") return json(200, client.update(t.info, ns, name, readBody(req, t.info), opts));
       if (method === "PATCH") return json(200, client.patch(t.info, ns, name, patchType(req, t.info), text.decode(req.body ?? new Uint8Array()), opts));
       throw methodNotAllowed("the server does not allow this method on the requested resource");
@@ -344,6 +351,7 @@ function scale(cluster: Cluster, req: KubeRequest, t: Target, method: string, wa
     next = readJson(req) as Record<string, unknown>;
   } else if (method === "PATCH") {
     const type = patchType(req, { ...t.info, kind: "Scale" } as ResourceInfo);
+    if (type === "apply") throw unsupportedMediaType("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json");
     // The Scale object is patched as the apiserver patches it, then written back to the owner.
     next = applyScalePatch(scaleOf(t.info, current), type, text.decode(req.body ?? new Uint8Array()));
   } else throw methodNotAllowed("the server does not allow this method on the requested resource");
@@ -358,12 +366,12 @@ function scale(cluster: Cluster, req: KubeRequest, t: Target, method: string, wa
     const what = typeof replicas === "number" ? `number ${String(replicas)}` : typeof replicas;
     throw badRequest(`Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${what} into Go struct field ScaleSpec.spec.replicas of type int32`);
   }
-  const opts = writeOptions(req.query, warnings);
+  const opts: WriteOptions = { ...writeOptions(req, warnings), subresource: "scale" };
   const updated = client.patch(t.info, ns, name, "merge", { spec: { replicas } }, opts);
   return json(200, scaleOf(t.info, updated));
 }
 
-function applyScalePatch(scaleObj: Record<string, unknown>, type: PatchType, body: string): Record<string, unknown> {
+function applyScalePatch(scaleObj: Record<string, unknown>, type: Exclude<PatchType, "apply">, body: string): Record<string, unknown> {
   // Scale has no strategic patch metadata of its own: its fields are scalars, so a strategic
   // patch merges as a merge patch does.
   return applyPatch("Scale", scaleObj, type === "strategic" ? "merge" : type, body) as Record<string, unknown>;
@@ -400,11 +408,9 @@ export function readBody(req: KubeRequest, info: ResourceInfo): unknown {
 
 function patchType(req: KubeRequest, info: ResourceInfo): PatchType {
   const pt = patchTypeForContentType(req.contentType ?? "", info.kind);
-  if (pt === "apply") {
-    // Server-side apply is not implemented: refuse it as a server without the apply handler would.
-    const accepted = ["application/json-patch+json", "application/merge-patch+json", ...(info.crd ? [] : ["application/strategic-merge-patch+json"])];
-    throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`);
-  }
+  // ValidatePatchOptions, before the object is looked up.
+  if (pt === "apply" && !req.query.fieldManager) throw invalidOptions(field.required("fieldManager", "is required for apply patch"));
+  if (pt !== "apply" && req.query.force !== undefined) throw invalidOptions(field.forbidden("force", "may not be specified for non-apply patch"));
   return pt;
 }
 
@@ -414,12 +420,30 @@ function dryRun(v: string | undefined): boolean {
   throw badRequest(`Invalid dryRun value: ${v}: supported values: "All"`);
 }
 
-function writeOptions(q: Record<string, string>, warnings: string[]): WriteOptions {
+function writeOptions(req: KubeRequest, warnings: string[]): WriteOptions {
+  const q = req.query;
   const fv = q.fieldValidation;
   if (fv !== undefined && fv !== "" && fv !== "Strict" && fv !== "Warn" && fv !== "Ignore") {
     throw badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Strict", "Warn"`);
   }
-  return { dryRun: dryRun(q.dryRun), fieldValidation: (fv || "Warn") as WriteOptions["fieldValidation"], warnings };
+  return { dryRun: dryRun(q.dryRun), fieldValidation: (fv || "Warn") as WriteOptions["fieldValidation"], warnings, fieldManager: fieldManagerOf(req) };
+}
+
+/** The fieldManager parameter, else the user agent's first word (prefixFromUserAgent). */
+function fieldManagerOf(req: KubeRequest): string {
+  const m = req.query.fieldManager;
+  if (m) {
+    if (m.length > 128) throw invalidOptions({ type: "FieldValueTooLong", field: "fieldManager", value: m, hasValue: true, detail: "may not be longer than 128" });
+    if (/[^\x20-\x7e]/.test(m)) throw invalidOptions(field.invalid("fieldManager", m, "must only contain printable characters"));
+    return m;
+  }
+  const ua = req.userAgent ?? "";
+  return ua.split("/")[0].slice(0, 128);
+}
+
+/** A refused PatchOptions/CreateOptions field: `PatchOptions.meta.k8s.io "" is invalid: ...`. */
+function invalidOptions(e: FieldError, kind = "PatchOptions"): Error {
+  return invalid(kind, "meta.k8s.io", "", [e]);
 }
 
 function deleteOptions(req: KubeRequest): DeleteOptions & { dryRun?: boolean } {

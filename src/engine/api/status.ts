@@ -86,6 +86,11 @@ export function conflict(resource: string, group: string, name: string, detail: 
 export const OPTIMISTIC_LOCK_MESSAGE =
   "the object has been modified; please apply your changes to the latest version and try again";
 
+/** errors.NewApplyConflict: a server-side apply that would take fields other managers own. */
+export function applyConflict(message: string, causes: StatusCause[]): StatusError {
+  return status(409, "Conflict", message, { causes });
+}
+
 export function badRequest(message: string): StatusError {
   return status(400, "BadRequest", message);
 }

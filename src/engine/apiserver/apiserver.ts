@@ -30,6 +30,8 @@ import type { Store } from "../store/store.js";
 import { ClusterIPAllocator, NodePortAllocator } from "./allocators.js";
 import { decode, type FieldValidation } from "./decode.js";
 import { ServiceAllocations } from "./service-alloc.js";
+import { type Attribution, recordApply, recordUpdate } from "./fieldmanager.js";
+import { parse as parseYaml } from "yaml";
 import { cloneJSON } from "../util/clone.js";
 
 export interface ApiServerConfig {
@@ -40,13 +42,25 @@ export interface ApiServerConfig {
 export interface WriteOptions {
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
-  /** Write the status subresource (status changes only) instead of the main resource. */
-  subresource?: "status";
+  /**
+   * Write the status subresource (status changes only) instead of the main resource; "scale":
+   * a main-resource write through the scale subresource (attributed to it in managedFields).
+   */
+  subresource?: "status" | "scale";
   /** Warnings for the client (unknown fields, deprecations) are appended here. */
   warnings?: string[];
+  /**
+   * Who makes the write (the fieldManager parameter, or the user agent's first word): its
+   * managedFields entry is recorded. Writes without one (the cluster's own) record none.
+   */
+  fieldManager?: string;
+  /** Server-side apply: take fields other managers own instead of refusing (409). */
+  force?: boolean;
+  /** Set by apply itself: the object's managedFields are already those of the apply. */
+  appliedFields?: boolean;
 }
 
-export type PatchType = "json" | "merge" | "strategic";
+export type PatchType = "json" | "merge" | "strategic" | "apply";
 
 export interface ListOptions {
   labelSelector?: string;
@@ -278,6 +292,7 @@ export class ApiServer {
     if (this.quota) this.admitQuota(info, name);
     if (this.store.get(key(info), meta.namespace, name)) throw alreadyExists(info.resource, info.group, name);
 
+    if (opts.fieldManager && !this.trusted && !opts.appliedFields) recordUpdate(undefined, obj, this.attribution(info, opts));
     let undo = NOOP;
     if (info === R.services) undo = this.services.create(obj as Service, name);
     if (opts.dryRun) {
@@ -451,6 +466,7 @@ export class ApiServer {
   ): KObject {
     this.checkServed(info);
     const ns = this.checkNamespace(info, namespace);
+    if (type === "apply") return this.apply(info, ns, name, patch, opts);
     const old = this.store.get(key(info), ns, name);
     if (!old) throw notFound(info.resource, info.group, name);
     const patched = applyPatch(info.kind, withTypeMeta(info, old), type, patch) as KObject;
@@ -476,6 +492,65 @@ export class ApiServer {
     const rv = obj.metadata.resourceVersion;
     if (rv && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
     return this.commitUpdate(info, old, obj, opts);
+  }
+
+  /** How a write is attributed in managedFields. */
+  private attribution(info: ResourceInfo, opts: WriteOptions): Attribution {
+    return {
+      kind: info.kind,
+      apiVersion: apiVersionOf(info),
+      manager: opts.fieldManager ?? "",
+      subresource: opts.subresource,
+      hasStatus: info.hasStatus,
+      now: rfc3339(this.clock.now()),
+    };
+  }
+
+  /**
+   * Server-side apply (application/apply-patch+yaml): the configuration is merged into the live
+   * object (or creates it) with the fields it owns recorded for its manager, then decoded,
+   * defaulted, validated and stored as any write is.
+   */
+  apply(info: ResourceInfo, ns: string | undefined, name: string, body: unknown, opts: WriteOptions = {}): KObject {
+    let config: unknown = body;
+    if (typeof body === "string") {
+      try {
+        config = parseYaml(body, { maxAliasCount: 100 });
+      } catch (e) {
+        throw badRequest(`error decoding YAML: ${(e as Error).message.split("\n")[0]}`);
+      }
+    }
+    if (!config || typeof config !== "object" || Array.isArray(config)) {
+      const what = Array.isArray(config) ? "array" : config === null || config === undefined ? "null" : typeof config === "number" ? "number" : typeof config === "boolean" ? "bool" : "string";
+      throw badRequest(`error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${what} into Go value of type map[string]interface {}`);
+    }
+    const cfg = config as KObject;
+    const meta = (cfg.metadata ?? {}) as KObject["metadata"];
+    if (typeof cfg.metadata !== "object" || cfg.metadata === null) cfg.metadata = meta;
+    if (meta.managedFields !== undefined && meta.managedFields !== null) throw badRequest("metadata.managedFields must be nil");
+    if (cfg.apiVersion !== apiVersionOf(info)) {
+      throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(cfg.apiVersion ?? "")}, expected: ${apiVersionOf(info)}`);
+    }
+    if (cfg.kind !== info.kind) throw badRequest(`the object provided is unrecognized (must be of type ${info.kind}): couldn't get version/kind; json parse error: kind ${String(cfg.kind)} does not match ${info.kind}`);
+    if (meta.name !== undefined && meta.name !== name) {
+      throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
+    }
+    if (info.namespaced && meta.namespace && ns && meta.namespace !== ns) {
+      throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    }
+    const a = this.attribution(info, opts);
+    const old = this.store.get(key(info), ns, name);
+    if (!old) {
+      // An apply to nothing creates the object (the handler answers 201).
+      const { object } = recordApply(undefined, { ...cfg, metadata: { ...meta, name } } as KObject, a, !!opts.force);
+      return this.create(info, ns, object, { ...opts, appliedFields: true });
+    }
+    const { object } = recordApply(withTypeMeta(info, old), cfg, a, !!opts.force);
+    const { object: obj, warnings } = decodeBody(this, info, object, opts.fieldValidation ?? "Strict");
+    opts.warnings?.push(...warnings);
+    const rv = obj.metadata.resourceVersion;
+    if (rv && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
+    return this.commitUpdate(info, old, obj, { ...opts, appliedFields: true });
   }
 
   /** The shared tail of update and patch: prepare, default, validate, allocate, store. */
@@ -523,6 +598,7 @@ export class ApiServer {
     const errs: FieldError[] = skip ? [] : validateUpdate(info.kind, obj, old);
     if (errs.length) throw invalid(info.kind, info.group, name, errs);
     obj.metadata.resourceVersion = old.metadata.resourceVersion;
+    if (opts.fieldManager && !this.trusted && !opts.appliedFields) recordUpdate(old, obj, this.attribution(info, opts));
     if (deepEqual(stripTypeMeta(obj), stripTypeMeta(old))) return withTypeMeta(info, old);
 
     let undo = NOOP;

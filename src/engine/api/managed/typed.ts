@@ -1,0 +1,246 @@
+// Server-side apply's operations on objects of a known shape (structured-merge-diff's typed
+// package, re-expressed): the set of fields an object sets, the comparison of two versions of an
+// object as added/modified/removed fields, the merge of an applied configuration into a live
+// object, and the removal of fields. null counts as absent throughout, as a Go zero value omits it.
+
+import { FieldSet, fieldPE, keyPE, type PathElement, valuePE } from "./fieldset.js";
+import { fieldShape, type Shape } from "./schema.js";
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return !!v && typeof v === "object" && !Array.isArray(v);
+}
+
+function present(v: unknown): boolean {
+  return v !== undefined && v !== null;
+}
+
+function isListShape(s: Shape): s is Extract<Shape, { t: "list" }> | Extract<Shape, { t: "set" }> {
+  return s.t === "list" || s.t === "set";
+}
+
+/** The path element of a list item; undefined when a keyed item lacks a key (it is skipped). */
+export function itemPE(s: Shape, item: unknown): PathElement | undefined {
+  if (s.t === "set") return valuePE(item);
+  if (s.t !== "list" || !isObj(item)) return undefined;
+  const keys: Record<string, unknown> = {};
+  for (const k of s.keys) {
+    const v = present(item[k]) ? item[k] : s.defaults?.[k];
+    if (v === undefined) return undefined;
+    keys[k] = v;
+  }
+  return keyPE(keys);
+}
+
+function elemShape(s: Shape): Shape {
+  return s.t === "list" ? s.elem : { t: "atomic" };
+}
+
+/** A list's items by path element, first occurrence of each, in order. */
+function indexItems(s: Shape, list: unknown): Map<PathElement, unknown> {
+  const m = new Map<PathElement, unknown>();
+  if (!Array.isArray(list)) return m;
+  for (const item of list) {
+    const pe = itemPE(s, item);
+    if (pe !== undefined && !m.has(pe)) m.set(pe, item);
+  }
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The set of fields a value sets (TypedValue.ToFieldSet)
+
+export function toFieldSet(v: unknown, s: Shape): FieldSet {
+  const out = new FieldSet();
+  walkSet(v, s, [], out);
+  return out;
+}
+
+function walkSet(v: unknown, s: Shape, path: PathElement[], out: FieldSet): void {
+  if (!present(v)) return;
+  if (Array.isArray(v)) {
+    if (!isListShape(s)) return out.insert(path);
+    for (const [pe, item] of indexItems(s, v)) {
+      const p = [...path, pe];
+      walkSet(item, elemShape(s), p, out);
+      out.insert(p);
+    }
+    return;
+  }
+  if (!isObj(v) || s.t === "atomic" || s.t === "set" || s.t === "list") return out.insert(path);
+  const keys = Object.keys(v).filter((k) => present(v[k]));
+  if (keys.length === 0) return out.insert(path);
+  for (const k of keys) {
+    const p = [...path, fieldPE(k)];
+    walkSet(v[k], fieldShape(s, k), p, out);
+    // A map's entries are members themselves; a struct's fields only as leaves.
+    if (s.t !== "struct" || !(k in s.fields)) out.insert(p);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison (TypedValue.Compare)
+
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+export function compare(lhs: unknown, rhs: unknown, s: Shape): Comparison {
+  const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  walkCompare(lhs, rhs, s, [], c);
+  return c;
+}
+
+function walkCompare(l: unknown, r: unknown, s: Shape, path: PathElement[], c: Comparison): void {
+  const lp = present(l);
+  const rp = present(r);
+  if (!lp && !rp) return;
+  const leaf = () => {
+    if (!lp) c.added.insert(path);
+    else if (!rp) c.removed.insert(path);
+    else if (!jsonEqual(l, r)) c.modified.insert(path);
+  };
+  const lv = lp ? l : undefined;
+  const rv = rp ? r : undefined;
+  const both = [lv, rv].filter((x) => x !== undefined);
+  if (both.every(Array.isArray) && isListShape(s)) {
+    if (both.every((x) => (x as unknown[]).length === 0)) return leaf();
+    const li = indexItems(s, lv);
+    const ri = indexItems(s, rv);
+    for (const [pe, item] of ri) walkCompare(li.get(pe), item, elemShape(s), [...path, pe], c);
+    for (const [pe, item] of li) if (!ri.has(pe)) walkCompare(item, undefined, elemShape(s), [...path, pe], c);
+  } else if (both.every(isObj) && s.t !== "atomic" && !isListShape(s)) {
+    if (both.every((x) => Object.keys(x as Obj).every((k) => !present((x as Obj)[k])))) return leaf();
+    const lo = (lv ?? {}) as Obj;
+    const ro = (rv ?? {}) as Obj;
+    const keys = new Set([...Object.keys(lo), ...Object.keys(ro)]);
+    for (const k of keys) walkCompare(lo[k], ro[k], fieldShape(s, k), [...path, fieldPE(k)], c);
+  } else return leaf();
+  if (!lp) c.added.insert(path);
+  else if (!rp) c.removed.insert(path);
+}
+
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => jsonEqual(x, bb[i]));
+  }
+  const ao = a as Obj;
+  const bo = b as Obj;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  return ak.length === bk.length && ak.every((k) => jsonEqual(ao[k], bo[k]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Merge of an applied configuration into the live object (TypedValue.Merge): the configuration
+// wins for every field it sets; keyed lists and sets merge item by item.
+
+export function merge(live: unknown, config: unknown, s: Shape): unknown {
+  if (!present(config)) return live;
+  if (!present(live)) return structuredClone(config);
+  if (Array.isArray(config) && Array.isArray(live) && isListShape(s)) return mergeList(live, config, s);
+  if (isObj(config) && isObj(live) && s.t !== "atomic" && !isListShape(s)) {
+    const out: Obj = {};
+    for (const k of Object.keys(live)) out[k] = live[k];
+    for (const k of Object.keys(config)) {
+      const m = merge(live[k], config[k], fieldShape(s, k));
+      if (m === undefined) delete out[k];
+      else out[k] = m;
+    }
+    return out;
+  }
+  return structuredClone(config);
+}
+
+/**
+ * Items of both lists, merged where they share a key. The configuration's items come in its
+ * order; a live item it does not name keeps its place relative to the shared ones.
+ */
+function mergeList(live: unknown[], config: unknown[], s: Shape): unknown[] {
+  const li = indexItems(s, live);
+  const ri = indexItems(s, config);
+  const lOrder = [...li.keys()];
+  const rOrder = [...ri.keys()];
+  const shared = rOrder.filter((pe) => li.has(pe));
+  let next = shared.shift();
+  const out: unknown[] = [];
+  const elem = elemShape(s);
+  let l = 0;
+  let r = 0;
+  while (l < lOrder.length || r < rOrder.length) {
+    if (l < lOrder.length && r < rOrder.length) {
+      const pe = lOrder[l];
+      if (pe === rOrder[r]) {
+        out.push(merge(li.get(pe), ri.get(pe), elem));
+        l++;
+        r++;
+        next = shared.shift();
+        continue;
+      }
+      // A shared item that comes later in the configuration: it is placed when reached there.
+      if (ri.has(pe) && next !== undefined && next !== pe) {
+        l++;
+        continue;
+      }
+    }
+    if (l < lOrder.length && !ri.has(lOrder[l])) {
+      out.push(li.get(lOrder[l]));
+      l++;
+      continue;
+    }
+    if (r < rOrder.length) {
+      const pe = rOrder[r];
+      out.push(merge(li.get(pe), ri.get(pe), elem));
+      r++;
+      if (next === pe) next = shared.shift();
+      continue;
+    }
+    l++;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Removal of fields (prune): each member path of `fields` leaves `obj` (a copy is returned).
+
+export function removeFields(obj: unknown, fields: FieldSet, s: Shape): unknown {
+  const out = structuredClone(obj);
+  for (const p of fields.paths()) removePath(out, p, s);
+  return out;
+}
+
+function removePath(v: unknown, path: PathElement[], s: Shape): void {
+  let node: unknown = v;
+  let shape = s;
+  for (let i = 0; i < path.length; i++) {
+    const pe = path[i];
+    const last = i === path.length - 1;
+    if (pe.startsWith("f:")) {
+      if (!isObj(node)) return;
+      const name = pe.slice(2);
+      if (last) {
+        delete node[name];
+        return;
+      }
+      node = node[name];
+      shape = fieldShape(shape, name);
+    } else {
+      if (!Array.isArray(node)) return;
+      const idx = node.findIndex((item) => itemPE(shape, item) === pe);
+      if (idx < 0) return;
+      if (last) {
+        node.splice(idx, 1);
+        return;
+      }
+      node = node[idx];
+      shape = elemShape(shape);
+    }
+  }
+}
