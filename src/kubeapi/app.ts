@@ -136,7 +136,7 @@ function kubeServe(deps: Omit<KubeApiDeps, "access">) {
 function send(c: Context, res: KubeResponse): Response {
   const headers = new Headers({ "Content-Type": res.contentType, "Cache-Control": "no-cache, private" });
   for (const w of res.warnings ?? []) headers.append("Warning", `299 - ${JSON.stringify(w)}`);
-  return new Response(c.req.method === "HEAD" ? null : res.body, { status: res.status, headers });
+  return new Response(c.req.method === "HEAD" ? null : (res.bytes ?? res.body), { status: res.status, headers });
 }
 
 function watchSeconds(req: KubeRequest, maxWatch: number): number {

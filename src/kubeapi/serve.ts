@@ -28,6 +28,7 @@ import type { KObject, Pod } from "../engine/api/types.js";
 import type { Cluster } from "../engine/cluster.js";
 import { aggregated, AGGREGATED_V2, apiGroupList, apiResourceList, apiVersions, SCALABLE, versionInfo, wantsAggregated } from "./discovery.js";
 import { gvDocument, openapiIndex } from "./openapi.js";
+import { OPENAPI_V2_PROTOBUF, openapiV2, openapiV2Protobuf, wantsV2Protobuf } from "./openapi-v2.js";
 import { decodeProtobuf, isProtobuf } from "./protobuf/decode.js";
 import { podLog } from "./logs.js";
 import { includeObjectOf, TABLE_CONTENT_TYPE, toTable, wantsTable } from "./table.js";
@@ -52,6 +53,8 @@ export interface KubeResponse {
   status: number;
   contentType: string;
   body: string;
+  /** A binary body (protobuf documents), sent instead of `body`. */
+  bytes?: Uint8Array;
   /** Warning header values (RFC 7234 form: `299 - "text"`). */
   warnings?: string[];
 }
@@ -152,6 +155,10 @@ function route(cluster: Cluster, req: KubeRequest): KubeResponse {
       const list = apiResourceList(cluster, segs[1], segs[2]);
       if (!list) throw notServed();
       return json(200, list);
+    }
+    if (p === "openapi/v2") {
+      if (wantsV2Protobuf(req.accept)) return { status: 200, contentType: OPENAPI_V2_PROTOBUF, body: "", bytes: openapiV2Protobuf(cluster) };
+      return json(200, openapiV2(cluster));
     }
     if (p === "openapi/v3") return json(200, openapiIndex(cluster, req.prefix));
     if (segs[0] === "openapi" && segs[1] === "v3") {

@@ -79,7 +79,8 @@ function templateOut(r: TemplateResult, o: Out, wrap = (e: string) => e): void {
 export function printObjects(objs: { info: ResourceInfo; obj: KObject }[], p: Parsed, o: Out, single: boolean, raw?: (data: unknown) => string): boolean {
   const fmt = outputFormat(p);
   if (!fmt || fmt === "wide") return false;
-  const items = objs.map((x) => stripForOutput(x.obj, p));
+  // kubectl omits managedFields from JSON and YAML only: templates and JSONPath see them.
+  const items = objs.map((x) => (fmt === "yaml" || fmt === "json" ? stripForOutput(x.obj, p) : x.obj));
   const data = single && items.length === 1 ? items[0] : asList(items);
   const tpl = goTemplatePrinter(p, o);
   if (tpl) templateOut(tpl.print(data, raw?.(data)), o);
