@@ -321,6 +321,27 @@ function defaultIPAddressPool(p: Obj): void {
 }
 
 /**
+ * v1 Secret: stringData is write-only, merged into data (its values win) by the conversion to
+ * the internal type, so it is never stored or served; type defaults to Opaque.
+ */
+function defaultSecret(obj: any): void {
+  const sd = obj.stringData;
+  if (isObj(sd)) {
+    const data: Record<string, string> = isObj(obj.data) ? { ...obj.data } : {};
+    for (const [k, v] of Object.entries(sd)) data[k] = base64Utf8(String(v));
+    obj.data = Object.fromEntries(Object.keys(data).sort().map((k) => [k, data[k]]));
+  }
+  delete obj.stringData;
+  if (obj.type === undefined || obj.type === null || obj.type === "") obj.type = "Opaque";
+}
+
+function base64Utf8(s: string): string {
+  let bin = "";
+  for (const b of new TextEncoder().encode(s)) bin += String.fromCharCode(b);
+  return btoa(bin);
+}
+
+/**
  * Mutates a fresh copy of a decoded object with the apiserver's defaulting for `kind`.
  * `old` (optional) is the stored object on update; only Service uses it.
  */
@@ -347,6 +368,8 @@ export function applyDefaults(kind: string, obj: any, old?: any): void {
       return defaultEndpointSlice(obj);
     case "IPAddressPool":
       return defaultIPAddressPool(obj);
+    case "Secret":
+      return defaultSecret(obj);
     default:
       return;
   }

@@ -441,7 +441,7 @@ export class ApiServer {
         throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
       }
       const rv = body.metadata.resourceVersion;
-      if (rv && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
+      if (conditional(rv) && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
       const next = { ...old, metadata: { ...old.metadata }, status: body.status } as KObject;
       return this.finishUpdate(info, old, next, opts);
     }
@@ -452,7 +452,7 @@ export class ApiServer {
       throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
     }
     const rv = obj.metadata.resourceVersion;
-    if (rv && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
+    if (conditional(rv) && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
     return this.commitUpdate(info, old, obj, opts);
   }
 
@@ -490,7 +490,7 @@ export class ApiServer {
       throw invalid(info.kind, info.group, name, [field.invalid("metadata.name", obj.metadata?.name ?? "", "field is immutable")]);
     }
     const rv = obj.metadata.resourceVersion;
-    if (rv && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
+    if (conditional(rv) && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
     return this.commitUpdate(info, old, obj, opts);
   }
 
@@ -549,7 +549,7 @@ export class ApiServer {
     const { object: obj, warnings } = decodeBody(this, info, object, opts.fieldValidation ?? "Strict");
     opts.warnings?.push(...warnings);
     const rv = obj.metadata.resourceVersion;
-    if (rv && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
+    if (conditional(rv) && rv !== old.metadata.resourceVersion) throw conflict(info.resource, info.group, name, OPTIMISTIC_LOCK_MESSAGE);
     return this.commitUpdate(info, old, obj, { ...opts, appliedFields: true });
   }
 
@@ -1015,6 +1015,14 @@ function copyFields<T extends object>(obj: T): T {
   const out: Record<string, unknown> = {};
   for (const k in obj) out[k] = obj[k];
   return out as T;
+}
+
+/**
+ * Whether a write's resourceVersion makes it conditional: "" and "0" both parse to 0, which the
+ * registry's Update takes as unconditional (AllowUnconditionalUpdate).
+ */
+function conditional(rv: string | undefined): rv is string {
+  return !!rv && rv !== "0";
 }
 
 /** A do-nothing undo/commit (one function, not a new closure per write). */

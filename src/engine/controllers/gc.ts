@@ -96,6 +96,11 @@ export class GarbageCollector implements Controller {
     const uid = meta.uid!;
     if (ev.type === "DELETED") {
       this.foreground.delete(uid);
+      // An owner deleted in the foreground waits for this dependent: it may now be done.
+      for (const ref of meta.ownerReferences ?? []) {
+        const owner = this.foreground.has(ref.uid) ? this.byUID.get(ref.uid) : undefined;
+        if (owner) enqueue(owner);
+      }
       // Everything this object owned may now be an orphan.
       for (const d of this.dependents.get(uid) ?? []) enqueue(d);
       return;
