@@ -23,12 +23,15 @@ const KEEP_ZERO = new Set([
   "startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit", "runAsUser", "runAsGroup",
   "runAsNonRoot", "privileged", "readOnlyRootFilesystem", "allowPrivilegeEscalation", "defaultMode", "optional",
   "hostUsers", "shareProcessNamespace", "setHostnameAsFQDN", "priority", "timeoutSeconds", "port", "containerPort",
-  "manualSelector", "podReplacementPolicy",
+  "manualSelector", "podReplacementPolicy", "ready", "serving", "terminating",
 ]);
+
+/** The generated.proto package of each group-version we carry tables for. */
+const PACKAGES: Record<string, string> = { v1: "core", "apps/v1": "apps", "batch/v1": "batch", "rbac.authorization.k8s.io/v1": "rbac", "discovery.k8s.io/v1": "discovery" };
 
 /** Which message a TypeMeta names (only the kinds and groups we carry field tables for). */
 function rootMessage(apiVersion: string, kind: string): string | undefined {
-  const pkg = apiVersion === "v1" ? "core" : apiVersion === "apps/v1" ? "apps" : apiVersion === "batch/v1" ? "batch" : undefined;
+  const pkg = PACKAGES[apiVersion];
   if (!pkg) return undefined;
   const name = `${pkg}.${kind}`;
   return MESSAGES[name] ? name : undefined;
