@@ -94,7 +94,21 @@ describe("discovery", () => {
     expect(patch.parameters.map((p) => p.name)).toContain("fieldValidation");
     // Left out on purpose: kubectl then builds its patch from its compiled-in types.
     expect(Object.keys(patch.requestBody.content)).not.toContain("application/strategic-merge-patch+json");
-    expect((await get("/openapi/v2")).status).toBe(404);
+  });
+
+  it("serves /openapi/v2 derived from the same documents, in JSON and in gnostic protobuf", async () => {
+    const v2 = (await (await get("/openapi/v2")).json()) as { swagger: string; paths: Record<string, { patch?: Record<string, unknown> }>; definitions: Record<string, { properties?: Record<string, Record<string, unknown>> }> };
+    expect(v2.swagger).toBe("2.0");
+    const patch = v2.paths["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"].patch!;
+    expect((patch.parameters as Array<{ name: string; in: string }>).filter((p) => p.in === "query").map((p) => p.name)).toContain("fieldValidation");
+    expect(patch["x-kubernetes-group-version-kind"]).toEqual({ group: "apps", version: "v1", kind: "Deployment" });
+    // The patch strategies of k8s.io/api's tags, for kubectl 1.27's strategic merge patch.
+    expect(v2.definitions["io.k8s.api.core.v1.PodSpec"].properties!.containers).toMatchObject({ "x-kubernetes-patch-merge-key": "name", "x-kubernetes-patch-strategy": "merge" });
+    const pb = await get("/openapi/v2", { accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" });
+    expect(pb.headers.get("content-type")).toBe("application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+    const bytes = new Uint8Array(await pb.arrayBuffer());
+    // Document.swagger (field 1, "2.0") comes first.
+    expect([...bytes.slice(0, 5)]).toEqual([0x0a, 3, 0x32, 0x2e, 0x30]);
   });
 });
 
@@ -164,13 +178,25 @@ describe("resources", () => {
     expect(((await p.json()) as { spec: { replicas: number } }).spec.replicas).toBe(5);
   });
 
-  it("patches with a strategic merge patch and refuses server-side apply with 415", async () => {
+  it("patches with a strategic merge patch; server-side apply needs a field manager and a well-formed body", async () => {
     const svc = JSON.stringify({ apiVersion: "v1", kind: "Service", metadata: { name: "pbweb" }, spec: { selector: { app: "pbweb" }, ports: [{ port: 80 }] } });
     expect((await send("POST", "/api/v1/namespaces/default/services", svc)).status).toBe(201);
     const p = await send("PATCH", "/api/v1/namespaces/default/services/pbweb", JSON.stringify({ spec: { sessionAffinity: "ClientIP" } }), "application/strategic-merge-patch+json");
     expect(((await p.json()) as { spec: { sessionAffinity: string } }).spec.sessionAffinity).toBe("ClientIP");
-    const ssa = await send("PATCH", "/api/v1/namespaces/default/services/pbweb?fieldManager=kubectl", "{}", "application/apply-patch+yaml");
-    expect(ssa.status).toBe(415);
+    const cfg = "apiVersion: v1\nkind: Service\nmetadata:\n  name: pbweb\nspec:\n  sessionAffinity: None\n";
+    const ssa = await send("PATCH", "/api/v1/namespaces/default/services/pbweb?fieldManager=mine&force=true", cfg, "application/apply-patch+yaml");
+    expect(ssa.status).toBe(200);
+    const applied = (await ssa.json()) as { spec: { sessionAffinity: string }; metadata: { managedFields: Array<{ manager: string; operation: string }> } };
+    expect(applied.spec.sessionAffinity).toBe("None");
+    expect(applied.metadata.managedFields.map((m) => [m.manager, m.operation])).toContainEqual(["mine", "Apply"]);
+    const noManager = await send("PATCH", "/api/v1/namespaces/default/services/pbweb", cfg, "application/apply-patch+yaml");
+    expect(noManager.status).toBe(422);
+    expect(((await noManager.json()) as { message: string }).message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+    const forced = await send("PATCH", "/api/v1/namespaces/default/services/pbweb?force=true", "{}", "application/merge-patch+json");
+    expect(((await forced.json()) as { message: string }).message).toBe('PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
+    const bad = await send("PATCH", "/api/v1/namespaces/default/services/pbweb?fieldManager=mine", "kind: [", "application/apply-patch+yaml");
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { kind: string; message: string }).message).toMatch(/^error decoding YAML: /);
   });
 
   it("does not store a dryRun=All create", async () => {
