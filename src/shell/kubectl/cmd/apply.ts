@@ -16,6 +16,19 @@ import { printResult } from "../print.js";
 
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
+/** What kubectl apply --server-side prints after an apply conflict (apply.go's hint). */
+const CONFLICT_HELP = `Please review the fields above--they currently have other managers. Here
+are the ways you can resolve this warning:
+* If you intend to manage all of these fields, please re-run the apply
+  command with the \`--force-conflicts\` flag.
+* If you do not intend to manage all of the fields, please edit your
+  manifest to remove references to the fields that should keep their
+  current managers.
+* You may co-own fields by updating your manifest to match the existing
+  value; in this case, you'll become the manager if the other manager(s)
+  stop managing the field (remove it from their configuration).
+See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts`;
+
 /** kubectl apply's patch for a live object; its errors are kubectl's. */
 function applyPatchFor(info: ResourceInfo, live: KObject, modified: JsonObject): { type: PatchType; patch: JsonObject } {
   try {
@@ -31,14 +44,19 @@ export async function cmdApply(argv: string[], ctx: KubectlContext, o: Out): Pro
 }
 
 export async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, verb: "apply" | "create"): Promise<void> {
-  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("validate", "string"), f("force", "bool"), f("server-side", "bool"), f("field-manager", "string"), f("prune", "bool"), f("selector", "string", "l"), f("save-config", "bool"), f("overwrite", "bool"), f("wait", "bool"), f("kustomize", "string", "k")], `kubectl ${verb}`);
+  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("validate", "string"), f("force", "bool"), f("server-side", "bool"), f("force-conflicts", "bool"), f("field-manager", "string"), f("prune", "bool"), f("selector", "string", "l"), f("save-config", "bool"), f("overwrite", "bool"), f("wait", "bool"), f("kustomize", "string", "k")], `kubectl ${verb}`);
   // Complete, then Validate: words that are not flags first, then the files.
   if (p.args.length) throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]\nSee 'kubectl ${verb} -h' for help and examples`);
   const files = arr(p, "filename");
   if (!files.length) throw new KubectlError("must specify one of -f and -k");
+  const serverSide = verb === "apply" && bool(p, "server-side");
+  if (verb === "apply" && bool(p, "force-conflicts") && !serverSide) throw new KubectlError("--force-conflicts only works with --server-side");
   const manifests = await readManifests(files, bool(p, "recursive"), ctx);
   const mode = dryRun(p);
+  if (serverSide && mode === "client") throw new KubectlError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)");
   const errors: string[] = [];
+  // The managers kubectl names its writes with (--field-manager overrides them).
+  const manager = str(p, "field-manager") || (verb === "apply" ? "kubectl-client-side-apply" : "kubectl-create");
   for (const m of manifests) {
     if (!(await between(ctx))) break;
     const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
@@ -48,6 +66,20 @@ export async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, 
     }
     // An unnamed manifest's name goes to the apiserver as undefined, which refuses it.
     const name = m.obj.metadata?.name as string;
+    if (serverSide && name) {
+      // The file itself is the apply configuration; the apiserver merges it and keeps the owners.
+      try {
+        const warnings: string[] = [];
+        const applied = ctx.cluster.client.patch(m.info, ns, name, "apply", JSON.stringify(m.obj), { fieldManager: str(p, "field-manager") || "kubectl", force: bool(p, "force-conflicts"), dryRun: mode === "server", warnings });
+        for (const w of warnings) o.err(`Warning: ${w}\n`);
+        printResult(m.info, applied, p, o, "serverside-applied");
+      } catch (e) {
+        if (isStatusError(e) && e.status.reason === "Conflict" && e.status.details?.causes?.some((c) => c.reason === "FieldManagerConflict")) errors.push(`error: ${e.message}\n${CONFLICT_HELP}`);
+        else if (isStatusError(e)) errors.push(serverError(e));
+        else throw e;
+      }
+      continue;
+    }
     try {
       const warnings: string[] = [];
       const body = verb === "apply" ? withLastApplied(m.obj as JsonObject, ns) : (structuredClone(m.obj) as JsonObject);
@@ -64,7 +96,7 @@ export async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, 
           printResult(m.info, body as KObject, p, o, "created");
           continue;
         }
-        const created = ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server", warnings });
+        const created = ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server", warnings, fieldManager: manager });
         for (const w of warnings) o.err(`Warning: ${w}\n`);
         printResult(m.info, created, p, o, "created");
         continue;
@@ -79,7 +111,7 @@ export async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, 
         printResult(m.info, live, p, o, "unchanged");
         continue;
       }
-      const updated = ctx.cluster.client.patch(m.info, ns, name, type, patch, { dryRun: mode === "server", warnings });
+      const updated = ctx.cluster.client.patch(m.info, ns, name, type, patch, { dryRun: mode === "server", warnings, fieldManager: manager });
       for (const w of warnings) o.err(`Warning: ${w}\n`);
       printResult(m.info, updated, p, o, "configured");
     } catch (e) {
