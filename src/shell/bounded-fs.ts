@@ -7,9 +7,10 @@ import { InMemoryFs } from "just-bash";
 
 /**
  * Bytes of file content one node's filesystem holds (a pod shell's: the same). The terminal's
- * files are one row, rewritten when they change: at 16 MiB each 4 MB write took 5 s to persist.
+ * files are one row, rewritten when they change, and a Durable Object's SQLite takes at most
+ * 2 MB in one value (at 16 MiB each 4 MB write also took 5 s to persist on Node).
  */
-export const FS_BYTES = 4 * 1024 * 1024;
+export const FS_BYTES = 1024 * 1024;
 /** Files, directories and links one node's filesystem holds (a full inode table is ENOSPC too). */
 export const FS_ENTRIES = 4096;
 

@@ -139,10 +139,10 @@ describe("adversarial input", () => {
   });
 
   it("huge files fill the node's disk: No space left on device, and the node stays usable", async () => {
-    // 4 MB in one line (its output limit), 4 MiB per node: the second such file does not fit.
-    expect((await attack("printf '%*s' 4000000 x > /tmp/big1; echo $?", 15_000)).stdout).toBe("0\n");
+    // 500 kB, then 600 kB more: a node's disk holds 1 MiB (FS_BYTES).
+    expect((await attack("printf '%*s' 500000 x > /tmp/big1; echo $?", 15_000)).stdout).toBe("0\n");
     // (The write fails after the file was opened: the line stops there with bash's message.)
-    const a = await attack("printf '%*s' 400000 x > /tmp/big2", 15_000);
+    const a = await attack("printf '%*s' 600000 x > /tmp/big2", 15_000);
     expect(a.stderr).toBe("bash: /tmp/big2: No space left on device\n");
     expect(a.exitCode).toBe(1);
     const b = await attack("cp /tmp/big1 /tmp/big6", 5000);

@@ -35,6 +35,28 @@ describe("Workers host", () => {
     expect((await call("GET", "/v1/clusters/cnosuch", { token: c.body.token })).status).toBe(404);
   });
 
+  it("a command line that would pass the object's 128 MB is refused in bash's voice, not evicted; the cluster answers", async () => {
+    useShell(undefined);
+    try {
+      const c = await call("POST", "/v1/clusters", {});
+      const ex = async (command: string) => (await call("POST", `/v1/clusters/${c.body.id}/exec`, { token: c.body.token, body: { command } })).body;
+      // 2^30 bytes of one string: the line's memory budget stops it at 8 MiB.
+      const a = await ex("x=aaaaaaaaaaaaaaaa; for i in $(seq 1 26); do x=$x$x; done; echo ${#x}");
+      expect(a.stderr).toBe("bash: word expansion: string length limit exceeded (8388608 bytes)\n");
+      // Files past the node's disk (1 MiB): ENOSPC, as a full disk.
+      expect((await ex("printf '%*s' 500000 x > /tmp/a; echo $?")).stdout).toBe("0\n");
+      const b = await ex("printf '%*s' 600000 x > /tmp/b");
+      expect(b).toMatchObject({ stderr: "bash: /tmp/b: No space left on device\n", exitCode: 1 });
+      // A loop that would grow an array past its bound.
+      const d = await ex("a=(); for i in $(seq 1 99999); do a+=(x x); done; echo ${#a[@]}");
+      expect(d.exitCode).not.toBe(0);
+      expect(d.stderr).toMatch(/^bash: /);
+      expect((await ex("rm /tmp/a; kubectl get svc")).stdout).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP/);
+    } finally {
+      useShell(testShell);
+    }
+  });
+
   it("runs the real terminal inside workerd", async () => {
     useShell(undefined);
     try {
