@@ -41,6 +41,21 @@ export function cpuStop(budgetMs: number): CommandStop {
   return new CommandStop("cpu", `bash: CPU time limit exceeded: the command line used more than ${budgetMs / 1000} s of CPU time; stopped\n`, 128 + 24);
 }
 
+/** Ctrl-C (SIGINT, 2): the terminal echoes ^C and bash reports 130; nothing else is printed. */
+export function interruptStop(): CommandStop {
+  return new CommandStop("interrupt", "", 128 + 2);
+}
+
+/** The exec API's time limit: the line ends as timeout(1) ends a command, 124, nothing printed. */
+export function timeLimitStop(): CommandStop {
+  return new CommandStop("timeout", "", 124);
+}
+
+/** The stop a journal line recorded, made again for its replay. */
+export function stopFor(why: StopReason, limits: { cpuMsPerCommand: number }): CommandStop {
+  return why === "cpu" ? cpuStop(limits.cpuMsPerCommand) : why === "interrupt" ? interruptStop() : timeLimitStop();
+}
+
 export interface LineBudgetOptions {
   /** CPU time the line may use, ms. */
   cpuMs: number;
@@ -93,6 +108,18 @@ export class LineBudget {
     return y().then(() => {
       this.sliceStart = this.now();
     });
+  }
+
+  /** A wait begins (sleep, a watch's interval): the time so far is charged; the wait is not CPU time. */
+  pause(): void {
+    const t = this.now();
+    this.used += t - this.sliceStart;
+    this.sliceStart = t;
+  }
+
+  /** The wait ended: the line's time runs again from now. */
+  resume(): void {
+    this.sliceStart = this.now();
   }
 
   /** Stops the line (an interrupt, a time limit): the reason says why. */

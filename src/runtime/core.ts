@@ -13,6 +13,7 @@ import { Cluster, type ClusterSnapshot } from "../engine/cluster.js";
 import { lookupKind, R } from "../engine/api/resources.js";
 import type { KObject, Pod } from "../engine/api/types.js";
 import { forbidden, badRequest } from "../engine/api/status.js";
+import { conflictMsg } from "../http/errors.js";
 import { objectKey, type StoreEvent } from "../engine/store/store.js";
 import { dataplaneOf } from "../engine/net/cluster-env.js";
 import type { ConnectResult } from "../engine/net/packet.js";
@@ -20,8 +21,9 @@ import type { KubeletPodState, KubeletState, LogLine } from "../engine/kubelet/k
 import { lab as findLab } from "../labs/index.js";
 import { type Limits, quotaOf } from "./limits.js";
 import type { ExecResult, PendingEdit, ShellFactory, ShellHooks, ShellRunner } from "./shell.js";
+import { LineTime, ReplayedTime, SimulatedTime, type TimeSource } from "../shell/time.js";
 import { Journal, type JournalEntry, ORIGIN_KEY } from "./journal.js";
-import { CommandStop, LineBudget, withoutAbortNote } from "./budget.js";
+import { CommandStop, LineBudget, stopFor, timeLimitStop, withoutAbortNote } from "./budget.js";
 import { evaluateLab, type StepResult } from "../labs/checks.js";
 
 /** Everything of a ClusterSnapshot but its objects, plus what the host keeps. */
@@ -118,6 +120,13 @@ export interface TrafficRun {
   /** The others: refused, timeout, unreachable, or answered by a node ("node/<name>"). */
   other: Record<string, number>;
 }
+
+/** The longest a command line runs when the exec names no time limit (a forgotten `get -w`). */
+export const MAX_LINE_MS = 60 * 60_000;
+
+/** The answer to a second command line while one waits in the terminal (sleep, kubectl get -w). */
+export const runningBusy = (command: string) =>
+  conflictMsg(`a command is still running in this terminal (${command.length > 60 ? command.slice(0, 57) + "..." : command}): press Ctrl-C (POST /v1/clusters/{id}/interrupt) or wait for it to end`);
 
 export class LimitError extends Error {
   constructor(readonly limit: keyof Limits, readonly detail: string) {
@@ -398,16 +407,61 @@ export class ClusterCore {
     });
   }
 
+  /** Whether a command line is running (it may be waiting: sleep, kubectl get -w). */
+  get busy(): boolean {
+    return this.line !== undefined;
+  }
+
   /**
    * Runs one command line; throws LimitError when the result breaks a limit (the host then
    * discards this core). With `hostedEditor`, kubectl edit opens its file through onEdit.
+   *
+   * The line's one stop is its LineBudget (src/runtime/budget.ts, see stopLine()): Ctrl-C, the
+   * exec's time limit, the CPU budget. Its commands that wait do so on
+   * `opts.time` (the host's source; a simulated one at `now` when none is given) while the
+   * cluster follows it; `around` is told around each wait (a host lets other requests in). The
+   * journal keeps when each wait returned and what stopped the line, so a replay (`replay`)
+   * never waits and ends the same way.
    */
   async exec(
     command: string,
     now: number,
     limits: Limits,
-    opts: { hostedEditor?: boolean; replayEdits?: ReadonlyArray<string | null>; yieldTo?: () => Promise<void> } = {},
+    opts: {
+      hostedEditor?: boolean;
+      replayEdits?: ReadonlyArray<string | null>;
+      yieldTo?: () => Promise<void>;
+      time?: TimeSource;
+      timeLimitMs?: number;
+      around?: { before(): Promise<void> | void; after(): Promise<void> | void };
+      write?: (chunk: string, kept: boolean) => void;
+      columns?: number;
+      replay?: Pick<JournalEntry, "waits" | "stopped">;
+    } = {},
   ): Promise<ExecResult> {
+    // The line's one stop (src/runtime/budget.ts): its CPU budget, and whoever else stops it.
+    const line = (this.line = new LineBudget({ cpuMs: limits.cpuMsPerCommand, yieldTo: opts.yieldTo }));
+    const replay = opts.replay;
+    // (A line the CPU budget stopped is stopped by the replay's own budget.)
+    const replayStop = replay?.stopped && replay.stopped !== "cpu" ? () => line.stop(stopFor(replay.stopped!, limits)) : undefined;
+    // Without a source of the host's, waits move a clock of the line's own from where the cluster
+    // is (a caller's `now` may be behind a cluster an earlier line moved on).
+    const from = Math.max(now, this.cluster.now());
+    const source: TimeSource = replay ? new ReplayedTime(from, replay.waits ?? [], replayStop) : (opts.time ?? new SimulatedTime(from));
+    const deadline = opts.timeLimitMs !== undefined && !replay ? now + Math.max(0, opts.timeLimitMs) : undefined;
+    const around = {
+      before: async () => {
+        line.pause();
+        await opts.around?.before();
+      },
+      after: async () => {
+        await opts.around?.after();
+        line.resume();
+      },
+    };
+    const time = new LineTime(this.cluster, source, { signal: line.signal, around, deadline, onDeadline: () => line.stop(timeLimitStop()) });
+    // A line stopped before its first wait (none recorded) is stopped at once in a replay.
+    if (replayStop && !replay?.waits?.length) replayStop();
     const replayed = opts.replayEdits ? [...opts.replayEdits] : undefined;
     this.hooks.editor.current = replayed
       ? async () => replayed.shift() ?? undefined
@@ -427,18 +481,18 @@ export class ClusterCore {
     const dataplane = dataplaneOf(this.cluster);
     // The workspace draws one connection per pod and outcome of a curl loop: those are traced.
     dataplane.traceBudget = TRACED_PER_COMMAND;
-    // The line's one stop (src/runtime/budget.ts): its CPU budget, and whoever else stops it.
-    const line = (this.line = new LineBudget({ cpuMs: limits.cpuMsPerCommand, yieldTo: opts.yieldTo }));
     let r: ExecResult;
     try {
-      r = await this.shell.run(command, { signal: line.signal });
+      r = await this.shell.run(command, { signal: line.signal, time, write: opts.write, columns: opts.columns });
       const stop = line.stopped();
-      if (stop) r = { stdout: r.stdout, stderr: withoutAbortNote(String(r.stderr ?? "")) + stop.message, exitCode: stop.exitCode };
+      // Ctrl-C: the terminal's echo, and bash's 130; unless the command caught it (watch exits 0).
+      if (stop?.why === "interrupt" && r.caught) r = { stdout: r.stdout, stderr: withoutAbortNote(String(r.stderr ?? "")), exitCode: r.exitCode };
+      else if (stop) r = { stdout: r.stdout + (stop.why === "interrupt" ? "^C\n" : ""), stderr: withoutAbortNote(String(r.stderr ?? "")) + stop.message, exitCode: stop.exitCode };
     } catch (e) {
       // A line stopped inside a command that does not catch the abort: bash's voice all the same.
       const stop = line.stopped();
       if (!stop) throw e;
-      r = { stdout: "", stderr: stop.message, exitCode: stop.exitCode };
+      r = { stdout: stop.why === "interrupt" ? "^C\n" : "", stderr: stop.message, exitCode: stop.exitCode };
     } finally {
       this.line = undefined;
       this.tally = undefined;
@@ -446,6 +500,8 @@ export class ClusterCore {
       dataplane.traceBudget = 0;
       this.hooks.editor.current = undefined;
     }
+    const stopped = line.stopped()?.why;
+    const end = Math.max(now, source.now());
     const run = tally.size ? trafficRun(now, command, tally) : undefined;
     if (run) this.trafficRuns.push(run);
     const res: ExecResult = { stdout: String(r.stdout ?? ""), stderr: String(r.stderr ?? ""), exitCode: Number(r.exitCode ?? 0) };
@@ -456,11 +512,24 @@ export class ClusterCore {
     }
     const edits = replayed ? [...(opts.replayEdits ?? [])] : edited;
     this.edited = undefined;
-    const entry = this.journal.add({ ts: now, prompt, command, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr, ...(run ? { traffic: { connections: run.connections, pods: run.pods, other: run.other } } : {}), ...(edits.length ? { edits } : {}) });
+    const entry = this.journal.add({
+      ts: now,
+      ...(end > now ? { end } : {}),
+      prompt,
+      command,
+      exitCode: res.exitCode,
+      stdout: res.stdout,
+      stderr: res.stderr,
+      ...(run ? { traffic: { connections: run.connections, pods: run.pods, other: run.other } } : {}),
+      ...(edits.length ? { edits } : {}),
+      ...(time.waits.length ? { waits: time.waits } : {}),
+      ...(stopped ? { stopped } : {}),
+    });
     if (run) this.samples = { seq: entry.seq, traces };
-    const steps = this.evaluateSteps(now);
+    this.touch(end);
+    const steps = this.evaluateSteps(end);
     this.changes.push({ type: "exec", command, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr, entry, ...(steps ? { steps } : {}) });
-    return { ...res, prompt: this.prompt(), seq: entry.seq };
+    return { ...res, prompt: this.prompt(), seq: entry.seq, ...(stopped ? { stopped } : {}) };
   }
 
   /** Stops the command line running now, if one is (an interrupt, a time limit); false if none runs. */

@@ -18,6 +18,12 @@ export interface CreateInit {
 export interface ExecOptions {
   /** kubectl edit may open the web UI's hosted editor (the answer then carries `edit`). */
   hostedEditor?: boolean;
+  /** The line is stopped after this long (its result then says `stopped: "time-limit"`). */
+  timeLimitMs?: number;
+  /** Output of a line that is one streaming command (kubectl get -w, watch), as it is produced. */
+  write?: (chunk: string, kept: boolean) => void;
+  /** The terminal's width (watch's header). */
+  columns?: number;
 }
 
 export interface ClusterHost {
@@ -25,6 +31,8 @@ export interface ClusterHost {
   create(id: string, init: CreateInit): Promise<ClusterView>;
   /** Runs one command line; 404 for an unknown cluster, 403 naming a limit it would break. */
   exec(id: string, command: string, limits: Limits, opts?: ExecOptions): Promise<ExecResult>;
+  /** Ctrl-C in the terminal: stops the command line running now; false when none runs. */
+  interrupt(id: string): Promise<boolean>;
   /**
    * The hosted editor's answer (text, or null to quit) to the file kubectl edit waits on; answers
    * with what the command does next. 409 when no such edit waits.

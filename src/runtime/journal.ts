@@ -12,6 +12,7 @@
 // the progress and what time travel may not replay ("#journal").
 import type { CommandRecord, Progress } from "../labs/checks.js";
 import type { TrafficRun } from "./core.js";
+import type { StopReason } from "./budget.js";
 
 export const MAX_ENTRIES = 2000;
 /** The lines' own text, together: 2000 here-documents of a request's 256 KiB would be 512 MB. */
@@ -38,6 +39,12 @@ export interface JournalEntry {
   traffic?: Pick<TrafficRun, "connections" | "pods" | "other">;
   /** What the hosted editor answered each time kubectl edit opened it (null: quit), for replay. */
   edits?: Array<string | null>;
+  /** When the line ended, if later than it started (it waited). */
+  end?: number;
+  /** When each of the line's waits returned (sleep, kubectl get -w...): a replay's waits return then. */
+  waits?: number[];
+  /** What stopped the line (a replay stops it at its last wait). */
+  stopped?: StopReason;
 }
 
 interface JournalMeta {

@@ -1,12 +1,13 @@
 // The in-process host: clusters live in this Node process, requests to one cluster run one at a
-// time (a promise chain per cluster), and every write is committed to libSQL (the changed object
-// rows and the meta row; simultaneous writes of several clusters share one transaction, see
-// commit) before the request is acknowledged.
+// time (a lock per cluster, which a command line lets go of while it waits: sleep, kubectl get
+// -w), and every write is committed to libSQL (the changed object rows and the meta row;
+// simultaneous writes of several clusters share one transaction, see commit) before the request
+// is acknowledged.
 // Idle clusters leave memory after `evictMs` and are rebuilt from their rows on the next call.
 import type { Client, InStatement } from "@libsql/client";
 import { notFound } from "../engine/api/status.js";
 import type { HistorySink } from "../db/history.js";
-import { ClusterCore, type ClusterState, type ClusterView, type Delta, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
+import { ClusterCore, MAX_LINE_MS, runningBusy, type ClusterState, type ClusterView, type Delta, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
 import type { ClusterHost, CreateInit, ExecOptions } from "./host.js";
 import type { Limits } from "./limits.js";
 import { DELETE_ALL_OBJECTS, DELETE_META, groupStatements, SELECT_META, SELECT_OBJECTS } from "./rows.js";
@@ -14,6 +15,8 @@ import { missingShell, type ExecResult, type ShellFactory } from "./shell.js";
 import { inspect, InspectQuery } from "../workspace/inspect.js";
 import { EditRelay, editBusy } from "./edit-relay.js";
 import { replayTo } from "./time-travel.js";
+import { realTime, type TimeSource } from "../shell/time.js";
+import { interruptStop } from "./budget.js";
 
 export interface NodeHostOptions {
   shell?: ShellFactory;
@@ -23,6 +26,11 @@ export interface NodeHostOptions {
   /** New clusters get their engine built once creations pause, up to this many engines in memory (default 1024). */
   warmLimit?: number;
   now?: () => number;
+  /**
+   * What command lines wait on (default: the wall clock and real timers); tests pass a
+   * SimulatedTime, whose now() must then also be `now`.
+   */
+  time?: TimeSource;
   /** Runs statements in one write transaction (default: this connection's batch). */
   write?: (statements: InStatement[]) => Promise<unknown>;
 }
@@ -47,7 +55,10 @@ interface Slot {
    * after that: a core dropped later (a refused command) is rebuilt from the database.
    */
   fresh?: ClusterState;
-  queue: Promise<unknown>;
+  /** The cluster's lock: one request at a time (a waiting command line lets go of it). */
+  lock: Mutex;
+  /** The command line waiting now, if one is (another exec is refused meanwhile). */
+  waiting?: string;
   used: number;
   subscribers: Set<Send>;
   timer?: ReturnType<typeof setTimeout>;
@@ -59,6 +70,7 @@ export class NodeClusterHost implements ClusterHost {
   private readonly slots = new Map<string, Slot>();
   private readonly shell: ShellFactory;
   private readonly now: () => number;
+  private readonly time: TimeSource;
   private readonly evictMs: number;
   private evictTimer?: ReturnType<typeof setInterval>;
   /** New clusters whose engine is built in the background (see warmSoon). */
@@ -71,7 +83,9 @@ export class NodeClusterHost implements ClusterHost {
   constructor(private readonly db: Client, private readonly opts: NodeHostOptions = {}) {
     this.write = opts.write ?? ((st) => this.db.batch(st, "write"));
     this.shell = opts.shell ?? missingShell;
-    this.now = opts.now ?? Date.now;
+    const time = opts.time;
+    this.now = opts.now ?? (time ? () => time.now() : Date.now);
+    this.time = opts.time ?? realTime;
     this.evictMs = opts.evictMs ?? 10 * 60_000;
     this.evictTimer = setInterval(() => this.evict(), Math.min(this.evictMs, 60_000));
     this.evictTimer.unref?.();
@@ -87,19 +101,22 @@ export class NodeClusterHost implements ClusterHost {
   private slot(id: string): Slot {
     let s = this.slots.get(id);
     if (!s) {
-      s = { queue: Promise.resolve(), used: this.now(), subscribers: new Set() };
+      s = { lock: new Mutex(), used: this.now(), subscribers: new Set() };
       this.slots.set(id, s);
     }
     return s;
   }
 
-  /** Runs `fn` after every earlier call on this cluster has finished. */
-  private serial<T>(id: string, fn: (s: Slot) => Promise<T>): Promise<T> {
+  /** Runs `fn` after every earlier call on this cluster has finished (or let go of the lock to wait). */
+  private async serial<T>(id: string, fn: (s: Slot, lock: Held) => Promise<T>): Promise<T> {
     const s = this.slot(id);
-    const run = s.queue.then(() => fn(s));
-    s.queue = run.catch(() => undefined);
     s.used = this.now();
-    return run;
+    const held: Held = { release: await s.lock.acquire() };
+    try {
+      return await fn(s, held);
+    } finally {
+      held.release();
+    }
   }
 
   private async load(id: string, s: Slot): Promise<ClusterCore> {
@@ -154,6 +171,8 @@ export class NodeClusterHost implements ClusterHost {
 
   /** Commits what changed, then tells live subscribers (never before the commit). */
   private async persist(id: string, s: Slot, core: ClusterCore): Promise<void> {
+    // (A line that waited through its cluster's deletion writes nothing back.)
+    if (this.slots.get(id) !== s) return;
     const d = core.takeDeltaIfChanged();
     if (d) await this.commit(id, d);
     const msgs = core.takeMessages();
@@ -275,11 +294,26 @@ export class NodeClusterHost implements ClusterHost {
 
   exec(id: string, command: string, limits: Limits, opts: ExecOptions = {}): Promise<ExecResult> {
     if (this.slots.get(id)?.core?.pendingEdit) return Promise.reject(editBusy());
-    const run = () => this.serial(id, async (s) => {
+    const run = () => this.serial(id, async (s, held) => {
+      // One terminal: a line that waits holds it, as a shell's foreground job does.
+      if (s.waiting !== undefined) throw runningBusy(s.waiting);
       const core = await this.load(id, s);
       try {
         core.onEdit = opts.hostedEditor ? this.relay(s).opened : undefined;
-        const r = await core.exec(command, this.now(), limits, { ...opts, yieldTo: giveLoopBack });
+        // While the line waits, what it did so far is acknowledged (the live channel shows it)
+        // and the cluster's other requests run: the Kubernetes API, views, the live channel.
+        const around = {
+          before: async () => {
+            await this.persist(id, s, core);
+            s.waiting = command;
+            held.release();
+          },
+          after: async () => {
+            held.release = await s.lock.acquire();
+            s.waiting = undefined;
+          },
+        };
+        const r = await core.exec(command, this.now(), limits, { ...opts, timeLimitMs: opts.timeLimitMs ?? MAX_LINE_MS, time: this.time, around, yieldTo: giveLoopBack });
         core.onEdit = undefined;
         await this.persist(id, s, core);
         return r;
@@ -294,6 +328,11 @@ export class NodeClusterHost implements ClusterHost {
       }
     });
     return opts.hostedEditor ? this.relay(this.slot(id)).start(run) : run();
+  }
+
+  /** Ctrl-C: stops the command line running on cluster `id`; false when none runs. */
+  async interrupt(id: string): Promise<boolean> {
+    return this.slots.get(id)?.core?.stopLine(interruptStop()) ?? false;
   }
 
   resumeEdit(id: string, editId: string, text: string | null): Promise<ExecResult> {
@@ -340,6 +379,8 @@ export class NodeClusterHost implements ClusterHost {
   }
 
   delete(id: string, reason: "deleted" | "expired"): Promise<void> {
+    // A line waiting on the cluster ends first (its terminal is gone).
+    this.slots.get(id)?.core?.stopLine(interruptStop());
     return this.serial(id, async (s) => {
       await this.write([
         { sql: DELETE_ALL_OBJECTS, args: [id] },
@@ -396,7 +437,7 @@ export class NodeClusterHost implements ClusterHost {
   private evict(): void {
     const t = this.now() - this.evictMs;
     // (A terminal waiting in the hosted editor stays: its command line is still running.)
-    for (const [id, s] of this.slots) if (s.used < t && !s.subscribers.size && !s.core?.pendingEdit) this.slots.delete(id);
+    for (const [id, s] of this.slots) if (s.used < t && !s.subscribers.size && !s.core?.pendingEdit && !s.core?.busy) this.slots.delete(id);
   }
 
   /** Clusters held in memory (for the memory benchmark). */
@@ -406,3 +447,26 @@ export class NodeClusterHost implements ClusterHost {
     return n;
   }
 }
+
+/** Who holds a cluster's lock can let go of it and take it again (Slot.lock). */
+interface Held {
+  release: () => void;
+}
+
+/** A FIFO lock: acquire() resolves, with the release, once every earlier holder released. */
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+  acquire(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((r) => (release = r));
+    const prev = this.tail;
+    this.tail = prev.then(() => next);
+    let done = false;
+    return prev.then(() => () => {
+      if (done) return;
+      done = true;
+      release();
+    });
+  }
+}
+

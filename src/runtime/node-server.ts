@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { createClient, type Client } from "@libsql/client";
 import { serve, type ServerType } from "@hono/node-server";
 import { drizzle } from "drizzle-orm/libsql";
+import type { TimeSource } from "../shell/time.js";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import { BatchingHistory } from "../db/history.js";
 import { SqlPlatform } from "../db/platform.js";
@@ -45,6 +46,8 @@ export interface NodeServerOptions {
   /** History flush: rows per batch and longest wait. */
   historyMaxRows?: number;
   historyDelayMs?: number;
+  /** What command lines wait on (default: the wall clock and real timers; tests skip waits with FastForwardTime). */
+  time?: TimeSource;
 }
 
 export interface NodeServer {
@@ -94,7 +97,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<NodeServer>
   await writer.started();
   const platform = new SqlPlatform(drizzle(db, { schema }), { write: (stmts, opts) => writer.write(stmts, opts), maxParams: 32_766, backgroundRows: HISTORY_ROWS_PER_WRITE });
   const history = new BatchingHistory((b) => platform.record(b), { maxRows: o.historyMaxRows ?? 2000, maxDelayMs: o.historyDelayMs ?? 200 });
-  const host = new NodeClusterHost(db, { shell: o.shell, history, write: (stmts) => writer.write(stmts) });
+  const host = new NodeClusterHost(db, { shell: o.shell, history, write: (stmts) => writer.write(stmts), ...(o.time ? { time: o.time } : {}) });
   // Build every lab's template now, so the first create is as fast as the rest.
   for (const lab of Object.keys(LABS)) labTemplate(lab, Date.now(), o.shell ?? missingShell);
   const limiter = new RateLimiter();

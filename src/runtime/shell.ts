@@ -2,6 +2,8 @@
 // directory, files, history) is saved with the cluster. The terminal itself lives in src/shell;
 // the host only needs this interface, so it can run before and after the terminal lands.
 import type { Cluster } from "../engine/cluster.js";
+import type { LineTime } from "../shell/time.js";
+import type { StopReason } from "./budget.js";
 
 export interface ExecResult {
   stdout: string;
@@ -13,6 +15,21 @@ export interface ExecResult {
   seq?: number;
   /** kubectl edit opened this file in the hosted editor: the command waits for it (src/runtime/edit-relay.ts). */
   edit?: PendingEdit;
+  /** What stopped the line before it ended by itself (Ctrl-C, the exec's time limit, a budget). */
+  stopped?: StopReason;
+  /** The shell: the line's command caught the interrupt and ended by itself (watch exits 0). */
+  caught?: boolean;
+}
+
+/** How a host runs one line: its time and stop signal, and the terminal it may stream to. */
+export interface LineOptions {
+  /** The line's stop (src/runtime/budget.ts). */
+  signal?: AbortSignal;
+  time?: LineTime;
+  /** Output of a line that is one streaming command (kubectl get -w, watch), as it is produced. */
+  write?: (chunk: string, kept: boolean) => void;
+  /** The terminal's width. */
+  columns?: number;
 }
 
 /** A file kubectl edit waits on in the web UI's hosted editor. */
@@ -25,9 +42,9 @@ export interface PendingEdit {
 export interface ShellRunner {
   /**
    * Runs one bash command line against the cluster (may write through cluster.client); `signal`
-   * stops it (src/runtime/budget.ts).
+   * stops it (src/runtime/budget.ts), `time` is what its commands wait on.
    */
-  run(commandLine: string, opts?: { signal?: AbortSignal }): ExecResult | Promise<ExecResult>;
+  run(commandLine: string, opts?: LineOptions): ExecResult | Promise<ExecResult>;
   /** JSON-serializable state, handed back to the factory when the cluster is restored. */
   save(): unknown;
   /** Changes whenever save() may return something new; without it, save() runs after every command. */

@@ -19,7 +19,7 @@ export const sessionShell: ShellFactory = (cluster: Cluster, saved: unknown, hoo
   const state = saved && typeof saved === "object" && (saved as SessionState).version === 1 ? (saved as SessionState) : undefined;
   const s = new Session(cluster, { state, hostedEditor: hooks?.editor });
   return {
-    run: (line, opts) => s.run(line, { signal: opts?.signal }),
+    run: (line, opts) => s.run(line, opts),
     save: () => s.save(),
     revision: () => s.revision(),
     prompt: () => s.prompt,

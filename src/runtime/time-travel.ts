@@ -17,7 +17,7 @@ export async function replayTo(core: ClusterCore, seq: number, shellFactory: She
   past.journal.setOrigin(origin);
   for (const e of core.journal.all) {
     if (e.seq > seq) break;
-    await past.exec(e.command, e.ts, limits, e.edits ? { replayEdits: e.edits } : {});
+    await past.exec(e.command, e.ts, limits, { ...(e.edits ? { replayEdits: e.edits } : {}), replay: { waits: e.waits, stopped: e.stopped } });
   }
   return past;
 }

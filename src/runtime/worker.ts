@@ -19,7 +19,9 @@ import { streamPlan, type StreamPlan } from "../kubeapi/remotecommand.js";
 import { type KubeRequest, type KubeResponse, serveKube, statusResponse } from "../kubeapi/serve.js";
 import { planFromWire, planToWire, watchPlan, type WireWatchPlan } from "../kubeapi/watch.js";
 import { notFoundMsg } from "../http/errors.js";
-import { ClusterCore, type ClusterState, type ClusterView, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage } from "./core.js";
+import { ClusterCore, MAX_LINE_MS, type ClusterState, type ClusterView, fullDelta, instantiate, labTemplate, LimitError, type LiveMessage, runningBusy } from "./core.js";
+import { realTime } from "../shell/time.js";
+import { interruptStop } from "./budget.js";
 import type { ClusterHost, CreateInit, ExecOptions } from "./host.js";
 import { EditRelay, editBusy } from "./edit-relay.js";
 import { replayTo } from "./time-travel.js";
@@ -181,11 +183,24 @@ export class ClusterObject extends DurableObject<Env> {
     return result(async () => {
       // The object takes other requests while a command waits in the hosted editor: one at a time.
       if (this.core?.pendingEdit) throw editBusy();
+      if (this.waiting !== undefined) throw runningBusy(this.waiting);
       const run = async () => {
         const core = await this.load(id);
         try {
           core.onEdit = opts.hostedEditor ? this.edits.opened : undefined;
-          const r = await core.exec(command, Date.now(), limits, opts);
+          // While the line waits (sleep, kubectl get -w), what it did so far is acknowledged and
+          // the object serves its other requests (they interleave at awaits, as always here).
+          const around = {
+            before: async () => {
+              await this.persist(core);
+              this.waiting = command;
+            },
+            after: () => {
+              this.waiting = undefined;
+            },
+          };
+          // (No streaming over RPC here: the output comes with the result.)
+          const r = await core.exec(command, Date.now(), limits, { hostedEditor: opts.hostedEditor, timeLimitMs: opts.timeLimitMs ?? MAX_LINE_MS, columns: opts.columns, time: realTime, around });
           core.onEdit = undefined;
           await this.persist(core);
           return r;
@@ -196,6 +211,14 @@ export class ClusterObject extends DurableObject<Env> {
       };
       return opts.hostedEditor ? this.edits.start(run) : run();
     });
+  }
+
+  /** The command line waiting now, if one is (another exec is refused meanwhile). */
+  private waiting?: string;
+
+  /** Ctrl-C: stops the command line running now. */
+  async interrupt(_id: string): Promise<Result<boolean>> {
+    return result(async () => this.core?.stopLine(interruptStop()) ?? false);
   }
 
   async resumeEdit(_id: string, editId: string, text: string | null): Promise<Result<ExecResult>> {
@@ -425,6 +448,9 @@ class DurableClusterHost implements ClusterHost {
   }
   async resumeEdit(id: string, editId: string, text: string | null) {
     return unwrap(await this.stub(id).resumeEdit(id, editId, text)) as ExecResult;
+  }
+  async interrupt(id: string) {
+    return unwrap(await this.stub(id).interrupt(id)) as boolean;
   }
   async view(id: string) {
     return unwrap(await this.stub(id).view(id)) as ClusterView;

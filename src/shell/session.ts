@@ -1,10 +1,11 @@
 // A terminal on a cluster's control-plane node: bash (just-bash) with kubectl and the node's
 // commands, files that persist between command lines, and an "attached" mode in which lines go to
-// a pod's shell (kubectl run --rm -it, kubectl exec -it ... sh) until `exit`. Time only moves
-// through the cluster: `sleep`, `kubectl wait` and `rollout status` advance its clock.
+// a pod's shell (kubectl run --rm -it, kubectl exec -it ... sh) until `exit`. Commands that wait
+// (sleep, watch, kubectl wait / rollout status / get -w) wait on the line's time source while the
+// cluster follows it, and stop when the line's signal is aborted (Ctrl-C): see time.ts.
 
 import * as justBash from "just-bash";
-import { Bash, defineCommand, getCommandNames, InMemoryFs } from "just-bash";
+import { Bash, defineCommand, getCommandNames, InMemoryFs, parse } from "just-bash";
 import type { Command, DefenseInDepthBox } from "just-bash";
 import { R } from "../engine/api/resources.js";
 import type { Pod } from "../engine/api/types.js";
@@ -22,8 +23,28 @@ import { type NodeCommandContext, type NodeCommands, nodeCommands as defaultRegi
 // The node's network commands (curl, iptables-save, ipvsadm, nft, nslookup...) join the default registry.
 import "./net/index.js";
 import { utf8Length } from "./net/http.js";
+import { clusterTime, LineTime, sleepMs } from "./time.js";
+import { watchCommand } from "./watch.js";
 
 export type ShellResult = Output;
+
+/** How one command line runs: its time (source, stop signal) and the terminal it may stream to. */
+export interface RunOptions {
+  stdin?: string;
+  /** The line's stop (the host's: src/runtime/budget.ts). */
+  signal?: AbortSignal;
+  /** The line's time source and stop signal (default: the cluster's own clock, never stopped). */
+  time?: LineTime;
+  /**
+   * The terminal, for output written as it is produced: a line that is one command whose stdout
+   * is the terminal (`kubectl get pods -w`, `watch ...`) streams to it. What was streamed is also
+   * in the result's stdout, at its start, unless `kept` is false (watch's screens: the alternate
+   * screen is gone once it ends, so they are not part of what the terminal keeps).
+   */
+  write?: (chunk: string, kept: boolean) => void;
+  /** The terminal's width (watch's header), when the client says. */
+  columns?: number;
+}
 
 /** What kubectl sees of the shell that runs it: its environment and a way to run a child. */
 interface KubectlShell {
@@ -173,6 +194,10 @@ const PLAIN_KUBECTL = /^[ \t]*kubectl(?:[ \t]+[A-Za-z0-9_./:=,@%+-]+)*[ \t]*$/;
 /** root's `id` on the node: SELinux is on (permissive, as kubeadm's install asks), so it shows root's context. */
 const NODE_ID = "uid=0(root) gid=0(root) groups=0(root) context=unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023\n";
 const NODE_PLACE_VOICE = { voice: "bash", name: "bash" } as const;
+/** What just-bash's result says when its signal stopped the line (it drops what the line had collected). */
+const ABORTED = /bash: [^\n]*aborted\n?$/;
+/** Commands that write to the terminal as they go when a line is just one of them. */
+const STREAMING = new Set(["kubectl", "watch"]);
 const NO_KUBECONFIG: ShellResult = { stdout: "", stderr: "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n", exitCode: 1 };
 
 export class Session {
@@ -197,6 +222,13 @@ export class Session {
   private stdin = "";
   /** The running line's stop (see run). */
   private signal?: AbortSignal;
+  /** The running line's time (set by run()). */
+  private time: LineTime;
+  /** The terminal of the running line while its one command may still take it (see takeTty). */
+  private tty?: { write(chunk: string, kept?: boolean): void; name: string };
+  /** What the running line wrote to the terminal directly. */
+  private streamed = "";
+  private columns = 80;
   private fsWrites = 0;
   private kubeconfigSeen?: { key: string; found: boolean };
 
@@ -204,6 +236,7 @@ export class Session {
     this.cluster = cluster;
     this.opts = opts;
     this.registry = opts.nodeCommands ?? defaultRegistry;
+    this.time = new LineTime(cluster, clusterTime(cluster));
     const st = opts.state;
     this.vars = st?.vars ?? {};
     this.home = this.node;
@@ -311,20 +344,61 @@ export class Session {
 
   /**
    * Runs one command line (in the attached pod's shell if there is one). `signal` stops it (the
-   * host's budget, an interrupt: src/runtime/budget.ts); every interpreter the line starts gets it.
+   * host's budget, an interrupt: src/runtime/budget.ts); every interpreter the line starts gets
+   * it, and so do its waits (`time`). A stopped line keeps what reached the terminal (the host
+   * ends it in bash's voice); a command that caught the interrupt (watch) says so (`caught`).
    */
-  async run(line: string, opts: { stdin?: string; signal?: AbortSignal } = {}): Promise<ShellResult> {
-    this.signal = opts.signal;
+  async run(line: string, opts: RunOptions = {}): Promise<ShellResult> {
+    this.signal = opts.signal ?? opts.time?.signal;
+    const time = (this.time = opts.time ?? new LineTime(this.cluster, clusterTime(this.cluster), { signal: this.signal }));
+    this.streamed = "";
+    this.interruptCaught = false;
+    this.columns = opts.columns && opts.columns >= 20 && opts.columns <= 1000 ? Math.floor(opts.columns) : 80;
+    const write = opts.write;
+    const name = write ? terminalCommand(line) : undefined;
+    this.tty = write && name ? { name, write: (chunk, kept = true) => (kept && (this.streamed += chunk), write(chunk, kept)) } : undefined;
+    let r: ShellResult;
     try {
-      return await this.runLine(line, opts.stdin ?? "");
+      r = await this.runLine(line, opts.stdin ?? "");
     } catch (e) {
       // A full filesystem that the interpreter did not report itself (a redirection's write).
-      if (e instanceof NoSpaceError) return { stdout: "", stderr: `bash: ${e.path}: No space left on device\n`, exitCode: 1 };
-      throw e;
+      if (!(e instanceof NoSpaceError)) throw e;
+      r = { stdout: "", stderr: `bash: ${e.path}: No space left on device\n`, exitCode: 1 };
     } finally {
       this.signal = undefined;
+      this.tty = undefined;
+      // Between lines (a real kubectl's exec into a pod) waits move the cluster's own clock.
+      this.time = new LineTime(this.cluster, clusterTime(this.cluster));
     }
+    if (!time.stopped) return this.streamed ? this.capped({ ...r, stdout: this.streamed + r.stdout }) : r;
+    // just-bash drops what a stopped line had collected (and says so); bash would have shown it as it came.
+    const aborted = ABORTED.test(r.stderr);
+    const out = this.capped({ stdout: this.streamed + (aborted ? "" : r.stdout), stderr: r.stderr, exitCode: r.exitCode });
+    return this.interruptCaught ? { ...out, exitCode: aborted ? 0 : out.exitCode, caught: true } : out;
   }
+  /** The running line's terminal, for the one command the line is (the first to ask by its name). */
+  takeTty(name: string): ((chunk: string, kept?: boolean) => void) | undefined {
+    const t = this.tty;
+    if (!t || t.name !== name) return undefined;
+    this.tty = undefined;
+    return t.write;
+  }
+
+  /** The running line's time: its source, stop signal and the waits so far. */
+  get lineTime(): LineTime {
+    return this.time;
+  }
+
+  /** The terminal's width (watch's header). */
+  get terminalColumns(): number {
+    return this.columns;
+  }
+
+  /** A command that catches SIGINT and exits on its own (watch) says so: the line is not ended with ^C and 130. */
+  caughtInterrupt(): void {
+    this.interruptCaught = true;
+  }
+  private interruptCaught = false;
 
   private async runLine(line: string, stdin: string): Promise<ShellResult> {
     if (this.attached) return this.capped(await this.runAttached(line));
@@ -465,17 +539,8 @@ export class Session {
   }
 
   private commands(): Command[] {
-    const sleep = defineCommand("sleep", async (args) => {
-      let ms = 0;
-      for (const a of args) {
-        const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(a);
-        if (!m) return { stdout: "", stderr: `sleep: invalid time interval '${a}'\nTry 'sleep --help' for more information.\n`, exitCode: 1 };
-        ms += Number(m[1]) * { "": 1000, s: 1000, m: 60000, h: 3600000, d: 86400000 }[m[2] as "" | "s"];
-      }
-      if (!args.length) return { stdout: "", stderr: "sleep: missing operand\nTry 'sleep --help' for more information.\n", exitCode: 1 };
-      this.cluster.advance(ms);
-      return { stdout: "", stderr: "", exitCode: 0 };
-    });
+    const sleep = this.sleepCommand();
+    const watch = watchCommand(this);
     const kubectlCmd = defineCommand("kubectl", async (args, ctx) => {
       // The editor kubectl edit runs is a child of kubectl: the shell's exported variables and a
       // command line run in it (KUBE_EDITOR="sed -i ..." kubectl edit ...).
@@ -483,10 +548,24 @@ export class Session {
         env: (k) => (ctx.exportedEnv ? ctx.exportedEnv[k] : ctx.env.get(k)),
         run: ctx.exec ? (command) => ctx.exec!(command, { cwd: ctx.cwd }) : undefined,
       };
-      return this.runKubectl(args, ctx.env.get("KUBECONFIG"), ctx.cwd, decodeStdin(ctx.stdin), shell);
+      return this.runKubectl(args, ctx.env.get("KUBECONFIG"), ctx.cwd, decodeStdin(ctx.stdin), shell, ctx.signal);
     });
     const ssh = defineCommand("ssh", async (args, ctx) => this.ssh(args, ctx.cwd));
-    return [...builtinCommands(() => this.nodePlace()), sleep, kubectlCmd, ssh];
+    return [...builtinCommands(() => this.nodePlace()), sleep, watch, kubectlCmd, ssh];
+  }
+
+  /**
+   * coreutils' sleep, the one definition for the node's shell and pods' shells: it waits on the
+   * line's time (the cluster follows), and a stop ends it at once (the line then ends as bash
+   * ends an interrupted one).
+   */
+  private sleepCommand(): Command {
+    return defineCommand("sleep", async (args, ctx) => {
+      const ms = sleepMs(args);
+      if (typeof ms === "string") return { stdout: "", stderr: ms, exitCode: 1 };
+      const done = await this.time.wait(ms, ctx.signal);
+      return { stdout: "", stderr: "", exitCode: done ? 0 : 130 };
+    });
   }
 
   /**
@@ -535,9 +614,9 @@ export class Session {
   }
 
   /** kubectl on this node; without a kubeconfig (a worker after kubeadm join) it falls back to localhost:8080. */
-  private async runKubectl(args: string[], kubeconfigEnv: string | undefined, cwd: string, stdin: string, shell?: KubectlShell): Promise<ShellResult> {
+  private async runKubectl(args: string[], kubeconfigEnv: string | undefined, cwd: string, stdin: string, shell?: KubectlShell, signal?: AbortSignal): Promise<ShellResult> {
     if (!(await this.hasKubeconfig(kubeconfigEnv, cwd)) && needsServer(args)) return { ...NO_KUBECONFIG };
-    return kubectl(args, this.kubectlContext(cwd, stdin, shell));
+    return kubectl(args, { ...this.kubectlContext(cwd, stdin, shell), ...(signal ? { commandSignal: signal } : {}) });
   }
 
   /**
@@ -593,6 +672,8 @@ export class Session {
       },
       execInPod: (pod, container, argv, input) => this.execInPod(pod, container, argv, input),
       extraLogs: this.opts.extraLogs,
+      time: this.time,
+      tty: this.takeTty("kubectl"),
     };
   }
 
@@ -604,6 +685,8 @@ export class Session {
    * working directory. A shell the image does not have fails as containerd reports it.
    */
   async execInPod(pod: Pod, container: string, argv: string[], stdin: string, signal = this.signal): Promise<ShellResult> {
+    // An exec of its own (a real kubectl's, not a terminal line): its waits stop with its signal.
+    if (signal !== this.signal) this.time = new LineTime(this.cluster, clusterTime(this.cluster), { signal });
     const kubelet = this.cluster.kubelet;
     const cfs = kubelet.filesystem(pod, container);
     const profile = kubelet.profile(pod, container);
@@ -653,13 +736,9 @@ export class Session {
     const voice = bin === "bash" ? "bash" : userland.sh;
     const lacks = new Set(userland.lacks);
     const place: ShellPlace = { voice, name: bin === "bash" ? "bash" : "sh", hostname: host, addresses: userland.sh === "ash" ? undefined : [pod.status?.podIP ?? ""], id: userland.id, lacks, vi: false };
-    const sleep = defineCommand("sleep", async (args) => {
-      this.cluster.advance(Number(args[0] ?? 0) * 1000 || 0);
-      return { stdout: "", stderr: "", exitCode: 0 };
-    });
     const podRef = { pod, container };
     const tools = this.registry.names().filter((n) => !userland.tools || userland.tools.includes(n));
-    const custom: Command[] = [...builtinCommands(() => place), sleep, ...tools.map((n) => this.nodeCommand(n, podRef, mem))];
+    const custom: Command[] = [...builtinCommands(() => place), this.sleepCommand(), ...tools.map((n) => this.nodeCommand(n, podRef, mem))];
     const bash = new Bash({
       fs: mem,
       cwd: cfs.workingDir,
@@ -767,6 +846,29 @@ export class Session {
   readFile(path: string): Promise<string> {
     return this.fs.readFile(this.fs.resolvePath(this.cwd, path));
   }
+}
+
+/**
+ * The command a line is, when it is only that one command with its stdout on the terminal (no
+ * pipe, redirection, list, substitution or assignment) and one that streams: its name.
+ */
+function terminalCommand(line: string): string | undefined {
+  const first = /^\s*([A-Za-z]+)/.exec(line)?.[1];
+  if (!first || !STREAMING.has(first)) return undefined;
+  let script;
+  try {
+    script = parse(line);
+  } catch {
+    return undefined;
+  }
+  if (script.statements.length !== 1) return undefined;
+  const st = script.statements[0];
+  if (st.background || st.pipelines.length !== 1 || st.pipelines[0].commands.length !== 1) return undefined;
+  const cmd = st.pipelines[0].commands[0];
+  if (cmd.type !== "SimpleCommand" || cmd.assignments.length || cmd.redirections.length) return undefined;
+  // A substitution in a word runs a command before this one (it could take the terminal).
+  if (/Substitution|Arithmetic/.test(JSON.stringify(cmd.args))) return undefined;
+  return first;
 }
 
 /** Whether a kubectl command line talks to the apiserver (help, completion, config and the client version do not). */

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { startNodeServer, type NodeServer } from "../../src/runtime/node-server.js";
 import { sessionShell } from "../../src/runtime/terminal.js";
+import { FastForwardTime, type TimeSource } from "../../src/shell/time.js";
 
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 export const haveChromium = existsSync(CHROMIUM);
@@ -28,10 +29,14 @@ async function buildWeb(): Promise<void> {
   await build({ configFile: join(import.meta.dirname, "../../web/vite.config.ts"), logLevel: "warn" });
 }
 
-export async function server(): Promise<{ s: NodeServer; url: string }> {
+/**
+ * A server with the real terminal. Its commands' waits are skipped (the Run buttons' `sleep 20`
+ * take no time; the clock moves on by them) unless `time` says otherwise (realTime: Ctrl-C tests).
+ */
+export async function server(time: TimeSource = new FastForwardTime()): Promise<{ s: NodeServer; url: string }> {
   await buildWeb();
   const dataDir = mkdtempSync(join(tmpdir(), "servicelab-ui-"));
-  const s = await startNodeServer({ port: 0, dataDir, allowAnonymous: true, idleMs: 3_600_000, shell: sessionShell, historyDelayMs: 20 });
+  const s = await startNodeServer({ port: 0, dataDir, allowAnonymous: true, idleMs: 3_600_000, shell: sessionShell, historyDelayMs: 20, time });
   return { s, url: `http://127.0.0.1:${s.port}` };
 }
 

@@ -103,6 +103,60 @@ export interface ExecAnswer {
   seq?: number;
   /** kubectl edit waits for this file in the hosted editor. */
   edit?: { id: string; file: string; text: string };
+  /** What stopped the line (Ctrl-C: "interrupt"). */
+  stopped?: string;
+  /** Streamed answers: how many characters of stdout came before the result (its stdout is the rest). */
+  streamed?: number;
+}
+
+/**
+ * Runs a command line with its output streamed (the exec API's `stream: true`): `onOut` gets what
+ * a streaming command (kubectl get -w, watch) writes as it writes it; the answer's stdout is the rest.
+ */
+export async function execStreamed(id: string, token: string, command: string, columns: number, onOut: (chunk: string, screen: boolean) => void): Promise<ExecAnswer> {
+  let res: Response;
+  try {
+    res = await fetch(`/v1/clusters/${encodeURIComponent(id)}/exec`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/x-ndjson" },
+      body: JSON.stringify({ command, editor: "hosted", stream: true, columns }),
+    });
+  } catch (e) {
+    throw new NetworkError((e as Error).message);
+  }
+  if (!res.ok || !res.body) {
+    const text = await res.text();
+    let st: { message?: string; reason?: string } = {};
+    try {
+      st = JSON.parse(text) as typeof st;
+    } catch {
+      st = { message: text };
+    }
+    throw new ApiError(res.status, st.message ?? `HTTP ${res.status}`, st.reason ?? "");
+  }
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  for (;;) {
+    let chunk: ReadableStreamReadResult<string>;
+    try {
+      chunk = await reader.read();
+    } catch (e) {
+      throw new NetworkError((e as Error).message);
+    }
+    if (chunk.done) break;
+    buf += chunk.value;
+    let nl: number;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (!line) continue;
+      const m = JSON.parse(line) as { out?: string; screen?: boolean; result?: ExecAnswer; error?: { code: number; message: string; reason?: string } };
+      if (m.out !== undefined) onOut(m.out, m.screen === true);
+      else if (m.result) return m.result;
+      else if (m.error) throw new ApiError(m.error.code, m.error.message, m.error.reason ?? "");
+    }
+  }
+  throw new NetworkError("the answer ended before the command did");
 }
 
 export interface Created {
@@ -159,6 +213,8 @@ export const api = {
   lab: (id: string) => request<LabDef>("GET", `/v1/labs/${enc(id)}`),
   create: (lab: string) => request<Created>("POST", "/v1/clusters", undefined, { lab }),
   exec: (id: string, token: string, command: string) => request<ExecAnswer>("POST", `/v1/clusters/${enc(id)}/exec`, token, { command, editor: "hosted" }),
+  /** Ctrl-C: stops the command line running in the cluster's terminal. */
+  interrupt: (id: string, token: string) => request<{ interrupted: boolean }>("POST", `/v1/clusters/${enc(id)}/interrupt`, token),
   /** The hosted editor's answer: the saved text, or null to quit without saving. */
   saveEdit: (id: string, token: string, edit: string, text: string | null) => request<ExecAnswer>("POST", `/v1/clusters/${enc(id)}/exec`, token, { edit: { id: edit, text } }),
   workspace: (id: string, token: string) => request<Workspace>("GET", `/v1/clusters/${enc(id)}/workspace`, token),

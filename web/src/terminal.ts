@@ -1,5 +1,6 @@
 // The terminal: xterm.js with a line editor in front of the exec API. bash's own line editing
 // keys (arrows, Home/End, Ctrl-A/E/U/K/W, history with up/down, Tab completion, Ctrl-C, Ctrl-L),
+// output streamed while a command runs, Ctrl-C that interrupts it (the exec API's interrupt),
 // bash's "> " continuation for unfinished lines, and the server's prompt after every command (it
 // changes with cd, ssh node1 and kubectl exec -it). Typed commands and replayed ones (a reload, a
 // share link) are drawn the same way.
@@ -19,6 +20,8 @@ export interface TerminalOptions {
   cutNotice: string;
   /** Escape leaves the terminal (Tab completes inside it), so keyboard users can move on. */
   onEscape?: () => void;
+  /** Ctrl-C while a command runs: the server stops it (its answer then ends with ^C). */
+  interrupt?: () => void;
 }
 
 const crlf = (s: string) => s.replace(/\r?\n/g, "\r\n");
@@ -119,6 +122,11 @@ export class LabTerminal {
     if (cut) this.term.write(crlf(`\x1b[33m${this.opts.cutNotice}\x1b[0m\n`));
   }
 
+  /** Output of a running command as it comes (kubectl get -w, watch). */
+  writeStream(chunk: string): void {
+    this.term.write(crlf(chunk));
+  }
+
   writeNotice(text: string): void {
     this.term.write(crlf(`\x1b[33m${text}\x1b[0m\n`));
   }
@@ -200,6 +208,11 @@ export class LabTerminal {
   private locked = false;
 
   private onData(data: string): void {
+    // Ctrl-C while a command runs interrupts it, as the terminal's SIGINT would.
+    if (this.busy && data === "\x03" && !this.locked) {
+      this.opts.interrupt?.();
+      return;
+    }
     if (this.busy || this.locked) return;
     // A paste of several lines: each completed command runs in turn, as a terminal would feed bash.
     if (data.length > 1 && /[\r\n]/.test(data) && !data.startsWith("\x1b")) {

@@ -3,11 +3,14 @@
 
 import type { Cluster } from "../../engine/cluster.js";
 import type { Pod } from "../../engine/api/types.js";
+import type { LineTime } from "../time.js";
 
 export interface Output {
   stdout: string;
   stderr: string;
   exitCode: number;
+  /** The line was interrupted and its command caught it, ending by itself (watch). */
+  caught?: boolean;
 }
 
 /** `kubectl edit`'s $EDITOR: gets the text and a file name, returns the edited text (undefined = quit). */
@@ -46,6 +49,12 @@ export interface KubectlContext {
   extraLogs?(pod: Pod, container: string): string[] | undefined;
   /** The command line's stop (src/runtime/budget.ts): commands that wait or run long heed it. */
   signal?: AbortSignal;
+  /** The command line's time: what waits (rollout status, wait, get -w) waits on it and stops with it. */
+  time?: LineTime;
+  /** The command's own stop (bash's `timeout` around it), beside the line's. */
+  commandSignal?: AbortSignal;
+  /** The terminal, when kubectl's stdout is it: output written as it is produced (not also returned). */
+  tty?: (chunk: string) => void;
 }
 
 /**

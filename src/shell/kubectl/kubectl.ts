@@ -15,7 +15,7 @@ import { Out, readCommandFiles } from "./out.js";
 import { VERBS } from "./verbs.js";
 
 export async function kubectl(argv: string[], ctx: KubectlContext): Promise<Output> {
-  const o = new Out();
+  const o = new Out(ctx.tty);
   try {
     await dispatch(argv, ctx, o);
     return { stdout: o.stdout, stderr: o.stderr, exitCode: 0 };

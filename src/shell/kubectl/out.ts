@@ -7,8 +7,11 @@ export class Out {
   stderr = "";
   /** Files the command line names (readCommandFiles), read before it runs (undefined: unreadable). */
   commandFiles = new Map<string, string | undefined>();
+  /** The terminal, when kubectl's stdout is it: stdout goes there as it is written (get -w rows). */
+  constructor(private readonly tty?: (chunk: string) => void) {}
   out(s: string): void {
-    this.stdout += s;
+    if (this.tty) this.tty(s);
+    else this.stdout += s;
   }
   err(s: string): void {
     this.stderr += s;

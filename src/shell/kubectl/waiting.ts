@@ -1,4 +1,5 @@
-// Waiting on the cluster's clock: durations as kubectl's flags take them, a pod until it runs.
+// Waiting as kubectl waits: on the command line's time (src/shell/time.ts: real time on a host,
+// simulated in tests), the cluster following it; a stopped line (Ctrl-C) ends the wait.
 
 import { R } from "../../engine/api/resources.js";
 import type { Pod } from "../../engine/api/types.js";
@@ -20,12 +21,33 @@ export function parseDuration(s: string | undefined, def: number): number {
   return any ? ms : def;
 }
 
-export function waitRunning(ctx: KubectlContext, ns: string, name: string): Pod {
+/**
+ * Waits `ms` on the line's time and brings the cluster up to it; false when the line was stopped
+ * (the caller ends with what it printed). Without a line's time the cluster's own clock moves.
+ */
+export async function pause(ctx: KubectlContext, ms: number): Promise<boolean> {
+  if (ctx.time) return ctx.time.wait(ms, ctx.commandSignal);
+  ctx.cluster.advance(ms);
+  return true;
+}
+
+/** The line's time now (the cluster's, without a line's time). */
+export function timeNow(ctx: KubectlContext): number {
+  return ctx.time?.now() ?? ctx.cluster.now();
+}
+
+/** Whether the line's time is simulated (a test's script: it ends waits that have no end of their own). */
+export function quietMs(ctx: KubectlContext): number | undefined {
+  return ctx.time ? ctx.time.quietMs : 45_000;
+}
+
+/** Waits for the pod's container to run (kubectl run -it); undefined when the line was stopped. */
+export async function waitRunning(ctx: KubectlContext, ns: string, name: string): Promise<Pod | undefined> {
   for (let i = 0; i < 600; i++) {
     const pod = get(ctx, R.pods, ns, name) as Pod;
     if (ctx.cluster.kubelet.containerState(pod) === "running") return pod;
     if (pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded") throw new KubectlError(`pod ${ns}/${name} terminated (${pod.status.phase})`);
-    ctx.cluster.advance(500);
+    if (!(await pause(ctx, 500))) return undefined;
   }
   throw new KubectlError(`timed out waiting for the condition`);
 }

@@ -2,7 +2,7 @@
 // cannot (the cluster, the traffic split, the rules a packet went through, what a command
 // changed, the commands so far). Everything updates from the live channel.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, NetworkError, type Graph, type JournalEntry, type LabDef, type RulesView as Rules, type Trace, type Workspace as WorkspaceData } from "../api";
+import { api, ApiError, execStreamed, NetworkError, type Graph, type JournalEntry, type LabDef, type RulesView as Rules, type Trace, type Workspace as WorkspaceData } from "../api";
 import { complete } from "../completion";
 import { t } from "../i18n";
 import { LiveChannel, type LiveMessage } from "../live";
@@ -169,6 +169,7 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
       cutNotice: t("cut"),
       onEscape: () => document.querySelector<HTMLElement>(".tabs button[aria-selected=true]")?.focus(),
       complete: (line) => complete(line, graph.current),
+      interrupt: () => void api.interrupt(id, token).catch(() => undefined),
       submit: async (command) => {
         setBusy(true);
         const slowTimer = setTimeout(() => setSlow(true), 300);
@@ -180,8 +181,12 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
             if (r) rulesBefore.current.set(promptNode, r.sections.flatMap((s) => s.lines));
           }
           let ans;
+          let streamed = "";
           try {
-            ans = await api.exec(id, token, command);
+            ans = await execStreamed(id, token, command, lt.term.cols, (chunk, screen) => {
+              if (!screen) streamed += chunk;
+              lt.writeStream(chunk);
+            });
             // kubectl edit: the file opens in the hosted editor until it is saved or quit.
             while (ans.edit) {
               const text = await openEditor(ans.edit);
@@ -202,7 +207,7 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
           if (ans.seq) lastSeq.current = Math.max(lastSeq.current, ans.seq);
           if (ans.prompt) wsPrompt.current = ans.prompt;
           lt.showPrompt(wsPrompt.current);
-          setJournal((j) => [...j, { seq: ans.seq ?? 0, ts: Date.now(), prompt: "", command, exitCode: ans.exitCode, stdout: ans.stdout, stderr: ans.stderr }].slice(-200));
+          setJournal((j) => [...j, { seq: ans.seq ?? 0, ts: Date.now(), prompt: "", command, exitCode: ans.exitCode, stdout: streamed + ans.stdout, stderr: ans.stderr }].slice(-200));
           const w = await refresh();
           // A command that sent traffic shows its bars at once; the rules' diff follows.
           if (w?.traffic && w.traffic.seq === ans.seq) setTab("traffic");

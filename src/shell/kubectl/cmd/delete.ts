@@ -9,6 +9,7 @@ import { arr, bool, parseFlags, str } from "../flags.js";
 import { readManifests } from "../manifests.js";
 import { Out } from "../out.js";
 import { get, list, resourceArgs } from "../targets.js";
+import { pause } from "../waiting.js";
 
 export async function cmdDelete(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
   const p = parseFlags(argv, [f("filename", "array", "f"), f("recursive", "bool", "R"), f("all", "bool"), f("all-namespaces", "bool", "A"), f("selector", "string", "l"), f("field-selector", "string"), f("force", "bool"), f("grace-period", "int"), f("now", "bool"), f("wait", "bool"), f("ignore-not-found", "bool"), f("cascade", "string"), f("dry-run", "string"), f("output", "string", "o"), f("timeout", "string")], "kubectl delete");
@@ -63,7 +64,7 @@ export async function cmdDelete(argv: string[], ctx: KubectlContext, o: Out): Pr
     for (let i = 0; i < 3600; i++) {
       const left = deleted.filter((t) => ctx.cluster.api.peek(t.info, t.ns, t.name));
       if (!left.length) break;
-      ctx.cluster.advance(1000);
+      if (!(await pause(ctx, 1000))) break;
     }
   }
   if (errors.length) throw new KubectlError(errors.join("\n"));

@@ -14,23 +14,23 @@ import { bool, type Parsed, str } from "../flags.js";
 import { Out } from "../out.js";
 import { goTemplatePrinter, outputFormat, printObjects, sortDeep, stripForOutput, TemplateExecError } from "../print.js";
 import { get, list } from "../targets.js";
-import { parseDuration } from "../waiting.js";
+import { parseDuration, pause, quietMs, timeNow } from "../waiting.js";
 
-/** How long `get -w` goes on after the last change it printed (cluster time). */
-const WATCH_QUIET_MS = 45_000;
-
-/** The longest `get -w` runs without --request-timeout (cluster time). */
-const WATCH_MAX_MS = 600_000;
+/** The longest `get -w` runs on a simulated clock without --request-timeout. */
+const SIMULATED_WATCH_MAX_MS = 600_000;
+/** How often a watch looks for timers that writes from elsewhere added (they arrive as events anyway). */
+const WATCH_POLL_MS = 1000;
 
 /**
  * `kubectl get -w` / `--watch-only`: the objects (unless --watch-only), then a row for each change
- * the apiserver's watch would send, while the cluster's clock runs on. Rows are flushed one by one
- * through one tabwriter that remembers column widths, as kubectl's does. A real kubectl watches
- * until Ctrl-C; here the watch ends, as if interrupted, once nothing it shows has changed for
- * WATCH_QUIET_MS of cluster time (longer than the default 30 s termination grace, so a terminating
- * pod's last row shows), when --request-timeout passes, or after WATCH_MAX_MS.
+ * the apiserver's watch would send, as the cluster follows the line's time. Rows are flushed one
+ * by one through one tabwriter that remembers column widths, as kubectl's does (and reach the
+ * terminal as they are printed). As a real kubectl, it watches until Ctrl-C or --request-timeout;
+ * on a simulated clock (tests) the script stops it once nothing it shows has changed for the
+ * source's quietMs (longer than the default 30 s termination grace, so a terminating pod's last
+ * row shows), ending as --request-timeout does.
  */
-export function getWatch(p: Parsed, groups: { info: ResourceInfo; names: string[] }[], ctx: KubectlContext, o: Out, ns: string, all: boolean): void {
+export async function getWatch(p: Parsed, groups: { info: ResourceInfo; names: string[] }[], ctx: KubectlContext, o: Out, ns: string, all: boolean): Promise<void> {
   if (new Set(groups.map((g) => g.info)).size > 1) throw new KubectlError("watch is only supported on individual resources and resource collections - more than 1 resource was found");
   const { info, names } = groups[0];
   const objs = names.length ? names.map((n) => get(ctx, info, ns, n)) : list(ctx, info, all ? undefined : ns, p);
@@ -85,7 +85,7 @@ export function getWatch(p: Parsed, groups: { info: ResourceInfo; names: string[
   const filter = new WatchFilter({ kind: info.kind, namespace: info.namespaced && !all ? ns : undefined, labelSelector: str(p, "selector"), fieldSelector: fieldSelector || undefined });
   for (const obj of objs) filter.know(obj);
   const resource = resourceKey(info.group, info.resource);
-  const start = ctx.cluster.now();
+  const start = timeNow(ctx);
   let last = start;
   const unsubscribe = ctx.cluster.store.subscribe((ev) => {
     if (ev.resource !== resource) return;
@@ -96,15 +96,19 @@ export function getWatch(p: Parsed, groups: { info: ResourceInfo; names: string[
   });
   try {
     const timeout = parseDuration(str(p, "request-timeout"), 0);
+    const quiet = quietMs(ctx);
+    let due = 0;
     for (;;) {
-      const end = Math.min(last + WATCH_QUIET_MS, start + (timeout || WATCH_MAX_MS));
+      const now = timeNow(ctx);
+      const end = Math.min(quiet !== undefined ? last + quiet : Infinity, timeout ? start + timeout : quiet !== undefined ? start + SIMULATED_WATCH_MAX_MS : Infinity);
+      if (now >= end) break;
+      // To the next timer (pods starting, readiness) or the end, looking again at least every WATCH_POLL_MS.
       const next = ctx.cluster.manager.nextTimer();
-      if (next === undefined || next > end) {
-        // Nothing happens before the end: the watch has been quiet (or ran out of time) by then.
-        ctx.cluster.advanceTo(end);
-        break;
-      }
-      ctx.cluster.manager.advanceTo(next);
+      const until = Math.min(next ?? Infinity, end, now + WATCH_POLL_MS);
+      // (A timer due now fires on a wait of 0; should it not, the next wait moves on 1 ms.)
+      const ms = until > now ? until - now : due++ ? 1 : 0;
+      if (until > now) due = 0;
+      if (!(await pause(ctx, ms))) break;
     }
   } finally {
     unsubscribe();

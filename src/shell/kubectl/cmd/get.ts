@@ -36,7 +36,7 @@ const GET_FLAGS = [
   f("recursive", "bool", "R"),
 ];
 
-export function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void {
+export function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void | Promise<void> {
   const p = parseFlags(argv, GET_FLAGS, "kubectl get");
   const raw = str(p, "raw");
   if (raw) return getRaw(raw, p, ctx, o);

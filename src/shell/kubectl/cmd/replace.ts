@@ -9,6 +9,7 @@ import { arr, bool, parseFlags } from "../flags.js";
 import { readManifests } from "../manifests.js";
 import { Out } from "../out.js";
 import { printResult } from "../print.js";
+import { pause } from "../waiting.js";
 
 /**
  * kubectl replace -f FILE (or -f -): a PUT of the file's object ("replaced"); --force deletes the
@@ -44,7 +45,7 @@ export async function cmdReplace(argv: string[], ctx: KubectlContext, o: Out): P
             } catch {
               break;
             }
-            ctx.cluster.advance(1000);
+            if (!(await pause(ctx, 1000))) return;
           }
         }
         const body = structuredClone(m.obj) as KObject;

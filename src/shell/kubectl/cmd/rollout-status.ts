@@ -8,12 +8,16 @@ import { KubectlError } from "../errors.js";
 import { type Parsed, str } from "../flags.js";
 import { Out } from "../out.js";
 import { get } from "../targets.js";
-import { parseDuration } from "../waiting.js";
+import { parseDuration, pause, quietMs, timeNow } from "../waiting.js";
 
-export function rolloutStatus(info: ResourceInfo, ns: string, name: string, p: Parsed, ctx: KubectlContext, o: Out): void {
-  const timeout = parseDuration(str(p, "timeout"), 600_000);
+/**
+ * Prints each new status until the rollout is done. kubectl's --timeout defaults to 0, no
+ * timeout: it waits until Ctrl-C. A simulated clock's script (tests) gives up after 10 minutes.
+ */
+export async function rolloutStatus(info: ResourceInfo, ns: string, name: string, p: Parsed, ctx: KubectlContext, o: Out): Promise<void> {
+  const timeout = parseDuration(str(p, "timeout"), 0) || (quietMs(ctx) !== undefined ? 600_000 : Infinity);
   const watch = p.flags.get("watch") !== false;
-  const start = ctx.cluster.now();
+  const start = timeNow(ctx);
   let lastMsg = "";
   for (;;) {
     const obj = get(ctx, info, ns, name);
@@ -21,8 +25,8 @@ export function rolloutStatus(info: ResourceInfo, ns: string, name: string, p: P
     if (msg !== lastMsg) o.out(msg);
     lastMsg = msg;
     if (done || !watch) return;
-    if (ctx.cluster.now() - start >= timeout) throw new KubectlError("timed out waiting for the condition");
-    ctx.cluster.advance(1000);
+    if (timeNow(ctx) - start >= timeout) throw new KubectlError("timed out waiting for the condition");
+    if (!(await pause(ctx, 1000))) return;
   }
 }
 

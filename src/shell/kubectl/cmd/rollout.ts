@@ -18,7 +18,7 @@ function restartedAt(ctx: KubectlContext): string {
   return rfc3339(ctx.cluster.now()).replace(/\.\d+Z$|Z$/, "Z");
 }
 
-export function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): void {
+export async function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
   const sub = argv[0];
   const p = parseFlags(argv.slice(1), [...OUTPUT_FLAGS, f("watch", "bool", "w"), f("timeout", "string"), f("revision", "int"), f("to-revision", "int"), f("selector", "string", "l")], `kubectl rollout ${sub ?? ""}`);
   // Each subcommand's Complete: no resource, no run.
@@ -52,7 +52,7 @@ export function cmdRollout(argv: string[], ctx: KubectlContext, o: Out): void {
         break;
       }
       case "status":
-        rolloutStatus(t.info, t.ns, t.name, p, ctx, o);
+        await rolloutStatus(t.info, t.ns, t.name, p, ctx, o);
         break;
       case "history": {
         const revs = revisions(t.info, t.ns, t.name, ctx);

@@ -81,7 +81,8 @@ export async function cmdRun(argv: string[], ctx: KubectlContext, o: Out): Promi
     return;
   }
   // Attach: wait for the container to run, then hand the terminal to its shell.
-  const pod = waitRunning(ctx, ns, name);
+  const pod = await waitRunning(ctx, ns, name);
+  if (!pod) return;
   const cmd = [...(container.command ?? []), ...(container.args ?? [])];
   const profile = ctx.cluster.kubelet.profile(pod);
   const shell = cmd.length ? cmd[0].split("/").pop()! : profile?.shell ?? "sh";

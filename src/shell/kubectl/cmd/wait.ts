@@ -11,9 +11,9 @@ import { parseFlags, str } from "../flags.js";
 import { Out } from "../out.js";
 import { objRef } from "../resources.js";
 import { get, list, resourceArgs } from "../targets.js";
-import { parseDuration } from "../waiting.js";
+import { parseDuration, pause, timeNow } from "../waiting.js";
 
-export function cmdWait(argv: string[], ctx: KubectlContext, o: Out): void {
+export async function cmdWait(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
   const p = parseFlags(argv, [f("for", "string"), f("timeout", "string"), f("selector", "string", "l"), f("all", "bool"), f("all-namespaces", "bool", "A"), f("output", "string", "o"), f("filename", "array", "f")], "kubectl wait");
   const cond = str(p, "for");
   if (!cond) throw new KubectlError("--for must be specified");
@@ -26,7 +26,7 @@ export function cmdWait(argv: string[], ctx: KubectlContext, o: Out): void {
     else for (const obj of list(ctx, g.info, ns, p)) targets.push({ info: g.info, name: obj.metadata.name! });
   }
   if (!targets.length) throw new KubectlError("no matching resources found");
-  const start = ctx.cluster.now();
+  const start = timeNow(ctx);
   for (const t of targets) {
     for (;;) {
       let obj: KObject;
@@ -43,8 +43,8 @@ export function cmdWait(argv: string[], ctx: KubectlContext, o: Out): void {
         o.out(`${objRef(t.info, t.name)} condition met\n`);
         break;
       }
-      if (ctx.cluster.now() - start >= timeout) throw new KubectlError(`timed out waiting for the condition on ${t.info.resource}/${t.name}`);
-      ctx.cluster.advance(1000);
+      if (timeNow(ctx) - start >= timeout) throw new KubectlError(`timed out waiting for the condition on ${t.info.resource}/${t.name}`);
+      if (!(await pause(ctx, Math.min(1000, start + timeout - timeNow(ctx))))) return;
     }
   }
 }
