@@ -64,7 +64,8 @@ export default async function (report: Report) {
     const rts: number[] = [];
     for (let i = 0; i < 15; i++) {
       const r = await h.kubectl(["get", "pods", "-v=6"]);
-      const m = /GET https:\/\/\S+\/api\/v1\/namespaces\/default\/pods\?limit=500 200 OK in (\d+) milliseconds/.exec(r.stderr);
+      // klog's text form (older kubectl) or its structured form (1.33: "Response" ... milliseconds=N).
+      const m = /GET https:\/\/\S+\/api\/v1\/namespaces\/default\/pods\?limit=500 200 OK in (\d+) milliseconds/.exec(r.stderr) ?? /verb="GET" url="https:\/\/[^"]+\/api\/v1\/namespaces\/default\/pods\?limit=500"[^\n]*status="200 OK"[^\n]*milliseconds=(\d+)/.exec(r.stderr);
       if (m) rts.push(Number(m[1]));
     }
     report(`kubectl get pods round trip (kubectl -v=6, median of ${rts.length})`, rts.length ? `${median(rts)} ms` : "not measured", "< 30 ms");
