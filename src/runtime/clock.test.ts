@@ -133,4 +133,17 @@ describe("the cluster follows the host's clock through commands that wait", () =
     expect(screen.endsWith("\x1b[?1049l")).toBe(true);
     expect(screen.split("Every 5.0s").length - 1).toBe(3);
   }, 60_000);
+
+  it("a dry-run delete does not wait: nothing was deleted (kubectl's delete.go skips the wait)", async () => {
+    const h = host();
+    await h.exec("kubectl create service clusterip bad --tcp=80:80");
+    const before = h.time.now();
+    for (const dry of ["server", "client"]) {
+      const r = await h.exec(`kubectl delete svc bad --dry-run=${dry}`);
+      expect(r.stdout).toBe(`service "bad" deleted (${dry === "server" ? "server " : ""}dry run)\n`);
+    }
+    // Only the typing between the lines moved the clock; the service is still there.
+    expect(h.time.now() - before).toBeLessThan(1000);
+    expect((await h.exec("kubectl get svc bad -o name")).stdout).toBe("service/bad\n");
+  });
 });

@@ -59,8 +59,10 @@ export async function cmdDelete(argv: string[], ctx: KubectlContext, o: Out): Pr
       errors.push(serverError(e));
     }
   }
-  // --wait=true (the default): block until the objects are gone, on the cluster's clock.
-  if (p.flags.get("wait") !== false) {
+  // --wait=true (the default): block until the objects are gone, on the cluster's clock. A dry
+  // run deleted nothing, and kubectl does not wait for it (delete.go: "If we are dry-running,
+  // then we don't want to wait").
+  if (p.flags.get("wait") !== false && dry === "none") {
     for (let i = 0; i < 3600; i++) {
       const left = deleted.filter((t) => ctx.cluster.api.peek(t.info, t.ns, t.name));
       if (!left.length) break;
