@@ -5,8 +5,8 @@
 // cluster follows it, and stop when the line's signal is aborted (Ctrl-C): see time.ts.
 
 import * as justBash from "just-bash";
-import { Bash, defineCommand, getCommandNames, InMemoryFs, parse } from "just-bash";
-import type { Command, DefenseInDepthBox } from "just-bash";
+import { Bash, defineCommand, getCommandNames, InMemoryFs } from "just-bash";
+import type { Command, DefenseInDepthBox, parse as Parse } from "just-bash";
 import { R } from "../engine/api/resources.js";
 import type { Pod } from "../engine/api/types.js";
 import type { Cluster } from "../engine/cluster.js";
@@ -855,6 +855,10 @@ export class Session {
 function terminalCommand(line: string): string | undefined {
   const first = /^\s*([A-Za-z]+)/.exec(line)?.[1];
   if (!first || !STREAMING.has(first)) return undefined;
+  // The Worker's just-bash is its browser build, which exports no parser: read it off the
+  // namespace (as the defense box is); without it no line streams, as Workers answer whole.
+  const parse = Reflect.get(justBash, "parse") as typeof Parse | undefined;
+  if (!parse) return undefined;
   let script;
   try {
     script = parse(line);
