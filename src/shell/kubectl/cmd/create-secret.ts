@@ -6,10 +6,11 @@ import { subcommandFirst } from "../cmdline.js";
 import { f, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError, notInServiceLab } from "../errors.js";
-import { arr, parseFlags, str } from "../flags.js";
+import { parseFlags, str } from "../flags.js";
 import { finishCreate } from "../generated.js";
 import { helpFor } from "../help-texts.js";
 import { Out } from "../out.js";
+import { readDataSources } from "./data-sources.js";
 
 export async function createSecret(rest: string[], ctx: KubectlContext, o: Out): Promise<void> {
   const args = subcommandFirst(rest);
@@ -32,29 +33,7 @@ export async function createSecret(rest: string[], ctx: KubectlContext, o: Out):
     if (key in data) throw new KubectlError(`cannot add key ${key}, another key by that name already exists`);
     data[key] = Buffer.from(value, "utf8").toString("base64");
   };
-  for (const lit of arr(p, "from-literal")) {
-    const i = lit.indexOf("=");
-    if (i <= 0) throw new KubectlError(`invalid literal source ${lit}, expected key=value`);
-    add(lit.slice(0, i), lit.slice(i + 1));
-  }
-  for (const spec of arr(p, "from-file")) {
-    const eq = spec.indexOf("=");
-    const key = eq > 0 ? spec.slice(0, eq) : undefined;
-    const path = eq > 0 ? spec.slice(eq + 1) : spec;
-    const files = await ctx.listDir(path);
-    if (files) {
-      if (key) throw new KubectlError(`cannot give a key name for a directory path`);
-      for (const file of files) add(file, await ctx.readFile(`${path.replace(/\/$/, "")}/${file}`));
-      continue;
-    }
-    let content: string;
-    try {
-      content = await ctx.readFile(path);
-    } catch {
-      throw new KubectlError(`error reading ${path}: no such file or directory`);
-    }
-    add(key ?? path.split("/").pop()!, content);
-  }
+  await readDataSources(p, ctx, add);
   const type = str(p, "type");
   const obj = { apiVersion: "v1", ...(Object.keys(data).length ? { data } : {}), kind: "Secret", metadata: { creationTimestamp: null, name }, ...(type ? { type } : {}) };
   finishCreate(R.secrets, obj, p, ctx, o, "created", undefined, "failed to create secret");
