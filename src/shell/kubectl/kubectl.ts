@@ -7,6 +7,7 @@ import { JsonPathError } from "../../kubectl/jsonpath.js";
 import { checkClientConfig } from "./client-config.js";
 import { subcommandFirst, SUBCOMMANDS, takesValue, wantsHelp } from "./cmdline.js";
 import { ROOT_COMMANDS, unknownCommandMessage } from "./commands.js";
+import { execute } from "./command.js";
 import type { KubectlContext, Output } from "./context.js";
 import { KubectlError, notInServiceLab, serverError } from "./errors.js";
 import { HelpRequested, UsageError } from "./flags.js";
@@ -47,15 +48,15 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
     return;
   }
   if (verb === "help") return helpCommand(argv.slice(i + 1), o);
-  const fn = VERBS[verb];
+  const command = VERBS[verb];
   // Commands that do not parse their flags here (parseFlags answers -h for the others).
-  if (!fn || NO_FLAGS.has(verb)) {
+  if (!command || NO_FLAGS.has(verb)) {
     if (wantsHelp(argv.slice(i + 1)) && ROOT_COMMANDS.includes(verb)) {
       o.out(helpFor([verb, ...argv.slice(i + 1).filter((a) => !a.startsWith("-"))]));
       return;
     }
   }
-  if (!fn) {
+  if (!command) {
     if (ROOT_COMMANDS.includes(verb)) throw notInServiceLab(`kubectl ${verb}`);
     // kubectl looks for a plugin first, and takes the first word for its name.
     if (pre.length) throw new KubectlError(`Error: flags cannot be placed before plugin name: ${pre[0]}`, 1, { raw: true });
@@ -66,7 +67,7 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
   if (verb === "rollout" || verb === "set" || verb === "config") checkGroupSubcommand(verb, args, o);
   // The client's configuration is loaded before any request (config and options make none).
   if (verb !== "config" && verb !== "options" && !wantsHelp(args)) await checkClientConfig(args, ctx);
-  await fn(args, ctx, o);
+  await execute(command, args, ctx, o);
 }
 
 /** Verbs run here without parsing flags. */

@@ -5,49 +5,63 @@ import type { ResourceInfo } from "../../../engine/api/resources.js";
 import { isStatusError } from "../../../engine/api/status.js";
 import { executeJsonPath } from "../../../kubectl/jsonpath.js";
 import { f, nsOf } from "../cmdutil.js";
-import type { KubectlContext } from "../context.js";
+import { type KubectlCommand, noValidation } from "../command.js";
 import { KubectlError } from "../errors.js";
-import { parseFlags, str } from "../flags.js";
-import { Out } from "../out.js";
+import { type Parsed, str } from "../flags.js";
 import { objRef } from "../resources.js";
 import { get, list, resourceArgs } from "../targets.js";
 import { parseDuration, pause, timeNow } from "../waiting.js";
 
-export async function cmdWait(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
-  const p = parseFlags(argv, [f("for", "string"), f("timeout", "string"), f("selector", "string", "l"), f("all", "bool"), f("all-namespaces", "bool", "A"), f("output", "string", "o"), f("filename", "array", "f")], "kubectl wait");
-  const cond = str(p, "for");
-  if (!cond) throw new KubectlError("--for must be specified");
-  const timeout = parseDuration(str(p, "timeout"), 30_000);
-  const ns = nsOf(p, ctx);
-  const groups = resourceArgs(p.args, ctx);
-  const targets: { info: ResourceInfo; name: string }[] = [];
-  for (const g of groups) {
-    if (g.names.length) for (const n of g.names) targets.push({ info: g.info, name: n });
-    else for (const obj of list(ctx, g.info, ns, p)) targets.push({ info: g.info, name: obj.metadata.name! });
-  }
-  if (!targets.length) throw new KubectlError("no matching resources found");
-  const start = timeNow(ctx);
-  for (const t of targets) {
-    for (;;) {
-      let obj: KObject;
-      try {
-        obj = get(ctx, t.info, ns, t.name);
-      } catch (e) {
-        if (cond === "delete" && isStatusError(e) && e.reason === "NotFound") {
-          o.out(`${objRef(t.info, t.name)} condition met\n`);
+interface WaitOptions {
+  /** --for: delete, condition=..., jsonpath=... */
+  condition: string;
+  timeoutMs: number;
+  namespace: string;
+  args: string[];
+  /** The selectors. */
+  p: Parsed;
+}
+
+export const waitCommand: KubectlCommand<WaitOptions> = {
+  name: "wait",
+  flags: [f("for", "string"), f("timeout", "string"), f("selector", "string", "l"), f("all", "bool"), f("all-namespaces", "bool", "A"), f("output", "string", "o"), f("filename", "array", "f")],
+  complete(p, ctx) {
+    const condition = str(p, "for");
+    if (!condition) throw new KubectlError("--for must be specified");
+    return { condition, timeoutMs: parseDuration(str(p, "timeout"), 30_000), namespace: nsOf(p, ctx), args: p.args, p };
+  },
+  validate: noValidation,
+  async run(o, ctx, out) {
+    const { condition: cond, timeoutMs: timeout, namespace: ns } = o;
+    const targets: { info: ResourceInfo; name: string }[] = [];
+    for (const g of resourceArgs(o.args, ctx)) {
+      if (g.names.length) for (const n of g.names) targets.push({ info: g.info, name: n });
+      else for (const obj of list(ctx, g.info, ns, o.p)) targets.push({ info: g.info, name: obj.metadata.name! });
+    }
+    if (!targets.length) throw new KubectlError("no matching resources found");
+    const start = timeNow(ctx);
+    for (const t of targets) {
+      for (;;) {
+        let obj: KObject;
+        try {
+          obj = get(ctx, t.info, ns, t.name);
+        } catch (e) {
+          if (cond === "delete" && isStatusError(e) && e.reason === "NotFound") {
+            out.out(`${objRef(t.info, t.name)} condition met\n`);
+            break;
+          }
+          throw e;
+        }
+        if (cond !== "delete" && met(cond, obj)) {
+          out.out(`${objRef(t.info, t.name)} condition met\n`);
           break;
         }
-        throw e;
+        if (timeNow(ctx) - start >= timeout) throw new KubectlError(`timed out waiting for the condition on ${t.info.resource}/${t.name}`);
+        if (!(await pause(ctx, Math.min(1000, start + timeout - timeNow(ctx))))) return;
       }
-      if (cond !== "delete" && met(cond, obj)) {
-        o.out(`${objRef(t.info, t.name)} condition met\n`);
-        break;
-      }
-      if (timeNow(ctx) - start >= timeout) throw new KubectlError(`timed out waiting for the condition on ${t.info.resource}/${t.name}`);
-      if (!(await pause(ctx, Math.min(1000, start + timeout - timeNow(ctx))))) return;
     }
-  }
-}
+  },
+};
 
 function met(cond: string, obj: KObject): boolean {
   const m = /^condition=([^=]+)(?:=(.*))?$/i.exec(cond);
