@@ -11,7 +11,7 @@
 // as one row per line ("#cmd|<seq>"), the origin ("#origin", written once) and a small row for
 // the progress and what time travel may not replay ("#journal").
 import type { CommandRecord, Progress } from "../labs/checks.js";
-import type { TrafficRun } from "./core.js";
+import type { TrafficRun } from "./traffic-observer.js";
 import type { StopReason } from "./budget.js";
 
 export const MAX_ENTRIES = 2000;
