@@ -8,6 +8,7 @@ import type { L4, Source } from "../../engine/net/packet.js";
 import { iptablesList, iptablesRules, iptablesSave, toOutput } from "../../engine/proxy/iptables/render.js";
 import { ipsetList, ipsetMissing, ipvsadmConnections, ipvsadmList } from "../../engine/proxy/ipvs/render.js";
 import { nftList } from "../../engine/proxy/nftables/render.js";
+import { iptablesNftList } from "../../engine/proxy/iptables/nft-list.js";
 import type { NodeCommand, NodeCommandContext, NodeCommandResult } from "../node-commands.js";
 import { isInternetAddress } from "../../engine/dns/upstream.js";
 import { dig, getent, host, nslookup } from "./dns-tools.js";
@@ -407,10 +408,38 @@ export const iptables: NodeCommand = (args, ctx) => {
   return toOutput(iptablesList(rs, { table, chain, numeric, verbose, exact, lineNumbers }));
 };
 
+/** nft's options that change nothing here (numeric output, stateless, echo...) or add handles. */
+const NFT_SHORT = new Set(["a", "n", "s", "N", "y", "e", "t", "T", "S", "u", "c"]);
+const NFT_LONG: Record<string, string> = {
+  "--handle": "a", "--numeric": "n", "--stateless": "s", "--reversedns": "N", "--numeric-priority": "y",
+  "--echo": "e", "--terse": "t", "--numeric-time": "T", "--service": "S", "--guid": "u", "--check": "c",
+};
+
 export const nft: NodeCommand = (args, ctx) => {
   const p = ctx.cluster.proxies.node(ctx.node).nftables();
-  const words = args.filter((a) => a !== "-a" && a !== "-n");
-  return nftList(p?.table, words);
+  // getopt stops at the first word that is not an option: nft's options come before the command.
+  let handles = false;
+  let i = 0;
+  for (; i < args.length && args[i].startsWith("-") && args[i] !== "-"; i++) {
+    const a = args[i];
+    const flags = a.startsWith("--") ? NFT_LONG[a] : a.slice(1);
+    if (flags === undefined) return fail(`nft: unrecognized option '${a}'\n`);
+    for (const f of flags) {
+      if (!NFT_SHORT.has(f)) return fail(`nft: invalid option -- '${f}'\n`);
+      if (f === "a") handles = true;
+    }
+  }
+  const words = args.slice(i);
+  const late = words.findIndex((w) => /^-(-?[a-zA-Z])/.test(w));
+  if (late >= 0) {
+    const line = `nft ${words.join(" ")} `;
+    const at = 4 + words.slice(0, late).join(" ").length + (late ? 1 : 0);
+    return fail(`Error: syntax error, options must be specified before commands\n${line}\n   ^${" ".repeat(Math.max(0, at - 4))}${"~".repeat(words[late].length)}\n`);
+  }
+  // iptables mode: iptables is iptables-nft, so its tables are what nft lists.
+  const rs = p ? undefined : ctx.cluster.proxies.node(ctx.node).iptables();
+  if (rs) return iptablesNftList(rs, words, undefined, { handles });
+  return nftList(p?.table, words, { handles });
 };
 
 export const ipvsadm: NodeCommand = (args, ctx) => {

@@ -1,11 +1,13 @@
 // Loads our iptables-save output into a real kernel (a throw-away network namespace) and checks
 // that the kernel prints back exactly the same text, and that `iptables -L`/`-S` agree with our
-// renderers. Needs root, unshare, iptables-restore, iptables-save (Debian: iptables, util-linux).
+// renderers, and that `nft list ruleset` (iptables is iptables-nft) prints what nft-list.ts prints.
+// Needs root, unshare, iptables-restore, iptables-save, nft (Debian: iptables, nftables, util-linux).
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { ProxyConfig, ProxyState } from "../types.js";
 import { IptablesProxier, type IptablesProxierOptions } from "./proxier.js";
 import { iptablesList, iptablesRules, iptablesSave, joinLines, type ListOptions } from "./render.js";
+import { iptablesNftList } from "./nft-list.js";
 import * as T from "./testing.js";
 
 function has(bin: string): boolean {
@@ -19,7 +21,7 @@ function has(bin: string): boolean {
 
 function usableNamespace(): string | undefined {
   if (typeof process.getuid === "function" && process.getuid() !== 0) return "not running as root";
-  const missing = ["unshare", "iptables", "iptables-restore", "iptables-save"].filter((b) => !has(b));
+  const missing = ["unshare", "iptables", "iptables-restore", "iptables-save", "nft"].filter((b) => !has(b));
   if (missing.length > 0) return `missing ${missing.join(", ")}`;
   try {
     execFileSync("unshare", ["-n", "true"], { stdio: "ignore" });
@@ -80,7 +82,8 @@ describe.skipIf(reason !== undefined && process.env.CI !== "true")("real kernel 
       const ours = joinLines(iptablesSave(p.ruleset, { date: "DATE" }).lines);
       const tables = p.ruleset.tables.map((t) => t.name);
       // One namespace per scenario: restore, then print everything we compare, with separators.
-      const cmds = ["iptables-restore", "echo '@@save'", "iptables-save"];
+      const cmds = ["iptables-restore", "echo '@@save'", "iptables-save", "echo '@@nft'", "nft list ruleset", "echo '@@nft-stderr'", "nft list ruleset 2>&1 >/dev/null"];
+      cmds.push("echo '@@nft-chain'", "nft list chain ip nat KUBE-SERVICES 2>&1", "echo '@@nft-a'", "nft -a list ruleset 2>/dev/null");
       for (const t of tables) {
         cmds.push(`echo '@@S ${t}'`, `iptables -t ${t} -S`);
         for (const v of LIST_VARIANTS) cmds.push(`echo '@@${v.flags} ${t}'`, `iptables -t ${t} ${v.flags}`);
@@ -92,6 +95,12 @@ describe.skipIf(reason !== undefined && process.env.CI !== "true")("real kernel 
         parts.set(block.slice(0, nl), block.slice(nl + 1));
       }
       expect(strip(parts.get("save")!)).toBe(strip(ours));
+      const nft = iptablesNftList(p.ruleset, ["list", "ruleset"]);
+      expect(nft.stdout, "nft list ruleset").toBe(parts.get("nft"));
+      expect(nft.stderr, "nft list ruleset (stderr)").toBe(parts.get("nft-stderr"));
+      const chain = iptablesNftList(p.ruleset, ["list", "chain", "ip", "nat", "KUBE-SERVICES"]);
+      expect(chain.stderr + chain.stdout, "nft list chain ip nat KUBE-SERVICES").toBe(parts.get("nft-chain"));
+      expect(iptablesNftList(p.ruleset, ["list", "ruleset"], undefined, { handles: true }).stdout, "nft -a list ruleset").toBe(parts.get("nft-a"));
       for (const t of tables) {
         expect(joinLines(iptablesRules(p.ruleset, { table: t }).lines), `-t ${t} -S`).toBe(parts.get(`S ${t}`));
         for (const v of LIST_VARIANTS) {

@@ -71,7 +71,7 @@ function tableView(rs: Ruleset, name: string): Table | undefined {
 const sortedCache = new WeakMap<Table, { version: number; names: string[] }>();
 
 /** Built-in chains in kernel order, then user chains sorted by name (as iptables-save lists them). */
-function chainOrder(t: Table): Chain[] {
+export function chainOrder(t: Table): Chain[] {
   let cached = sortedCache.get(t);
   if (!cached || cached.version !== t.chainSetVersion) {
     const user: string[] = [];

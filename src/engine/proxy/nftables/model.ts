@@ -29,6 +29,7 @@
 
 import { IndexedMap, TAG_ADDR, portNum, portTextNum, protoCode, protoPortTag } from "../../util/addr-index.js";
 import { ipv4Num } from "../../util/ip.js";
+import { TableHandles } from "./handles.js";
 
 export type AddrField = "saddr" | "daddr";
 export type L4Proto = "tcp" | "udp" | "sctp";
@@ -136,6 +137,8 @@ export interface NftTable {
   readonly sets: Map<string, NftSet>;
   /** Chains in creation (kernel handle) order, as `nft list` prints them. */
   readonly chains: ChainMap;
+  /** The kernel handles `nft -a` prints; the proxier updates them after each sync. */
+  readonly handles: TableHandles;
 }
 
 export function elementKey(key: readonly KeyValue[]): string {
@@ -143,7 +146,7 @@ export function elementKey(key: readonly KeyValue[]): string {
 }
 
 export function newTable(name: string, comment?: string): NftTable {
-  return { family: "ip", name, comment, sets: new Map(), chains: new ChainMap() };
+  return { family: "ip", name, comment, sets: new Map(), chains: new ChainMap(), handles: new TableHandles() };
 }
 
 /**

@@ -197,6 +197,11 @@ export class EndpointChain implements Chain, MadeOnRead {
     this.own = undefined;
   }
 
+  /** How many rules the chain has, without building them (for its kernel handles). */
+  get ruleCount(): number {
+    return this.affinitySet === undefined ? 2 : 3;
+  }
+
   set rules(_: Rule[]) {
     throw new Error(`endpoint chain ${this.name} is rewritten by replacing it in the table`);
   }
@@ -305,6 +310,7 @@ export class NftablesProxier implements Proxier {
       synced++;
     }
     this.initialized = true;
+    this.table.handles.update(this.table);
     return { full, servicesSynced: synced };
   }
 

@@ -71,6 +71,47 @@ describe("nftables golden (TestOverallNFTablesRules)", () => {
   });
 });
 
+describe("nft -a: kernel handles", () => {
+  it("a first sync numbers as the kernel does after nft -f of our listing (golden from nft 1.0.6)", () => {
+    const t = overall().table;
+    expect(nftList(t, ["list", "ruleset"], { handles: true }).stdout).toBe(golden("nftables-overall.kernel-list-handles.txt"));
+    expect(nftList(t, ["list", "chains"], { handles: true }).stdout).toBe(golden("nftables-overall.kernel-chains-handles.txt"));
+    expect(nftList(t, ["list", "chain", "ip", "kube-proxy", "services"], { handles: true }).stdout).toBe(
+      "table ip kube-proxy {\n\tchain services { # handle 15\n\t\tip daddr . meta l4proto . th dport vmap @service-ips # handle 61\n" +
+        "\t\tip daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports # handle 62\n\t}\n}\n",
+    );
+    // `list tables` prints no handle, as nft's table listing without a body.
+    expect(nftList(t, ["list", "tables"], { handles: true }).stdout).toBe("table ip kube-proxy\n");
+  });
+
+  it("an incremental sync keeps untouched chains' handles and numbers new rules above every old one", () => {
+    const p = overall();
+    const h = p.table.handles;
+    const before = new Map([...p.table.chains.keys()].map((n) => [n, [h.chain(n), h.rule(n, 0)]]));
+    const maxBefore = Math.max(...[...before.values()].flat().filter((x): x is number => x !== undefined), ...[...p.table.sets.keys()].map((n) => h.set(n)!));
+    const state = overallState();
+    const key = [...state.services.keys()].find((k) => k.startsWith("ns4/svc4"))!;
+    expect(key).toBeDefined();
+    // One more endpoint for svc4: its chains are flushed and refilled, a new endpoint chain appears.
+    const eps = state.endpoints.get(key)!;
+    const endpoints = new Map(state.endpoints);
+    endpoints.set(key, [...eps, { ...eps[0]!, ip: "10.180.0.99" }]);
+    p.sync({ ...state, endpoints }, new Set([key]));
+    for (const [name, [chain, rule]] of before) {
+      if (!p.table.chains.has(name)) continue;
+      expect(h.chain(name), name).toBe(chain);
+      if (name.includes("ns4/svc4")) expect(h.rule(name, 0)!, name).toBeGreaterThan(maxBefore);
+      else expect(h.rule(name, 0), name).toBe(rule);
+    }
+    const added = [...p.table.chains.keys()].filter((n) => !before.has(n));
+    expect(added.length).toBeGreaterThan(0);
+    for (const n of added) expect(h.chain(n)!).toBeGreaterThan(maxBefore);
+    // Listing order is creation order, so chain handles rise down the listing.
+    const listed = [...p.table.chains.keys()].map((n) => h.chain(n)!);
+    expect(listed).toEqual([...listed].sort((a, b) => a - b));
+  });
+});
+
 describe("nft output details (checked against nft 1.0.6)", () => {
   it("names priorities like prio2str", () => {
     expect(priorityText(-110, "prerouting")).toBe("dstnat - 10");

@@ -6,6 +6,7 @@
 import { parseIPv4Sloppy } from "../../util/ip.js";
 import { mergeIntervalsForListing } from "./ipv4.js";
 import type { Chain, Expr, KeyPart, KeyType, KeyValue, NftSet, NftTable, Rule, SetElement, Verdict } from "./model.js";
+import type { TableHandles } from "./handles.js";
 import * as N from "./names.js";
 import type { ElementRef, NftablesProxier, ServicePortRecord } from "./proxier.js";
 
@@ -330,8 +331,16 @@ function perLine(set: NftSet): number {
 
 const NEWLINE_DELIM = ",\n\t\t\t     ";
 
-function* setBlock(set: NftSet, withElements: boolean): Generator<string> {
-  yield `\t${set.isMap ? "map" : "set"} ${set.name} {`;
+/** nft -a: ` # handle N` after an object's opening brace or a rule. */
+function handleText(h: number | undefined): string {
+  return h === undefined ? "" : ` # handle ${h}`;
+}
+
+/** What `nft -a` adds: the table's handles (undefined without -a). */
+type Handles = TableHandles | undefined;
+
+function* setBlock(set: NftSet, withElements: boolean, h?: Handles): Generator<string> {
+  yield `\t${set.isMap ? "map" : "set"} ${set.name} {${handleText(h?.set(set.name))}`;
   yield `\t\ttype ${setTypeText(set)}`;
   if (set.size !== undefined) yield `\t\tsize ${set.size}`;
   if (set.flags.length) yield `\t\tflags ${set.flags.join(",")}`;
@@ -353,48 +362,51 @@ function* setBlock(set: NftSet, withElements: boolean): Generator<string> {
   yield "\t}";
 }
 
-function* chainBlock(c: Chain, withRules: boolean): Generator<string> {
-  yield `\tchain ${c.name} {`;
+function* chainBlock(c: Chain, withRules: boolean, h?: Handles): Generator<string> {
+  yield `\tchain ${c.name} {${handleText(h?.chain(c.name))}`;
   if (c.comment !== undefined) yield `\t\tcomment ${JSON.stringify(c.comment)}`;
   if (c.base) {
     yield `\t\ttype ${c.base.type} hook ${c.base.hook} priority ${priorityText(c.base.priority, c.base.hook)}; policy ${c.base.policy};`;
   }
-  if (withRules) for (const r of c.rules) yield `\t\t${ruleText(r, "list")}`;
+  if (withRules) {
+    let i = 0;
+    for (const r of c.rules) yield `\t\t${ruleText(r, "list")}${handleText(h?.rule(c.name, i++))}`;
+  }
   yield "\t}";
 }
 
 /** `nft list table ip kube-proxy`. */
-export function* listTableLines(table: NftTable): Generator<string> {
-  yield `table ${T(table)} {`;
+export function* listTableLines(table: NftTable, h?: Handles): Generator<string> {
+  yield `table ${T(table)} {${handleText(h?.table)}`;
   if (table.comment !== undefined) yield `\tcomment ${JSON.stringify(table.comment)}`;
   let first = true;
   for (const set of table.sets.values()) {
     if (!first) yield "";
     first = false;
-    yield* setBlock(set, true);
+    yield* setBlock(set, true, h);
   }
   for (const c of table.chains.values()) {
     if (!first) yield "";
     first = false;
-    yield* chainBlock(c, true);
+    yield* chainBlock(c, true, h);
   }
   yield "}";
 }
 
 /** `nft list ruleset`: every table; here only kube-proxy's (nothing when it does not exist). */
-export function* listRulesetLines(table: NftTable | undefined): Generator<string> {
-  if (table) yield* listTableLines(table);
+export function* listRulesetLines(table: NftTable | undefined, h?: Handles): Generator<string> {
+  if (table) yield* listTableLines(table, h);
 }
 
-export function* listChainLines(table: NftTable, chain: Chain): Generator<string> {
+export function* listChainLines(table: NftTable, chain: Chain, h?: Handles): Generator<string> {
   yield `table ${T(table)} {`;
-  yield* chainBlock(chain, true);
+  yield* chainBlock(chain, true, h);
   yield "}";
 }
 
-export function* listSetLines(table: NftTable, set: NftSet): Generator<string> {
+export function* listSetLines(table: NftTable, set: NftSet, h?: Handles): Generator<string> {
   yield `table ${T(table)} {`;
-  yield* setBlock(set, true);
+  yield* setBlock(set, true, h);
   yield "}";
 }
 
@@ -415,7 +427,7 @@ export interface CommandResult {
 const FAMILIES = new Set(["ip", "ip6", "inet", "arp", "bridge", "netdev"]);
 
 /** nft's error report: message, the command line, carets under the offending token. */
-function nftError(message: string, words: readonly string[], index: number): CommandResult {
+export function nftError(message: string, words: readonly string[], index: number): CommandResult {
   const line = words.join(" ");
   let col = 0;
   for (let i = 0; i < index && i < words.length; i++) col += words[i]!.length + 1;
@@ -430,7 +442,8 @@ const ENOENT = "No such file or directory";
  * Runs `nft <words>` for the list commands against the node's kube-proxy table
  * (undefined when kube-proxy has not created it). Other commands are not handled here.
  */
-export function nftList(table: NftTable | undefined, words: readonly string[]): CommandResult {
+export function nftList(table: NftTable | undefined, words: readonly string[], opts: { handles?: boolean } = {}): CommandResult {
+  const h = opts.handles ? table?.handles : undefined;
   const ok = (lines: Iterable<string>): CommandResult => ({ stdout: joinLines(lines), stderr: "", exitCode: 0 });
   if (words[0] !== "list" || words.length < 2) {
     return nftError("syntax error, unexpected newline", words, words.length);
@@ -443,21 +456,21 @@ export function nftList(table: NftTable | undefined, words: readonly string[]): 
 
   switch (what) {
     case "ruleset":
-      return ok(table && (familyMatches || i === 2) ? listRulesetLines(table) : []);
+      return ok(table && (familyMatches || i === 2) ? listRulesetLines(table, h) : []);
     case "tables":
       return ok(table && (familyMatches || i === 2) ? [`table ${T(table)}`] : []);
     case "table": {
       if (i >= words.length) return nftError("syntax error, unexpected newline, expecting string", words, words.length);
       if (!familyMatches || words[i] !== table!.name) return nftError(ENOENT, words, i);
-      return ok(listTableLines(table!));
+      return ok(listTableLines(table!, h));
     }
     case "chains":
     case "sets":
     case "maps": {
       if (!table || (i > 2 && !familyMatches)) return ok([]);
       const lines: string[] = [`table ${T(table)} {`];
-      if (what === "chains") for (const c of table.chains.values()) lines.push(...chainBlock(c, false));
-      else for (const s of table.sets.values()) if (s.isMap === (what === "maps")) lines.push(...setBlock(s, true));
+      if (what === "chains") for (const c of table.chains.values()) lines.push(...chainBlock(c, false, h));
+      else for (const s of table.sets.values()) if (s.isMap === (what === "maps")) lines.push(...setBlock(s, true, h));
       lines.push("}");
       return ok(lines);
     }
@@ -470,11 +483,11 @@ export function nftList(table: NftTable | undefined, words: readonly string[]): 
       if (name === undefined) return nftError("syntax error, unexpected newline, expecting string", words, words.length);
       if (what === "chain") {
         const c = table!.chains.get(name);
-        return c ? ok(listChainLines(table!, c)) : nftError(ENOENT, words, i + 1);
+        return c ? ok(listChainLines(table!, c, h)) : nftError(ENOENT, words, i + 1);
       }
       const s = table!.sets.get(name);
       if (!s || s.isMap !== (what === "map")) return nftError(ENOENT, words, i + 1);
-      return ok(listSetLines(table!, s));
+      return ok(listSetLines(table!, s, h));
     }
     default:
       return nftError(`syntax error, unexpected ${what}`, words, 1);
