@@ -12,6 +12,7 @@ import type { ClusterHost } from "../runtime/host.js";
 import type { Limits } from "../runtime/limits.js";
 import { bad, conflictMsg, forbiddenMsg, notFoundMsg } from "./errors.js";
 import { mintToken, verifyToken } from "./tokens.js";
+import { TtlCache } from "./ttl-cache.js";
 
 /** What the classroom routes borrow from the app (src/http/app.ts). */
 export interface ClassroomContext {
@@ -394,29 +395,24 @@ export interface ClassroomTime {
 }
 
 export function classroomClock(x: Pick<ClassroomContext, "classrooms" | "now">) {
-  const cache = new Map<string, { at: number; classroom: string; value: ClassroomTime | undefined }>();
-  const clock = async (row: ClusterRow): Promise<ClassroomTime | undefined> => {
-    if (!row.classroomId) return undefined;
-    const hit = cache.get(row.id);
-    if (hit && x.now() - hit.at < 5_000) return hit.value;
-    const store = x.classrooms(row.classroomId);
-    const room = await store.get(row.classroomId);
+  const cache = new TtlCache<{ classroom: string; value: ClassroomTime | undefined }>(x.now, 5_000, 20_000);
+  const read = async (row: ClusterRow, classroomId: string): Promise<ClassroomTime | undefined> => {
+    const store = x.classrooms(classroomId);
+    const room = await store.get(classroomId);
     // The student whose cluster this is: of the lab they are on, or of one they finished.
     const st = room && (await store.students(room.id)).find((s) => s.clusterId === row.id || Object.values(JSON.parse(s.pastClusters) as Record<string, string>).includes(row.id));
-    let value: ClassroomTime | undefined;
-    if (room && st) {
-      const end = deadline(room, st);
-      const labs = labsOf(room);
-      const next = st.clusterId === row.id && st.labIndex + 1 < labs.length ? labs[st.labIndex + 1] : undefined;
-      value = { title: room.title, deadline: end, closed: room.closedAt !== null, reviewUntil: end + room.reviewMs, ...(next ? { nextLab: { id: next, title: findLab(next)?.title } } : {}) };
-    }
-    if (cache.size > 20_000) cache.clear();
-    cache.set(row.id, { at: x.now(), classroom: row.classroomId, value });
-    return value;
+    if (!room || !st) return undefined;
+    const end = deadline(room, st);
+    const labs = labsOf(room);
+    const next = st.clusterId === row.id && st.labIndex + 1 < labs.length ? labs[st.labIndex + 1] : undefined;
+    return { title: room.title, deadline: end, closed: room.closedAt !== null, reviewUntil: end + room.reviewMs, ...(next ? { nextLab: { id: next, title: findLab(next)?.title } } : {}) };
+  };
+  const clock = async (row: ClusterRow): Promise<ClassroomTime | undefined> => {
+    const classroomId = row.classroomId;
+    if (!classroomId) return undefined;
+    return (await cache.get(row.id, async () => ({ classroom: classroomId, value: await read(row, classroomId) }))).value;
   };
   /** After the teacher changed a classroom's time: its clusters read it again. */
-  clock.forget = (classroomId: string) => {
-    for (const [k, v] of cache) if (v.classroom === classroomId) cache.delete(k);
-  };
+  clock.forget = (classroomId: string) => cache.deleteWhere((v) => v.classroom === classroomId);
   return clock;
 }
