@@ -13,7 +13,7 @@ import { badRequest, notFound, notServed } from "../engine/api/status.js";
 import type { Pod } from "../engine/api/types.js";
 import type { Cluster } from "../engine/cluster.js";
 import { podShellPrompt } from "../shell/prompt.js";
-import { type KubeRequest, parseTarget } from "./serve.js";
+import { type KubeRequest, type KubeResponse, parseTarget } from "./serve.js";
 
 export const V5 = "v5.channel.k8s.io";
 export const V4 = "v4.channel.k8s.io";
@@ -49,6 +49,11 @@ export interface StreamPlan {
   shell?: { name: string; prompt: string };
 }
 
+/** The kubelet refusing a stream before it starts: Go's http error, a plain-text body. */
+function kubeletRefusal(status: number, message: string): KubeResponse {
+  return { status, contentType: "text/plain; charset=utf-8", body: message };
+}
+
 /** The subprotocol to answer with: the first of the client's that is served; undefined: none. */
 export function pickProtocol(offered: string | undefined): string | undefined {
   const asked = (offered ?? "").split(",").map((s) => s.trim()).filter(Boolean);
@@ -65,7 +70,7 @@ function flag(v: string | undefined): boolean {
  * kubelet (pod, container, node), then as the kubelet does (the container runs). Throws the
  * Status the client would get.
  */
-export function streamPlan(cluster: Cluster, req: KubeRequest): StreamPlan {
+export function streamPlan(cluster: Cluster, req: KubeRequest): StreamPlan | KubeResponse {
   const t = parseTarget(req.path.split("/").filter(Boolean).map(decodeURIComponent), cluster);
   if (!t || t.info !== R.pods || !t.name || (t.sub !== "exec" && t.sub !== "attach")) throw notServed();
   const ns = t.namespace ?? "default";
@@ -90,8 +95,10 @@ export function streamPlan(cluster: Cluster, req: KubeRequest): StreamPlan {
   if (!stdin && !stdout && !stderr) throw badRequest("you must specify at least 1 of stdin, stdout, stderr");
   const command = t.sub === "exec" ? req.command ?? [] : [];
   if (t.sub === "exec" && !command.length) throw badRequest("you must specify at least 1 command");
-  // The kubelet's answer for a container that is not running (the terminal's kubectl exec says the same).
-  if (cluster.kubelet.containerState(pod, container) !== "running") throw badRequest(`container ${container} is not valid for pod ${t.name}`);
+  // The kubelet's answers (server.go getExec/getAttach): plain text, not a Status, so a client
+  // reports them as its upgrade failing ("unable to upgrade connection: ..."), as the terminal's kubectl does.
+  if (!cluster.kubelet.runs(pod)) return kubeletRefusal(404, "pod does not exist");
+  if (cluster.kubelet.containerState(pod, container) !== "running") return kubeletRefusal(500, `container not found (${JSON.stringify(container)})`);
   const plan: StreamPlan = { kind: t.sub, namespace: ns, pod: t.name, uid: pod.metadata.uid ?? "", container, command, stdin, stdout, stderr, tty };
   const shell = interactiveShell(cluster, pod, plan);
   if (shell) plan.shell = { name: shell, prompt: podShellPrompt(cluster, pod, container, shell) };

@@ -249,7 +249,7 @@ export class ClusterObject extends DurableObject<Env> {
   }
 
   /** pods/exec, pods/attach: the request checked in the cluster (src/kubeapi/remotecommand.ts). */
-  async kubeStreamPlan(id: string, req: KubeRequest): Promise<Result<StreamPlan>> {
+  async kubeStreamPlan(id: string, req: KubeRequest): Promise<Result<StreamPlan | KubeResponse>> {
     return result(async () => streamPlan((await this.fresh(id)).cluster, req));
   }
 
@@ -482,7 +482,7 @@ class DurableClusterHost implements ClusterHost {
   }
   async kubeStreamPlan(id: string, req: KubeRequest): Promise<StreamPlan | KubeResponse> {
     const r = await this.stub(id).kubeStreamPlan(id, req);
-    return r.ok ? (r.value as StreamPlan) : statusResponse(r.status);
+    return r.ok ? (r.value as StreamPlan | KubeResponse) : statusResponse(r.status);
   }
   async kubePodExec(id: string, plan: StreamPlan, argv: string[], stdin: string, limits: Limits): Promise<ExecResult | undefined> {
     return (unwrap(await this.stub(id).kubePodExec(id, plan, argv, stdin, limits)) as ExecResult | null) ?? undefined;

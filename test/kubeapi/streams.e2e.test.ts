@@ -192,6 +192,23 @@ describe.skipIf(!have)("kubectl exec, attach, logs -f, port-forward: streams thr
     expect(await kubectl(["exec", pod, "-c", "other", "--", "true"])).toMatchObject({ stderr: `Error from server (BadRequest): container other is not valid for pod ${pod}\n`, code: 1 });
   });
 
+  it("exec into a container that is not running: the kubelet's refusal through the upgrade, a completed pod's phase; as the terminal prints them", { timeout: 90_000 }, async () => {
+    // Created and asked at once: the container is still being created.
+    const made = await terminal("kubectl run starting --image=nginx; kubectl exec starting -- true");
+    const want = { stdout: "", stderr: 'error: unable to upgrade connection: container not found ("starting")\n', code: 1 };
+    expect({ ...made, stdout: "" }).toEqual(want);
+    await kubectl(["delete", "pod", "starting", "--wait=false"]);
+    await kubectl(["run", "crash", "--image=busybox", "--", "false"]);
+    await terminal("sleep 20");
+    expect(await kubectl(["exec", "crash", "--", "true"])).toEqual({ ...want, stderr: want.stderr.replace("starting", "crash") });
+    expect(await terminal("kubectl exec crash -- true")).toEqual({ ...want, stderr: want.stderr.replace("starting", "crash") });
+    await kubectl(["run", "done", "--image=busybox", "--restart=Never", "--", "true"]);
+    await terminal("sleep 10");
+    const done = { stdout: "", stderr: "error: cannot exec into a container in a completed pod; current phase is Succeeded\n", code: 1 };
+    expect(await kubectl(["exec", "done", "--", "true"])).toEqual(done);
+    expect(await terminal("kubectl exec done -- true")).toEqual(done);
+  });
+
   it("kubectl 1.30 (the first with WebSocket streams) as 1.33; kubectl 1.27 (SPDY only) gets a clean error, not a hang", { timeout: 60_000 }, async () => {
     expect(await run(`${BIN}/kubectl.1.30`, ["exec", pod, "--", "sh", "-c", "exit 2"])).toEqual({ stdout: "", stderr: "command terminated with exit code 2\n", code: 2 });
     const old = await run(`${BIN}/kubectl.1.27`, ["exec", pod, "--", "hostname"], { timeout: 20_000 });

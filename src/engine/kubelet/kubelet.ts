@@ -697,6 +697,11 @@ export class Kubelet implements Controller {
   }
 
   /** Is the container running (exec and traffic need it)? */
+  /** Whether this pod is one the kubelet runs (admitted on its node), whatever its containers do. */
+  runs(pod: Pod): boolean {
+    return this.runtimeOf(pod) !== undefined;
+  }
+
   containerState(pod: Pod, container?: string): "waiting" | "running" | "terminated" | undefined {
     const rt = this.runtimeOf(pod);
     const c = container ? rt?.containers.find((x) => x.name === container) : rt?.containers[0];

@@ -2,9 +2,11 @@
 
 import { f, nsOf } from "../cmdutil.js";
 import type { KubectlCommand } from "../command.js";
+import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { bool, str } from "../flags.js";
 import { podFor } from "../pods.js";
+import type { Pod } from "../../../engine/api/types.js";
 
 interface ExecOptions {
   /** POD or TYPE/NAME. */
@@ -31,15 +33,12 @@ export const execCommand: KubectlCommand<ExecOptions> = {
   },
   async run(o, ctx, out) {
     const { pod } = podFor(o.target, o.namespace, ctx, "attach");
+    // kubectl's own checks (exec.go): a completed pod first, then the default container.
+    if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") throw new KubectlError(`cannot exec into a container in a completed pod; current phase is ${pod.status.phase}`);
     const containers = pod.spec.containers.map((c) => c.name);
     const cname = o.container ?? containers[0];
-    if (!containers.includes(cname)) throw new KubectlError(`container ${cname} not found in pod ${pod.metadata.name}`);
     if (!o.container && containers.length > 1) out.err(`Defaulted container "${cname}" out of: ${containers.join(", ")}\n`);
-    const state = ctx.cluster.kubelet.containerState(pod, cname);
-    if (state !== "running") {
-      if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") throw new KubectlError(`cannot exec into a container in a completed pod; current phase is ${pod.status.phase}`);
-      throw new KubectlError(`Error from server (BadRequest): container ${cname} is not valid for pod ${pod.metadata.name}`);
-    }
+    notExecutable(pod, cname, ctx);
     const interactive = o.stdin && o.tty;
     const bin = o.command[0].split("/").pop()!;
     if (interactive && o.command.length === 1 && /^(sh|bash|ash)$/.test(bin)) {
@@ -61,3 +60,20 @@ export const execCommand: KubectlCommand<ExecOptions> = {
     }
   },
 };
+
+/**
+ * Why the exec request fails before a process starts, worded as the client sees it: the apiserver's
+ * streamLocation (a container the pod lacks, a pod not on a node) answers BadRequest; the kubelet
+ * (server.go getExec, kubelet_pods.go GetExec) answers a pod it does not run with "pod does not
+ * exist" and a container not running with `container not found ("name")`, which kubectl's SPDY
+ * upgrade reports as "unable to upgrade connection: ...".
+ */
+function notExecutable(pod: Pod, cname: string, ctx: KubectlContext): void {
+  const name = pod.metadata.name;
+  const ephemeral = Array.isArray(pod.spec.ephemeralContainers) ? (pod.spec.ephemeralContainers as { name: string }[]) : [];
+  const all = [...(pod.spec.initContainers ?? []), ...pod.spec.containers, ...ephemeral].map((c) => c.name);
+  if (!all.includes(cname)) throw new KubectlError(`Error from server (BadRequest): container ${cname} is not valid for pod ${name}`);
+  if (!pod.spec.nodeName) throw new KubectlError(`Error from server (BadRequest): pod ${name} does not have a host assigned`);
+  if (!ctx.cluster.kubelet.runs(pod)) throw new KubectlError("unable to upgrade connection: pod does not exist");
+  if (ctx.cluster.kubelet.containerState(pod, cname) !== "running") throw new KubectlError(`unable to upgrade connection: container not found (${JSON.stringify(cname)})`);
+}
