@@ -33,7 +33,7 @@
 // patch returns that message for an error that carries an errno code; other errors are unchanged.
 // src/shell/fs.test.ts checks the behaviour.
 
-import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -204,3 +204,141 @@ for (const b of bundles) {
   errno++;
 }
 if (errno) console.log(`patch-just-bash: errno texts for redirections, ${errno} bundle(s) patched`);
+
+// LOOPS
+//
+// Why: sed and awk run their scripts inside one command, so the slice between commands (SLICE
+// above) is never reached while `sed ':a;s/^/x/;ba'` branches 10000 times over a growing
+// pattern space or `awk 'BEGIN { while (1) {} }'` spins: the whole loop held every other
+// cluster's requests (a bystander's p99 366 ms). awk's interpreter is async already; sed's
+// command executor is a synchronous loop, made async here (its two callers, its own group
+// recursion and the cycle loop, are async functions and await it).
+//
+// What the patch does: sed's executor and awk's while/for/do-while loops call the same slice
+// function (the one on the command's AbortSignal under Symbol.for("servicelab.slice")) once per
+// iteration and await the promise it returns when the line's slice is used up. The signal
+// reaches sed's executor through its options (`slSignal`, set by the sed command from its
+// context) and awk's loops through the awk runtime context (`__slSignal`). The iteration limits,
+// the output and the error texts are unchanged. src/shell/adversarial.test.ts checks that a
+// bystander is answered during both loops.
+const LOOPS_MARK = "/* servicelab:loops */";
+// One copy before each patched function (sed's and awk's may share a module: two names).
+const loopHelper = (name) => `${LOOPS_MARK}
+function ${name}(signal) {
+  const f = signal && signal[Symbol.for("servicelab.slice")];
+  return typeof f === "function" ? f() : undefined;
+}
+`;
+// A command runs with a context of its own whose signal is a new controller's, aborted with the
+// line's (the revocable command context): it carries the line's slice function too.
+const REVOCABLE = new RegExp(String.raw`function (${ID})\((${ID}),${ID}\)\{let ${ID}=!0,(${ID})=\2\.signal\?new AbortController:void 0,`);
+// A command's signal may be a combination of the line's and another (combineAbortSignals: the
+// line's with a command's own); the combination carries the line's slice function too.
+const COMBINE = new RegExp(String.raw`(function ${ID}\(\.\.\.${ID}\)\{let (${ID})=\[\.\.\.new Set\([^]{0,200}?if\(\2\.length===1\)return\{signal:\2\[0\],cleanup\(\)\{\}\};let (${ID})=new AbortController,${ID}=\[\];)`);
+const chunkDir = join(root, "chunks");
+const loopFiles = [...bundles, ...(existsSync(chunkDir) ? readdirSync(chunkDir).map((f) => join("chunks", f)) : [])];
+const esc = (x) => x.replace(/\$/g, "\\$");
+let sedDone = 0;
+let awkDone = 0;
+let combineDone = 0;
+let revocableDone = 0;
+for (const b of loopFiles) {
+  const file = join(root, b);
+  if (!existsSync(file)) continue;
+  let src = readFileSync(file, "utf8");
+  const hasSed = src.includes("sed: command execution exceeded maximum iterations");
+  const hasAwk = src.includes("awk: while loop exceeded maximum iterations");
+  const cm0 = COMBINE.exec(src);
+  const rv = REVOCABLE.exec(src);
+  if (!hasSed && !hasAwk && !cm0 && !rv) continue;
+  if (src.includes(LOOPS_MARK)) {
+    sedDone += hasSed ? 1 : 0;
+    awkDone += hasAwk ? 1 : 0;
+    combineDone += cm0 ? 1 : 0;
+    revocableDone += src.includes("__slCarrySlice(") ? 1 : 0;
+    continue;
+  }
+  if (rv) {
+    const [whole, , ctxName] = rv;
+    const carry = whole.replace(/new AbortController:void 0,$/, () => `__slCarrySlice(${ctxName}.signal,new AbortController):void 0,`);
+    const helper = `${LOOPS_MARK}
+function __slCarrySlice(from, controller) {
+  const k = Symbol.for("servicelab.slice");
+  if (typeof from[k] === "function") Object.defineProperty(controller.signal, k, { value: from[k] });
+  return controller;
+}
+`;
+    src = src.slice(0, rv.index) + helper + carry + src.slice(rv.index + whole.length);
+    revocableDone++;
+  }
+  const fail = (what) => {
+    throw new Error(`patch-just-bash: ${b}: ${what} does not match (just-bash changed? review the LOOPS patch)`);
+  };
+  if (cm0) {
+    const [whole, , list, controller] = cm0;
+    const carry = `${whole}{const __slK=Symbol.for("servicelab.slice"),__slF=${list}.find((x)=>typeof x[__slK]==="function");if(__slF)Object.defineProperty(${controller}.signal,__slK,{value:__slF[__slK]})}`;
+    src = src.slice(0, cm0.index) + LOOPS_MARK + src.slice(cm0.index).replace(whole, () => carry);
+    combineDone++;
+  }
+  if (hasSed) {
+    // The executor: `function <Z>(<cmds>,<state>,<lines>,<opts>){let <labels>=new Map;...for(;<pc><<cmds>.length;){if(<n>++,<n>><max>)throw new <E>(\`sed: command execution exceeded`
+    const at = src.indexOf("sed: command execution exceeded maximum iterations");
+    const def = src.lastIndexOf("function ", at);
+    const head = new RegExp(String.raw`^function (${ID})\((${ID}),(${ID}),(${ID}),(${ID})\)\{`).exec(src.slice(def, at));
+    if (!head) fail("sed's command executor");
+    const [, Z, , , , opts] = head;
+    const loop = new RegExp(String.raw`for\(;(${ID})<(${ID})\.length;\)\{if\((${ID})\+\+,\3>(${ID})\)throw new (${ID})\(\`sed: command execution exceeded maximum iterations`);
+    const lm = loop.exec(src.slice(def, at + 60));
+    if (!lm) fail("sed's executor loop");
+    const loopAt = def + lm.index + lm[0].indexOf("{") + 1;
+    src = src.slice(0, loopAt) + `{const __slP=__slSedSlice(${opts}?.slSignal);if(__slP)await __slP}` + src.slice(loopAt);
+    src = src.slice(0, def) + loopHelper("__slSedSlice") + "async " + src.slice(def);
+    // Its callers await it: the group command's recursion and the cycle loop.
+    const group = new RegExp(String.raw`(\.coverage\?\.hit\("sed:cmd:group"\),)(${esc(Z)}\()`);
+    if (!group.test(src)) fail("sed's group recursion");
+    src = src.replace(group, "$1await $2");
+    const cycle = new RegExp(String.raw`((${ID})\.pendingFileReads=\[\],\2\.pendingFileWrites=\[\],)(${esc(Z)}\()`);
+    if (!cycle.test(src)) fail("sed's cycle loop");
+    src = src.replace(cycle, "$1await $3");
+    // The executor's options: `<he>=<limits>?{maxIterations:<limits>.maxSedIterations,maxStringLength:<b>}:void 0`,
+    // in the function whose options (`<n>={}`) carry the signal.
+    const optsRe = new RegExp(String.raw`(${ID})=(${ID})\?\{maxIterations:\2\.maxSedIterations,maxStringLength:(${ID})\}:void 0`);
+    const om = optsRe.exec(src);
+    if (!om) fail("sed's executor options");
+    const proc = src.lastIndexOf("async function", om.index);
+    const pm = new RegExp(String.raw`^async function ${ID}\(${ID},${ID},${ID},(${ID})=\{\}\)\{`).exec(src.slice(proc, om.index));
+    if (!pm) fail("sed's content processor");
+    src = src.slice(0, om.index) + `${om[1]}={...(${om[2]}?{maxIterations:${om[2]}.maxSedIterations,maxStringLength:${om[3]}}:{}),slSignal:${pm[1]}.slSignal}` + src.slice(om.index + om[0].length);
+    // The sed command hands its signal to each of its content processor's calls.
+    const cmd = src.indexOf('name:"sed",async execute(');
+    if (cmd < 0) fail("the sed command");
+    const ctxName = new RegExp(String.raw`^name:"sed",async execute\((${ID}),(${ID})\)`).exec(src.slice(cmd))[2];
+    const end = src.indexOf('name:"', cmd + 10);
+    const body = src.slice(cmd, end < 0 ? src.length : end);
+    const pass = new RegExp(String.raw`requireDefenseContext:${esc(ctxName)}\.requireDefenseContext\}\)`, "g");
+    const calls = body.match(pass)?.length ?? 0;
+    if (calls < 3) fail("the sed command's calls of its processor");
+    src = src.slice(0, cmd) + body.replace(pass, `requireDefenseContext:${ctxName}.requireDefenseContext,slSignal:${ctxName}.signal})`) + src.slice(cmd + body.length);
+  }
+  if (hasAwk) {
+    // awk's runtime context: `<A>=<fe>({fieldSep:...,maxIterations:<t>.limits.maxAwkIterations,...});`
+    const ctxRe = new RegExp(String.raw`(${ID})=(${ID})\(\{fieldSep:${ID},maxIterations:(${ID})\.limits\.maxAwkIterations,[^;]*?requireDefenseContext:\3\.requireDefenseContext\}\);`);
+    const cm = ctxRe.exec(src);
+    if (!cm) fail("awk's runtime context");
+    src = src.slice(0, cm.index + cm[0].length) + `${cm[1]}.__slSignal=${cm[3]}.signal;` + src.slice(cm.index + cm[0].length);
+    // Each loop: `if(<n>++,<n>><e>.maxIterations)throw new <w>(\`awk: <kind> loop exceeded maximum iterations`
+    const loopRe = new RegExp(String.raw`if\((${ID})\+\+,\1>(${ID})\.maxIterations\)throw new ${ID}\(\`awk: (?:while|for|do-while) loop exceeded`, "g");
+    let loops = 0;
+    src = src.replace(loopRe, (m, _n, e) => {
+      loops++;
+      return `{const __slP=__slAwkSlice(${e}.__slSignal);if(__slP)await __slP}${m}`;
+    });
+    if (loops < 3) fail("awk's loops");
+    const fn = src.lastIndexOf("async function", src.indexOf("awk: while loop exceeded"));
+    src = src.slice(0, fn) + loopHelper("__slAwkSlice") + src.slice(fn);
+  }
+  writeFileSync(file, src);
+  sedDone += hasSed ? 1 : 0;
+  awkDone += hasAwk ? 1 : 0;
+}
+if (!sedDone || !awkDone || !combineDone || revocableDone < 2) throw new Error("patch-just-bash: sed's or awk's loops or the signal combiner were not found (just-bash changed? review the LOOPS patch)");

@@ -217,6 +217,29 @@ describe("adversarial input", () => {
     expect((await busy).stderr).toMatch(/^bash: (execution limit reached: more than 100000 commands|CPU time limit exceeded)/);
   });
 
+  it("a bystander is answered during one command's long work: sed's and awk's loops, a 3000-object apply", async () => {
+    const make = "for i in $(seq 1 3000); do printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: cm-%d\\n---\\n' $i; done > /tmp/many.yaml";
+    expect((await ex(victim, make)).exitCode).toBe(0);
+    // Before the slice reached inside them, each held every cluster for its whole run (sed's
+    // branch loop and awk's while loop inside one command; the apply's YAML parse before its
+    // first object): the bystander got one answer, after it.
+    for (const cmd of ["echo a | sed ':a;s/^/x/;ba'", "awk 'BEGIN { while (1) {} }'", "kubectl apply -f /tmp/many.yaml > /dev/null"]) {
+      let done = false;
+      const busy = ex(victim, cmd).then((r) => ((done = true), r));
+      await new Promise((r) => setTimeout(r, 20));
+      const lat: number[] = [];
+      while (!done) {
+        const r = await ex(bystander, "kubectl get svc");
+        expect(r.stdout).toContain("kubernetes");
+        if (!done) lat.push(r.ms);
+      }
+      expect((await busy).status).toBe(200);
+      expect(lat.length, cmd).toBeGreaterThan(1);
+      expect(Math.max(...lat), cmd).toBeLessThan(500);
+    }
+    await ex(victim, "kubectl delete cm --all > /dev/null");
+  });
+
   it("a YAML alias bomb is refused by kubectl's parser", async () => {
     const levels = ["a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]"];
     for (let i = 1; i < 8; i++) {

@@ -3,7 +3,7 @@
 import { parseDocument } from "yaml";
 import { lookupKind, type ResourceInfo } from "../../engine/api/resources.js";
 import type { ObjectMeta } from "../../engine/api/types.js";
-import type { KubectlContext } from "./context.js";
+import { between, type KubectlContext } from "./context.js";
 import { KubectlError } from "./errors.js";
 import { goYamlProblem, yamlDocuments } from "./yaml-errors.js";
 
@@ -45,6 +45,9 @@ export async function readManifests(files: string[], recursive: boolean, ctx: Ku
       // Document by document, as kubectl's YAMLReader splits them; each converted as sigs.k8s.io/yaml
       // does (go-yaml v2, not strict: a repeated key is accepted and the last one wins).
       for (const chunk of yamlDocuments(text)) {
+        // A file of 3000 documents takes seconds to parse: the line's slice between documents
+        // lets other clusters' requests in (and a stopped line ends here).
+        if (!(await between(ctx))) break;
         const d = parseDocument(chunk, { uniqueKeys: false });
         if (d.errors.length) {
           // The yaml library finds that there is a mistake; go-yaml's words and line come from yaml-errors.

@@ -9,14 +9,19 @@
 /** YAMLReader: documents between lines that are "---" (optionally followed by a comment). */
 export function yamlDocuments(text: string): string[] {
   const docs: string[] = [];
-  let cur: string[] = [];
-  for (const line of text.split(/(?<=\n)/)) {
-    if (/^---(\s*$|\s*#|\s)/.test(line) && /^---\s*(#.*)?\r?\n?$/.test(line)) {
-      docs.push(cur.join(""));
-      cur = [];
-    } else cur.push(line);
+  // Line by line with indexOf: a split with a lookbehind took ~60 ms on a 3000-document file.
+  let start = 0;
+  let from = 0;
+  while (from < text.length) {
+    const nl = text.indexOf("\n", from);
+    const end = nl < 0 ? text.length : nl + 1;
+    if (text.startsWith("---", from) && /^---\s*(#.*)?\r?\n?$/.test(text.slice(from, end))) {
+      docs.push(text.slice(start, from));
+      start = end;
+    }
+    from = end;
   }
-  docs.push(cur.join(""));
+  docs.push(text.slice(start));
   return docs;
 }
 
