@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { R } from "../api/resources.js";
-import type { Pod } from "../api/types.js";
+import type { KObject, Pod } from "../api/types.js";
 import type { Cluster } from "../cluster.js";
 import { isPodReady } from "../controllers/util.js";
 import { testCluster } from "../testing.js";
@@ -130,6 +130,62 @@ describe("kubelet", () => {
     c.kubelet.filesystem(pod(c, "web"))!.write("/usr/share/nginx/html/index.html", "back\n");
     c.advance(5_000);
     expect(isPodReady(pod(c, "web"))).toBe(true);
+  });
+
+  it("records Unhealthy for each failing readiness probe run, counted on one event", () => {
+    const c = testCluster();
+    c.client.create(R.pods, "default", {
+      metadata: { name: "web" },
+      spec: {
+        containers: [
+          { name: "nginx", image: "nginx", readinessProbe: { httpGet: { path: "/index.html", port: 80 }, initialDelaySeconds: 2, periodSeconds: 5, failureThreshold: 3 } },
+        ],
+      },
+    });
+    const unhealthy = () => (c.client.list(R.events, "default").items as KObject[]).filter((e) => (e as { reason?: string }).reason === "Unhealthy") as (KObject & { count: number; message: string; type: string; firstTimestamp: string; lastTimestamp: string; involvedObject: { fieldPath?: string } })[];
+    c.advance(6_500); // probes at 6 s (passes), 11 s, 16 s...
+    expect(unhealthy()).toEqual([]);
+    c.kubelet.filesystem(pod(c, "web"))!.remove("/usr/share/nginx/html/index.html");
+    c.advance(15_000); // runs at 11, 16 and 21 s fail
+    const [e] = unhealthy();
+    expect(unhealthy().length).toBe(1);
+    expect(e).toMatchObject({ type: "Warning", count: 3, message: "Readiness probe failed: HTTP probe failed with statuscode: 404", involvedObject: { fieldPath: "spec.containers{nginx}" } });
+    expect(Date.parse(e.lastTimestamp) - Date.parse(e.firstTimestamp)).toBe(10_000);
+    c.kubelet.filesystem(pod(c, "web"))!.write("/usr/share/nginx/html/index.html", "back\n");
+    c.advance(30_000);
+    expect(unhealthy()[0]!.count).toBe(3);
+  });
+
+  it("words tcp, http and exec probe failures as the kubelet's probers do", () => {
+    const c = testCluster();
+    const mk = (name: string, image: string, readinessProbe: object, command?: string[]) =>
+      c.client.create(R.pods, "default", { metadata: { name }, spec: { containers: [{ name: "c", image, command, readinessProbe }] } });
+    mk("tcp", "nginx", { tcpSocket: { port: 8080 } });
+    mk("http", "busybox", { httpGet: { path: "/healthz", port: 8080 } }, ["sleep", "3600"]);
+    mk("bb", "busybox", { exec: { command: ["cat", "/tmp/healthy"] } }, ["sleep", "3600"]);
+    mk("deb", "nginx", { exec: { command: ["cat", "/tmp/healthy"] } });
+    c.advance(20_000);
+    const msg = (name: string) => {
+      const ev = (c.client.list(R.events, "default").items as (KObject & { reason?: string; message?: string; involvedObject: { name: string } })[]).find((e) => e.reason === "Unhealthy" && e.involvedObject.name === name);
+      return ev?.message;
+    };
+    const ip = (name: string) => pod(c, name).status!.podIP;
+    expect(msg("tcp")).toBe(`Readiness probe failed: dial tcp ${ip("tcp")}:8080: connect: connection refused`);
+    expect(msg("http")).toBe(`Readiness probe failed: Get "http://${ip("http")}:8080/healthz": dial tcp ${ip("http")}:8080: connect: connection refused`);
+    expect(msg("bb")).toBe("Readiness probe failed: cat: can't open '/tmp/healthy': No such file or directory\n");
+    expect(msg("deb")).toBe("Readiness probe failed: cat: /tmp/healthy: No such file or directory\n");
+  });
+
+  it("throttles a pod's events as the recorder's spam filter does: 25, then one per 5 minutes", () => {
+    const c = testCluster();
+    c.client.create(R.pods, "default", { metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "nginx", readinessProbe: { tcpSocket: { port: 81 }, periodSeconds: 1 } }] } });
+    c.advance(60_000);
+    const kubeletEvents = () => (c.client.list(R.events, "default").items as (KObject & { count: number; source: { component: string } })[]).filter((e) => e.source.component === "kubelet");
+    const total = () => kubeletEvents().reduce((n, e) => n + e.count, 0);
+    // Pulling, Pulled, Created, Started, then Unhealthy until the 25 tokens are spent.
+    expect(total()).toBe(25);
+    c.advance(600_000);
+    expect(total()).toBe(27);
   });
 
   it("stops httpd at once but waits the grace period for a shell that ignores SIGTERM", () => {

@@ -3,6 +3,7 @@
 // image pulls, Created/Started, readiness (probes as data), restarts with CrashLoopBackOff,
 // graceful termination, and the events of each step. Timed steps are requeues on the clock.
 
+import { EventSpamFilter } from "./event-spam.js";
 import { R } from "../api/resources.js";
 import type { ConfigMap, Container, ContainerStatus, KObject, Node, Pod, Service } from "../api/types.js";
 import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
@@ -78,6 +79,8 @@ interface ContainerRuntime {
   ready: boolean;
   /** When the readiness probe next decides, if a change is pending. */
   probeAt?: number;
+  /** The probe period whose run this kubelet last reported (not saved: a restart probes afresh). */
+  probedAt?: number;
 }
 
 /** A node's pod CIDR, parsed once per text (each pod's address is allocated and released in it). */
@@ -136,6 +139,8 @@ interface ServiceTombstone {
 export class Kubelet implements Controller {
   readonly name = "kubelet";
   private readonly pods = new Map<string, PodRuntime>();
+  /** The event recorder's spam filter (per node and pod). */
+  private readonly spam = new EventSpamFilter();
   /** Every container's logBytes together, or more (gone containers leave only at boundLogs; at first, unknown). */
   private logTotal = CLUSTER_LOG_MAX_BYTES + 1;
   private readonly nodes = new Map<string, NodeState>();
@@ -351,7 +356,7 @@ export class Kubelet implements Controller {
         c.probeAt = undefined;
         c.ready = this.probe(pod, c);
       }
-      return c.probeAt ?? Infinity;
+      return Math.min(c.probeAt ?? Infinity, this.probeRuns(pod, rt, c, now));
     }
     if (now < c.startAt) return c.startAt;
     if (c.state === "terminated") {
@@ -386,11 +391,12 @@ export class Kubelet implements Controller {
       }
       // The first probe runs after initialDelaySeconds.
       c.ready = false;
+      c.probedAt = undefined;
       c.probeAt = now + (probe.initialDelaySeconds ?? 0) * 1000;
       if (c.probeAt <= now) {
         c.probeAt = undefined;
         c.ready = this.probe(pod, c);
-        return Infinity;
+        return this.probeRuns(pod, rt, c, now);
       }
       return c.probeAt;
     }
@@ -444,6 +450,30 @@ export class Kubelet implements Controller {
   }
 
   /**
+   * The readiness probe's periodic runs, as prober's worker ticks every periodSeconds from
+   * initialDelaySeconds after the start: a run that fails records kubelet's `Unhealthy` event
+   * (prober.go: "Readiness probe failed: <output>", counted on one event by the recorder). The
+   * verdict itself moves by thresholds (probeAt); this only reports the runs, so it wakes the pod
+   * every period only while the probe fails. Returns when the next run matters.
+   */
+  private probeRuns(pod: Pod, rt: PodRuntime, c: ContainerRuntime, now: number): number {
+    const spec = pod.spec.containers.find((x) => x.name === c.name);
+    const probe = spec?.readinessProbe;
+    if (!probe || c.startedAt === undefined || rt.killStartedAt !== undefined) return Infinity;
+    const period = Math.max(1, probe.periodSeconds ?? 10) * 1000;
+    const first = c.startedAt + (probe.initialDelaySeconds ?? 0) * 1000;
+    if (now < first) return first;
+    const tick = first + Math.floor((now - first) / period) * period;
+    const failure = probeFailure(probe, spec!, c.profile, c.fs, rt.ip);
+    // Timers fire at their instant, so a run is reported when the clock stands on it.
+    if (now === tick && c.probedAt !== tick) {
+      c.probedAt = tick;
+      if (failure !== undefined) this.event(pod, "Warning", "Unhealthy", `Readiness probe failed: ${failure}`, this.containerRef(c.name));
+    }
+    return failure === undefined ? Infinity : tick + period;
+  }
+
+  /**
    * A container's files changed (kubectl exec): a readiness probe that reads them decides
    * again after `threshold` periods, as consecutive probe results would.
    */
@@ -459,8 +489,12 @@ export class Kubelet implements Controller {
     if (this.probe(cur!, c) === c.ready) return;
     const period = (probe.periodSeconds ?? 10) * 1000;
     const threshold = c.ready ? (probe.failureThreshold ?? 3) : (probe.successThreshold ?? 1);
-    c.probeAt = this.ctx.clock.now() + period * threshold;
+    const now = this.ctx.clock.now();
+    c.probeAt = now + period * threshold;
     this.ctx.requeueAt(this, key, c.probeAt);
+    // The runs before the verdict moves report too (a failing one records Unhealthy).
+    const next = this.probeRuns(cur!, rt!, c, now);
+    if (next < c.probeAt) this.ctx.requeueAt(this, key, next);
   }
 
   private terminate(pod: Pod, rt: PodRuntime, now: number): void {
@@ -889,6 +923,7 @@ export class Kubelet implements Controller {
   }
 
   private event(pod: Pod, type: "Normal" | "Warning", reason: string, message: string, fieldPath?: string): void {
+    if (!this.spam.accept(`${pod.spec.nodeName ?? ""}/${pod.metadata.uid ?? ""}`, this.ctx.clock.now())) return;
     this.ctx.api.recordEvent({
       involved: pod as KObject,
       involvedInfo: R.pods,
@@ -1037,26 +1072,47 @@ export interface KubeletPodState {
 
 /** Runs a readiness probe against the container's app and files. */
 export function probeSucceeds(probe: NonNullable<Container["readinessProbe"]>, spec: Container, profile: ImageProfile, fs: ContainerFs): boolean {
+  return probeFailure(probe, spec, profile, fs, "") === undefined;
+}
+
+/**
+ * What a failing probe reports (the `output` of prober.go's "%s probe failed: %s"), undefined
+ * when it succeeds: pkg/probe/http's status and dial errors, pkg/probe/tcp's dial error, and an
+ * exec probe's combined output as the image's userland prints it.
+ */
+export function probeFailure(probe: NonNullable<Container["readinessProbe"]>, spec: Container, profile: ImageProfile, fs: ContainerFs, podIP: string): string | undefined {
   if (probe.httpGet) {
-    const h = probe.httpGet as { path?: string; port?: number | string };
-    const app = listenerApp(profile, probePort(spec, h.port));
-    if (app !== "http" && app !== "wordpress") return false;
-    const res = httpGet(profile, fs, h.path ?? "/");
-    return res.status >= 200 && res.status < 400;
+    const h = probe.httpGet as { path?: string; port?: number | string; host?: string; scheme?: string };
+    const port = probePort(spec, h.port);
+    const host = h.host || podIP;
+    const path = h.path ?? "/";
+    const url = `${(h.scheme ?? "HTTP").toLowerCase()}://${host}:${port}${path.startsWith("/") || path === "" ? path : `/${path}`}`;
+    const app = listenerApp(profile, port);
+    if (app !== "http" && app !== "wordpress") return `Get "${url}": dial tcp ${host}:${port}: connect: connection refused`;
+    const res = httpGet(profile, fs, path || "/");
+    return res.status >= 200 && res.status < 400 ? undefined : `HTTP probe failed with statuscode: ${res.status}`;
   }
   if (probe.tcpSocket) {
-    const t = probe.tcpSocket as { port?: number | string };
-    return listenerApp(profile, probePort(spec, t.port)) !== undefined;
+    const t = probe.tcpSocket as { port?: number | string; host?: string };
+    const port = probePort(spec, t.port);
+    return listenerApp(profile, port) !== undefined ? undefined : `dial tcp ${t.host || podIP}:${port}: connect: connection refused`;
   }
   if (probe.exec) {
     const cmd = ((probe.exec as { command?: string[] }).command ?? []).filter((x) => x !== "--");
     const bin = cmd[0]?.slice(cmd[0].lastIndexOf("/") + 1);
-    if (bin === "cat" || bin === "ls" || bin === "stat") return isFileArg(fs, cmd[1]);
-    if (bin === "test" && (cmd[1] === "-e" || cmd[1] === "-f")) return isFileArg(fs, cmd[2]);
-    if (bin === "false") return false;
-    return true;
+    const busybox = profile.userland.sh === "ash";
+    if (bin === "cat" || bin === "ls" || bin === "stat") {
+      if (isFileArg(fs, cmd[1])) return undefined;
+      const f = cmd[1] ?? "";
+      if (bin === "cat") return busybox ? `cat: can't open '${f}': No such file or directory\n` : `cat: ${f}: No such file or directory\n`;
+      if (bin === "ls") return busybox ? `ls: ${f}: No such file or directory\n` : `ls: cannot access '${f}': No such file or directory\n`;
+      return busybox ? `stat: can't stat '${f}': No such file or directory\n` : `stat: cannot statx '${f}': No such file or directory\n`;
+    }
+    if (bin === "test" && (cmd[1] === "-e" || cmd[1] === "-f")) return isFileArg(fs, cmd[2]) ? undefined : "";
+    if (bin === "false") return "";
+    return undefined;
   }
-  return true;
+  return undefined;
 }
 
 /** A probe's port: a number, or the name of one of the container's ports. */
