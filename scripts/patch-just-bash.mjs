@@ -342,3 +342,4 @@ function __slCarrySlice(from, controller) {
   awkDone += hasAwk ? 1 : 0;
 }
 if (!sedDone || !awkDone || !combineDone || revocableDone < 2) throw new Error("patch-just-bash: sed's or awk's loops or the signal combiner were not found (just-bash changed? review the LOOPS patch)");
+console.log("patch-just-bash: sed's and awk's loops give the slice (" + sedDone + "+" + awkDone + " file(s))");
