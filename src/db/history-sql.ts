@@ -77,3 +77,69 @@ export function historyStatements(b: HistoryBatch, maxParams: number, maxRows = 
   inserts(TRAFFIC, b.traffic, maxParams, maxRows, out);
   return out;
 }
+
+/**
+ * Rows the history keeps per cluster and table; past them the oldest go. A cluster that lives
+ * for weeks (a classroom's) would otherwise grow its API calls and commands without end, in a
+ * file every cluster shares (a Durable Object's SQLite on Workers). A snapshot holds a whole
+ * cluster: few are kept.
+ */
+export const HISTORY_ROWS_PER_CLUSTER: Readonly<Record<HistoryTable, number>> = {
+  api_calls: 10_000,
+  cluster_events: 10_000,
+  commands: 10_000,
+  traffic_runs: 10_000,
+  snapshots: 20,
+};
+
+export type HistoryTable = "api_calls" | "cluster_events" | "commands" | "traffic_runs" | "snapshots";
+
+/**
+ * When to trim: each cluster's table is cut back to its bound once a tenth of the bound has been
+ * added since its last trim (so a table holds at most 1.1 times its bound, a little more across a
+ * restart, which forgets the counts), oldest rows first. A trim is one DELETE in the same
+ * writes as the batch that made it due.
+ */
+export class HistoryTrim {
+  private readonly added = new Map<string, number>();
+  private readonly bounds: Readonly<Record<HistoryTable, number>>;
+
+  constructor(bounds: Partial<Record<HistoryTable, number>> = {}) {
+    this.bounds = { ...HISTORY_ROWS_PER_CLUSTER, ...bounds };
+  }
+
+  /** The DELETEs `b` makes due. */
+  statements(b: HistoryBatch): SqlStatement[] {
+    const out: SqlStatement[] = [];
+    this.count("api_calls", b.apiCalls, out);
+    this.count("cluster_events", b.events, out);
+    this.count("commands", b.commands, out);
+    this.count("snapshots", b.snapshots, out);
+    this.count("traffic_runs", b.traffic, out);
+    // Counts of clusters long gone: forgetting them only delays a trim.
+    if (this.added.size > 100_000) this.added.clear();
+    return out;
+  }
+
+  private count(table: HistoryTable, rows: ReadonlyArray<{ clusterId: string | null }> | undefined, out: SqlStatement[]): void {
+    if (!rows?.length) return;
+    const bound = this.bounds[table];
+    const every = Math.max(1, Math.floor(bound / 10));
+    for (const r of rows) {
+      // A tenant's own API calls (no cluster) are not a cluster's history.
+      if (!r.clusterId) continue;
+      const k = `${table}\0${r.clusterId}`;
+      const n = (this.added.get(k) ?? 0) + 1;
+      if (n < every) {
+        this.added.set(k, n);
+        continue;
+      }
+      this.added.delete(k);
+      // Everything up to the (bound+1)-th newest row goes; fewer rows than that, nothing.
+      out.push({
+        sql: `DELETE FROM ${table} WHERE cluster_id = ? AND id <= (SELECT id FROM ${table} WHERE cluster_id = ? ORDER BY id DESC LIMIT 1 OFFSET ${bound})`,
+        args: [r.clusterId, r.clusterId],
+      });
+    }
+  }
+}

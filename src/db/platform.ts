@@ -5,7 +5,7 @@ import { and, desc, eq, gte, isNull, sql } from "drizzle-orm";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { limitsOf, type Limits } from "../runtime/limits.js";
 import * as s from "./schema.js";
-import { historyStatements, type SqlStatement } from "./history-sql.js";
+import { type HistoryTable, HistoryTrim, historyStatements, type SqlStatement } from "./history-sql.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnySQLite = BaseSQLiteDatabase<"sync" | "async", any, typeof s>;
@@ -154,10 +154,15 @@ export interface SqlWriter {
 
 export class SqlPlatform implements Platform {
   private secretValue?: string;
+  /** The history's per-cluster bounds (history-sql.ts). */
+  private readonly trim: HistoryTrim;
   constructor(
     private readonly db: AnySQLite,
     private readonly writer: SqlWriter,
-  ) {}
+    opts: { historyRows?: Partial<Record<HistoryTable, number>> } = {},
+  ) {
+    this.trim = new HistoryTrim(opts.historyRows);
+  }
 
   async secret(): Promise<string> {
     return (this.secretValue ??= await this.setting("token-secret", async () => randomId(32)));
@@ -239,7 +244,8 @@ export class SqlPlatform implements Platform {
   /** One history batch: multi-row INSERTs in one transaction, or one per backgroundRows rows. */
   async record(b: HistoryBatch): Promise<void> {
     const rows = this.writer.backgroundRows;
-    const stmts = historyStatements(b, this.writer.maxParams, rows);
+    // The batch's rows, then the trims it makes due (the oldest rows past a cluster's bound).
+    const stmts = [...historyStatements(b, this.writer.maxParams, rows), ...this.trim.statements(b)];
     if (!stmts.length) return;
     if (rows === undefined) await this.writer.write(stmts);
     else await Promise.all(stmts.map((st) => this.writer.write([st], { background: true })));

@@ -153,13 +153,12 @@ const DEFAULT_CAP = 1 << 20;
 /**
  * sed's branch iterations per script. just-bash's default (100000) let `sed ':a;s/^/x/;ba'`
  * spin ~7 s (the pattern space grows with every pass); 10000 stop it in ~0.2 s and still join a
- * 10000-line file (`:a;N;$!ba;s/\n/,/g`).
+ * 10000-line file (`:a;N;$!ba;s/\n/,/g`). (Its loop is sliced: scripts/patch-just-bash.mjs, LOOPS.)
  */
 const MAX_SED_ITERATIONS = 10_000;
 /**
  * awk's loop iterations per loop. just-bash's default (100000) let `awk 'BEGIN { while (1) {} }'`
- * hold the event loop ~400 ms (awk runs synchronously: no slice between its iterations, see
- * src/runtime/budget.ts); 20000 hold it ~80 ms.
+ * run ~400 ms; 20000 stop it in ~80 ms (its loops are sliced: scripts/patch-just-bash.mjs, LOOPS).
  */
 const MAX_AWK_ITERATIONS = 20_000;
 /**
