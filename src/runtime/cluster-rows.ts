@@ -45,7 +45,7 @@ export function fullDelta(state: ClusterState): Delta {
 }
 
 export const SEP = "|";
-export function rowKey(resource: string, obj: KObject): string {
+function rowKey(resource: string, obj: KObject): string {
   return resource + SEP + objectKey(obj.metadata.namespace, obj.metadata.name!);
 }
 

@@ -25,7 +25,7 @@ import { TrafficObserver, type TrafficRun } from "./traffic-observer.js";
 import { LiveChannel, type LiveMessage } from "./live-channel.js";
 import { HostedEditor } from "./hosted-editor.js";
 
-export { type ClusterState, type Delta, fullDelta, type Meta, rowKey } from "./cluster-rows.js";
+export { type ClusterState, type Delta, fullDelta } from "./cluster-rows.js";
 export type { TrafficRun } from "./traffic-observer.js";
 export type { LiveMessage } from "./live-channel.js";
 

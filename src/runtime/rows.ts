@@ -1,6 +1,6 @@
 // The SQL of a cluster's rows, shared by the Node host (libSQL, many clusters in one file) and
 // the Durable Object (its own SQLite, one cluster): a meta row and one row per object.
-import type { Delta } from "./core.js";
+import type { Delta } from "./cluster-rows.js";
 
 export const UPSERT_OBJECT =
   "INSERT INTO cluster_objects (cluster_id, key, body) VALUES (?, ?, ?) ON CONFLICT(cluster_id, key) DO UPDATE SET body = excluded.body";
