@@ -2,8 +2,9 @@
 // options, and what kubectl looks up there), Validate (checks on the options alone), Run. Commands
 // with subcommands (create, rollout, set, config) are groups that pick one by its word.
 
+import { SUBCOMMAND_ALIASES } from "./commands.js";
 import type { KubectlContext } from "./context.js";
-import { KubectlError } from "./errors.js";
+import { KubectlError, notInServiceLab } from "./errors.js";
 import { type FlagSpec, type Parsed, parseFlags } from "./flags.js";
 import type { Out } from "./out.js";
 
@@ -49,3 +50,25 @@ export async function execute(command: Command, args: string[], ctx: KubectlCont
 
 /** No checks beyond Complete's (kubectl's Validate is empty or absent). */
 export function noValidation(): void {}
+
+/** A table's own entry (a word such as "constructor" names nothing, not Object's). */
+export function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
+/**
+ * rollout, set and config: the first word names the subcommand (kubectl.ts already refused a
+ * missing or unknown one, as cobra does); one of kubectl's that ServiceLab does not run is said so.
+ */
+export function subcommandGroup(name: string, subcommands: Readonly<Record<string, Command>>): CommandGroup {
+  return {
+    name,
+    subcommands,
+    pick(args) {
+      const sub = own(SUBCOMMAND_ALIASES[name] ?? {}, args[0]) ?? args[0];
+      const command = own(subcommands, sub);
+      if (!command) throw notInServiceLab(`kubectl ${name} ${sub}`);
+      return { command, args: args.slice(1) };
+    },
+  };
+}

@@ -7,7 +7,7 @@ import { JsonPathError } from "../../kubectl/jsonpath.js";
 import { checkClientConfig } from "./client-config.js";
 import { subcommandFirst, SUBCOMMANDS, takesValue, wantsHelp } from "./cmdline.js";
 import { ROOT_COMMANDS, unknownCommandMessage } from "./commands.js";
-import { execute } from "./command.js";
+import { execute, own } from "./command.js";
 import type { KubectlContext, Output } from "./context.js";
 import { KubectlError, notInServiceLab, serverError } from "./errors.js";
 import { HelpRequested, UsageError } from "./flags.js";
@@ -48,7 +48,7 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
     return;
   }
   if (verb === "help") return helpCommand(argv.slice(i + 1), o);
-  const command = VERBS[verb];
+  const command = own(VERBS, verb);
   // Commands that do not parse their flags here (parseFlags answers -h for the others).
   if (!command || NO_FLAGS.has(verb)) {
     if (wantsHelp(argv.slice(i + 1)) && ROOT_COMMANDS.includes(verb)) {

@@ -54,11 +54,18 @@ export function get<T extends KObject = KObject>(ctx: KubectlContext, info: Reso
   return ctx.cluster.client.get(info, info.namespaced ? ns : undefined, name) as T;
 }
 
-export function oneTarget(p: Parsed, ctx: KubectlContext, cmd: string): { info: ResourceInfo; name: string; ns: string }[] {
+/** One object a command works on, by type, name and namespace. */
+export interface Target {
+  info: ResourceInfo;
+  name: string;
+  ns: string;
+}
+
+/** The objects `TYPE NAME...` or `TYPE/NAME...` name, in -n's namespace, or kubectl's error when none. */
+export function oneTarget(p: Parsed, ctx: KubectlContext): Target[] {
   const groups = resourceArgs(p.args, ctx);
-  const out: { info: ResourceInfo; name: string; ns: string }[] = [];
+  const out: Target[] = [];
   for (const g of groups) for (const n of g.names) out.push({ info: g.info, name: n, ns: nsOf(p, ctx) });
   if (!out.length) throw new KubectlError(`You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'`);
-  void cmd;
   return out;
 }

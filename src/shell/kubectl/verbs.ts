@@ -1,59 +1,69 @@
-// The verb table: each kubectl command ServiceLab runs, by name, from its file in cmd/.
+// The verb table: each kubectl command ServiceLab runs, by name, from its file in cmd/ (groups of
+// subcommands are built here from theirs, except create's, which picks between -f and generators).
 
 import { apiResourcesCommand } from "./cmd/api-resources.js";
 import { apiVersionsCommand } from "./cmd/api-versions.js";
-import { cmdApply } from "./cmd/apply.js";
+import { applyCommand } from "./cmd/apply.js";
 import { autoscaleCommand } from "./cmd/autoscale.js";
-import { cmdConfig } from "./cmd/config.js";
+import { clusterInfoCommand } from "./cmd/cluster-info.js";
+import { configCurrentContext, configGetContexts, configSetContext, configUseContext, configView } from "./cmd/config.js";
 import { cordon, uncordon } from "./cmd/cordon.js";
-import { cmdCreate } from "./cmd/create.js";
-import { cmdDelete } from "./cmd/delete.js";
+import { createCommand } from "./cmd/create.js";
+import { deleteCommand } from "./cmd/delete.js";
 import { describeCommand } from "./cmd/describe.js";
-import { cmdEdit } from "./cmd/edit.js";
+import { editCommand } from "./cmd/edit.js";
 import { execCommand } from "./cmd/exec.js";
 import { explainCommand } from "./cmd/explain.js";
-import { cmdExpose } from "./cmd/expose.js";
-import { cmdGet } from "./cmd/get.js";
+import { exposeCommand } from "./cmd/expose.js";
+import { getCommand } from "./cmd/get.js";
 import { annotate, label } from "./cmd/label.js";
 import { logsCommand } from "./cmd/logs.js";
+import { optionsCommand } from "./cmd/options.js";
 import { patchCommand } from "./cmd/patch.js";
-import { cmdReplace } from "./cmd/replace.js";
-import { cmdRollout } from "./cmd/rollout.js";
-import { cmdRun } from "./cmd/run.js";
+import { replaceCommand } from "./cmd/replace.js";
+import { rolloutPauseCommand, rolloutRestartCommand, rolloutResumeCommand } from "./cmd/rollout.js";
+import { rolloutHistoryCommand, rolloutUndoCommand } from "./cmd/rollout-history.js";
+import { rolloutStatusCommand } from "./cmd/rollout-status.js";
+import { runCommand } from "./cmd/run.js";
 import { scaleCommand } from "./cmd/scale.js";
-import { cmdSet } from "./cmd/set.js";
+import { setEnvCommand } from "./cmd/set-env.js";
+import { setImageCommand } from "./cmd/set-image.js";
+import { topCommand } from "./cmd/top.js";
 import { versionCommand } from "./cmd/version.js";
 import { waitCommand } from "./cmd/wait.js";
-import { clusterInfoCommand } from "./cmd/cluster-info.js";
-import { optionsCommand } from "./cmd/options.js";
-import { topCommand } from "./cmd/top.js";
-import { type Command, type KubectlCommand, noValidation } from "./command.js";
-import type { KubectlContext } from "./context.js";
-import type { Out } from "./out.js";
+import { type Command, subcommandGroup } from "./command.js";
 
-/** A verb not yet written as a KubectlCommand: its function gets the words as they are. */
-function legacy(name: string, fn: (args: string[], ctx: KubectlContext, o: Out) => Promise<void> | void): KubectlCommand<string[]> {
-  return { name, complete: (p) => p.args, validate: noValidation, run: (args, ctx, out) => fn(args, ctx, out) };
-}
-
-export const VERBS: Record<string, Command> = {
-  get: legacy("get", cmdGet),
+export const VERBS: Readonly<Record<string, Command>> = {
+  get: getCommand,
   describe: describeCommand,
-  create: legacy("create", cmdCreate),
-  run: legacy("run", cmdRun),
-  expose: legacy("expose", cmdExpose),
-  apply: legacy("apply", cmdApply),
-  delete: legacy("delete", cmdDelete),
+  create: createCommand,
+  run: runCommand,
+  expose: exposeCommand,
+  apply: applyCommand,
+  delete: deleteCommand,
   scale: scaleCommand,
   patch: patchCommand,
   label,
   annotate,
-  edit: legacy("edit", cmdEdit),
-  replace: legacy("replace", cmdReplace),
-  set: legacy("set", cmdSet),
-  rollout: legacy("rollout", cmdRollout),
+  edit: editCommand,
+  replace: replaceCommand,
+  set: subcommandGroup("set", { env: setEnvCommand, image: setImageCommand }),
+  rollout: subcommandGroup("rollout", {
+    history: rolloutHistoryCommand,
+    pause: rolloutPauseCommand,
+    restart: rolloutRestartCommand,
+    resume: rolloutResumeCommand,
+    status: rolloutStatusCommand,
+    undo: rolloutUndoCommand,
+  }),
   wait: waitCommand,
-  config: legacy("config", cmdConfig),
+  config: subcommandGroup("config", {
+    "current-context": configCurrentContext,
+    "get-contexts": configGetContexts,
+    "set-context": configSetContext,
+    "use-context": configUseContext,
+    view: configView,
+  }),
   exec: execCommand,
   logs: logsCommand,
   "api-resources": apiResourcesCommand,

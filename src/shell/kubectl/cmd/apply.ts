@@ -7,11 +7,11 @@ import type { KObject } from "../../../engine/api/types.js";
 import type { PatchType } from "../../../engine/apiserver/apiserver.js";
 import { ApplyPatchError, kubectlApplyPatch, withLastApplied } from "../../../kubectl/apply-patch.js";
 import { dryRun, f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
-import { between, type KubectlContext } from "../context.js";
+import type { KubectlCommand } from "../command.js";
+import { between } from "../context.js";
 import { KubectlError, serverError } from "../errors.js";
-import { arr, bool, parseFlags, str } from "../flags.js";
+import { arr, bool, type Parsed, str } from "../flags.js";
 import { readManifests } from "../manifests.js";
-import { Out } from "../out.js";
 import { printResult } from "../print.js";
 
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
@@ -39,92 +39,108 @@ function applyPatchFor(info: ResourceInfo, live: KObject, modified: JsonObject):
   }
 }
 
-export async function cmdApply(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
-  return cmdApplyLike(argv, ctx, o, "apply");
+interface ApplyOptions {
+  files: string[];
+  recursive: boolean;
+  serverSide: boolean;
+  forceConflicts: boolean;
+  fieldManager?: string;
+  /** The namespace, --dry-run and the printing flags. */
+  p: Parsed;
 }
 
-export async function cmdApplyLike(argv: string[], ctx: KubectlContext, o: Out, verb: "apply" | "create"): Promise<void> {
-  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("validate", "string"), f("force", "bool"), f("server-side", "bool"), f("force-conflicts", "bool"), f("field-manager", "string"), f("prune", "bool"), f("selector", "string", "l"), f("save-config", "bool"), f("overwrite", "bool"), f("wait", "bool"), f("kustomize", "string", "k")], `kubectl ${verb}`);
-  // Complete, then Validate: words that are not flags first, then the files.
-  if (p.args.length) throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]\nSee 'kubectl ${verb} -h' for help and examples`);
-  const files = arr(p, "filename");
-  if (!files.length) throw new KubectlError("must specify one of -f and -k");
-  const serverSide = verb === "apply" && bool(p, "server-side");
-  if (verb === "apply" && bool(p, "force-conflicts") && !serverSide) throw new KubectlError("--force-conflicts only works with --server-side");
-  const manifests = await readManifests(files, bool(p, "recursive"), ctx);
-  const mode = dryRun(p);
-  if (serverSide && mode === "client") throw new KubectlError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)");
-  const errors: string[] = [];
-  // The managers kubectl names its writes with (--field-manager overrides them).
-  const manager = str(p, "field-manager") || (verb === "apply" ? "kubectl-client-side-apply" : "kubectl-create");
-  for (const m of manifests) {
-    if (!(await between(ctx))) break;
-    const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
-    if (m.info.namespaced && str(p, "namespace") && m.obj.metadata?.namespace && m.obj.metadata.namespace !== str(p, "namespace")) {
-      errors.push(`error: the namespace from the provided object "${m.obj.metadata.namespace}" does not match the namespace "${str(p, "namespace")}". You must pass '--namespace=${m.obj.metadata.namespace}' to perform this operation.`);
-      continue;
-    }
-    // An unnamed manifest's name goes to the apiserver as undefined, which refuses it.
-    const name = m.obj.metadata?.name as string;
-    if (serverSide && name) {
-      // The file itself is the apply configuration; the apiserver merges it and keeps the owners.
-      try {
-        const warnings: string[] = [];
-        const applied = ctx.cluster.client.patch(m.info, ns, name, "apply", JSON.stringify(m.obj), { fieldManager: str(p, "field-manager") || "kubectl", force: bool(p, "force-conflicts"), dryRun: mode === "server", warnings });
-        for (const w of warnings) o.err(`Warning: ${w}\n`);
-        printResult(m.info, applied, p, o, "serverside-applied");
-      } catch (e) {
-        if (isStatusError(e) && e.status.reason === "Conflict" && e.status.details?.causes?.some((c) => c.reason === "FieldManagerConflict")) errors.push(`error: ${e.message}\n${CONFLICT_HELP}`);
-        else if (isStatusError(e)) errors.push(serverError(e));
-        else throw e;
-      }
-      continue;
-    }
-    try {
-      const warnings: string[] = [];
-      const body = verb === "apply" ? withLastApplied(m.obj as JsonObject, ns) : (structuredClone(m.obj) as JsonObject);
-      let live: KObject | undefined;
-      if (verb === "apply" && name) {
-        try {
-          live = ctx.cluster.client.get(m.info, ns, name);
-        } catch (e) {
-          if (!isStatusError(e) || e.reason !== "NotFound") throw e;
-        }
-      }
-      if (!live) {
-        if (mode === "client") {
-          printResult(m.info, body as KObject, p, o, "created");
+/** kubectl apply, or create -f (the same reading and wording, `verb` naming the command). */
+function applyLikeCommand(verb: "apply" | "create"): KubectlCommand<ApplyOptions> {
+  return {
+    name: verb,
+    flags: [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("validate", "string"), f("force", "bool"), f("server-side", "bool"), f("force-conflicts", "bool"), f("field-manager", "string"), f("prune", "bool"), f("selector", "string", "l"), f("save-config", "bool"), f("overwrite", "bool"), f("wait", "bool"), f("kustomize", "string", "k")],
+    // Complete, then Validate: words that are not flags first, then the files.
+    complete(p) {
+      if (p.args.length) throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]\nSee 'kubectl ${verb} -h' for help and examples`);
+      return { files: arr(p, "filename"), recursive: bool(p, "recursive"), serverSide: verb === "apply" && bool(p, "server-side"), forceConflicts: bool(p, "force-conflicts"), fieldManager: str(p, "field-manager"), p };
+    },
+    validate(o) {
+      if (!o.files.length) throw new KubectlError("must specify one of -f and -k");
+      if (verb === "apply" && o.forceConflicts && !o.serverSide) throw new KubectlError("--force-conflicts only works with --server-side");
+    },
+    async run(o, ctx, out) {
+      const { p, serverSide } = o;
+      const manifests = await readManifests(o.files, o.recursive, ctx);
+      const mode = dryRun(p);
+      if (serverSide && mode === "client") throw new KubectlError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)");
+      const errors: string[] = [];
+      // The managers kubectl names its writes with (--field-manager overrides them).
+      const manager = o.fieldManager || (verb === "apply" ? "kubectl-client-side-apply" : "kubectl-create");
+      for (const m of manifests) {
+        if (!(await between(ctx))) break;
+        const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
+        if (m.info.namespaced && str(p, "namespace") && m.obj.metadata?.namespace && m.obj.metadata.namespace !== str(p, "namespace")) {
+          errors.push(`error: the namespace from the provided object "${m.obj.metadata.namespace}" does not match the namespace "${str(p, "namespace")}". You must pass '--namespace=${m.obj.metadata.namespace}' to perform this operation.`);
           continue;
         }
-        const created = ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server", warnings, fieldManager: manager });
-        for (const w of warnings) o.err(`Warning: ${w}\n`);
-        printResult(m.info, created, p, o, "created");
-        continue;
+        // An unnamed manifest's name goes to the apiserver as undefined, which refuses it.
+        const name = m.obj.metadata?.name as string;
+        if (serverSide && name) {
+          // The file itself is the apply configuration; the apiserver merges it and keeps the owners.
+          try {
+            const warnings: string[] = [];
+            const applied = ctx.cluster.client.patch(m.info, ns, name, "apply", JSON.stringify(m.obj), { fieldManager: o.fieldManager || "kubectl", force: o.forceConflicts, dryRun: mode === "server", warnings });
+            for (const w of warnings) out.err(`Warning: ${w}\n`);
+            printResult(m.info, applied, p, out, "serverside-applied");
+          } catch (e) {
+            if (isStatusError(e) && e.status.reason === "Conflict" && e.status.details?.causes?.some((c) => c.reason === "FieldManagerConflict")) errors.push(`error: ${e.message}\n${CONFLICT_HELP}`);
+            else if (isStatusError(e)) errors.push(serverError(e));
+            else throw e;
+          }
+          continue;
+        }
+        try {
+          const warnings: string[] = [];
+          const body = verb === "apply" ? withLastApplied(m.obj as JsonObject, ns) : (structuredClone(m.obj) as JsonObject);
+          let live: KObject | undefined;
+          if (verb === "apply" && name) {
+            try {
+              live = ctx.cluster.client.get(m.info, ns, name);
+            } catch (e) {
+              if (!isStatusError(e) || e.reason !== "NotFound") throw e;
+            }
+          }
+          if (!live) {
+            if (mode === "client") {
+              printResult(m.info, body as KObject, p, out, "created");
+              continue;
+            }
+            const created = ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server", warnings, fieldManager: manager });
+            for (const w of warnings) out.err(`Warning: ${w}\n`);
+            printResult(m.info, created, p, out, "created");
+            continue;
+          }
+          if (mode === "client") {
+            printResult(m.info, live, p, out, "configured");
+            continue;
+          }
+          if (!live.metadata.annotations?.[LAST_APPLIED]) out.err(`Warning: resource ${m.info.resource}/${name} is missing the ${LAST_APPLIED} annotation which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.\n`);
+          const { type, patch } = applyPatchFor(m.info, live, body);
+          if (Object.keys(patch).length === 0) {
+            printResult(m.info, live, p, out, "unchanged");
+            continue;
+          }
+          const updated = ctx.cluster.client.patch(m.info, ns, name, type, patch, { dryRun: mode === "server", warnings, fieldManager: manager });
+          for (const w of warnings) out.err(`Warning: ${w}\n`);
+          printResult(m.info, updated, p, out, "configured");
+        } catch (e) {
+          if (isStatusError(e)) {
+            const s = e.status;
+            if (s.reason === "AlreadyExists" || s.reason === "Invalid") errors.push(verb === "apply" && s.reason === "Invalid" ? `The ${s.message}` : serverError(e));
+            else errors.push(`Error from server (${s.reason}): error when creating "${m.source}": ${s.message}`);
+          } else throw e;
+        }
       }
-      if (mode === "client") {
-        printResult(m.info, live, p, o, "configured");
-        continue;
-      }
-      if (!live.metadata.annotations?.[LAST_APPLIED]) o.err(`Warning: resource ${m.info.resource}/${name} is missing the ${LAST_APPLIED} annotation which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically.\n`);
-      const { type, patch } = applyPatchFor(m.info, live, body);
-      if (Object.keys(patch).length === 0) {
-        printResult(m.info, live, p, o, "unchanged");
-        continue;
-      }
-      const updated = ctx.cluster.client.patch(m.info, ns, name, type, patch, { dryRun: mode === "server", warnings, fieldManager: manager });
-      for (const w of warnings) o.err(`Warning: ${w}\n`);
-      printResult(m.info, updated, p, o, "configured");
-    } catch (e) {
-      if (isStatusError(e)) {
-        const s = e.status;
-        if (s.reason === "AlreadyExists" || s.reason === "Invalid") errors.push(verb === "apply" && s.reason === "Invalid" ? `The ${s.message}` : serverError(e));
-        else errors.push(`Error from server (${s.reason}): error when ${live_verb(verb)} "${m.source}": ${s.message}`);
-      } else throw e;
-    }
-  }
-  if (errors.length) throw new KubectlError(errors.join("\n"));
+      if (errors.length) throw new KubectlError(errors.join("\n"));
+    },
+  };
 }
 
-function live_verb(verb: string): string {
-  return verb === "apply" ? "creating" : "creating";
-}
+export const applyCommand = applyLikeCommand("apply");
+/** create -f: the objects of the files, created. */
+export const createFromFilesCommand = applyLikeCommand("create");

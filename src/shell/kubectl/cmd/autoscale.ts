@@ -28,7 +28,7 @@ export const autoscaleCommand: KubectlCommand<AutoscaleOptions> = {
     if (o.min !== undefined && Number(o.min) > Number(o.max)) throw new KubectlError(`--max=MAXPODS must be larger or equal to --min=MINPODS, max: ${o.max}, min: ${o.min}`);
   },
   run(o, ctx) {
-    for (const t of oneTarget(o.p, ctx, "autoscale")) {
+    for (const t of oneTarget(o.p, ctx)) {
       if (![R.deployments, R.replicasets, R.statefulsets].includes(t.info)) {
         throw new KubectlError(`cannot autoscale a ${t.info.kind}: could not find scale subresource for ${t.info.group}/${t.info.version}, Resource=${t.info.resource} in discovery information`);
       }

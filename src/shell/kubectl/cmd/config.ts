@@ -2,39 +2,48 @@
 
 import { TABLE_TABWRITER, tabwrite } from "../../../kubectl/tabwriter.js";
 import { f } from "../cmdutil.js";
+import { type KubectlCommand, noValidation } from "../command.js";
 import type { KubectlContext } from "../context.js";
-import { KubectlError, notInServiceLab } from "../errors.js";
-import { bool, parseFlags, str } from "../flags.js";
-import { Out } from "../out.js";
+import { KubectlError } from "../errors.js";
+import { bool, type Parsed, str } from "../flags.js";
+import type { Out } from "../out.js";
 
-export function cmdConfig(argv: string[], ctx: KubectlContext, o: Out): void {
-  const sub = argv[0] === "use" ? "use-context" : argv[0];
-  const p = parseFlags(argv.slice(1), [f("current", "bool"), f("minify", "bool"), f("raw", "bool"), f("flatten", "bool"), f("output", "string", "o"), f("cluster", "string"), f("user", "string")], `kubectl config ${sub ?? ""}`);
-  switch (sub) {
-    case "current-context":
-      o.out("kubernetes-admin@kubernetes\n");
-      return;
-    case "get-contexts":
-      o.out(tabwrite(`CURRENT\tNAME\tCLUSTER\tAUTHINFO\tNAMESPACE\n*\tkubernetes-admin@kubernetes\tkubernetes\tkubernetes-admin\t${ctx.namespace === "default" ? "" : ctx.namespace}\n`, TABLE_TABWRITER));
-      return;
-    case "view":
-      o.out(kubeconfigText(ctx, bool(p, "raw")));
-      return;
-    case "set-context": {
-      const ns = str(p, "namespace");
-      if (!bool(p, "current") && !p.args[0]) throw new KubectlError("you must specify a non-empty context name or --current");
-      if (ns !== undefined) ctx.setNamespace(ns);
-      o.out(`Context "kubernetes-admin@kubernetes" modified.\n`);
-      return;
-    }
-    case "use-context":
-      if (p.args[0] !== "kubernetes-admin@kubernetes") throw new KubectlError(`no context exists with the name: "${p.args[0] ?? ""}"`);
-      o.out(`Switched to context "kubernetes-admin@kubernetes".\n`);
-      return;
-    default:
-      throw notInServiceLab(`kubectl config ${sub}`);
-  }
+/** The flags every config subcommand takes here. */
+const CONFIG_FLAGS = [f("current", "bool"), f("minify", "bool"), f("raw", "bool"), f("flatten", "bool"), f("output", "string", "o"), f("cluster", "string"), f("user", "string")];
+
+/** The one context's name. */
+const CONTEXT = "kubernetes-admin@kubernetes";
+
+/** A config subcommand over the parsed line (they read a flag or a name, and check little). */
+function configCommand(sub: string, run: (p: Parsed, ctx: KubectlContext, out: Out) => void): KubectlCommand<Parsed> {
+  return { name: `config ${sub}`, flags: CONFIG_FLAGS, complete: (p) => p, validate: noValidation, run };
 }
+
+export const configCurrentContext = configCommand("current-context", (_p, _ctx, out) => out.out(`${CONTEXT}\n`));
+
+export const configGetContexts = configCommand("get-contexts", (_p, ctx, out) => {
+  out.out(tabwrite(`CURRENT\tNAME\tCLUSTER\tAUTHINFO\tNAMESPACE\n*\t${CONTEXT}\tkubernetes\tkubernetes-admin\t${ctx.namespace === "default" ? "" : ctx.namespace}\n`, TABLE_TABWRITER));
+});
+
+export const configView = configCommand("view", (p, ctx, out) => out.out(kubeconfigText(ctx, bool(p, "raw"))));
+
+export const configSetContext: KubectlCommand<{ name?: string; current: boolean; namespace?: string }> = {
+  name: "config set-context",
+  flags: CONFIG_FLAGS,
+  complete: (p) => ({ name: p.args[0], current: bool(p, "current"), namespace: str(p, "namespace") }),
+  validate(o) {
+    if (!o.current && !o.name) throw new KubectlError("you must specify a non-empty context name or --current");
+  },
+  run(o, ctx, out) {
+    if (o.namespace !== undefined) ctx.setNamespace(o.namespace);
+    out.out(`Context "${CONTEXT}" modified.\n`);
+  },
+};
+
+export const configUseContext = configCommand("use-context", (p, _ctx, out) => {
+  if (p.args[0] !== CONTEXT) throw new KubectlError(`no context exists with the name: "${p.args[0] ?? ""}"`);
+  out.out(`Switched to context "${CONTEXT}".\n`);
+});
 
 export function kubeconfigText(ctx: { cluster: KubectlContext["cluster"]; namespace: string }, raw: boolean): string {
   const ip = ctx.cluster.config.nodes.find((n) => n.controlPlane)?.ip ?? ctx.cluster.config.nodes[0].ip;

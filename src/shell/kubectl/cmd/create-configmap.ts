@@ -2,22 +2,34 @@
 
 import { R } from "../../../engine/api/resources.js";
 import { f, OUTPUT_FLAGS } from "../cmdutil.js";
-import type { KubectlContext } from "../context.js";
+import { type KubectlCommand, noValidation } from "../command.js";
 import { KubectlError } from "../errors.js";
-import { parseFlags } from "../flags.js";
+import type { Parsed } from "../flags.js";
 import { finishCreate } from "../generated.js";
 import { readDataSources } from "./data-sources.js";
-import { Out } from "../out.js";
 
-export async function createConfigMap(rest: string[], ctx: KubectlContext, o: Out): Promise<void> {
-  const p = parseFlags(rest, [...OUTPUT_FLAGS, f("from-file", "array"), f("from-literal", "array"), f("from-env-file", "array"), f("append-hash", "bool"), f("save-config", "bool"), f("validate", "string")], "kubectl create configmap");
-  const name = p.args[0];
-  if (!name) throw new KubectlError("exactly one NAME is required, got 0\nSee 'kubectl create configmap -h' for help and examples");
-  const data: Record<string, string> = {};
-  // A key given twice keeps its last value here (kubectl refuses it; see create-secret.ts).
-  await readDataSources(p, ctx, (key, value) => {
-    data[key] = value;
-  });
-  const obj = { apiVersion: "v1", data, kind: "ConfigMap", metadata: { creationTimestamp: null, name } };
-  finishCreate(R.configmaps, obj, p, ctx, o, "created", undefined, "failed to create configmap");
+interface ConfigMapOptions {
+  name: string;
+  /** The data sources, the namespace and the printing flags. */
+  p: Parsed;
 }
+
+export const createConfigMapCommand: KubectlCommand<ConfigMapOptions> = {
+  name: "create configmap",
+  flags: [...OUTPUT_FLAGS, f("from-file", "array"), f("from-literal", "array"), f("from-env-file", "array"), f("append-hash", "bool"), f("save-config", "bool"), f("validate", "string")],
+  complete(p) {
+    const name = p.args[0];
+    if (!name) throw new KubectlError("exactly one NAME is required, got 0\nSee 'kubectl create configmap -h' for help and examples");
+    return { name, p };
+  },
+  validate: noValidation,
+  async run(o, ctx, out) {
+    const data: Record<string, string> = {};
+    // A key given twice keeps its last value here (kubectl refuses it; see create-secret.ts).
+    await readDataSources(o.p, ctx, (key, value) => {
+      data[key] = value;
+    });
+    const obj = { apiVersion: "v1", data, kind: "ConfigMap", metadata: { creationTimestamp: null, name: o.name } };
+    finishCreate(R.configmaps, obj, o.p, ctx, out, "created", undefined, "failed to create configmap");
+  },
+};

@@ -2,15 +2,21 @@
 
 import { R } from "../../../engine/api/resources.js";
 import { f, OUTPUT_FLAGS } from "../cmdutil.js";
-import type { KubectlContext } from "../context.js";
+import { type KubectlCommand, noValidation } from "../command.js";
 import { KubectlError } from "../errors.js";
-import { parseFlags } from "../flags.js";
+import type { Parsed } from "../flags.js";
 import { finishCreate } from "../generated.js";
-import { Out } from "../out.js";
 
-export function createNamespace(rest: string[], ctx: KubectlContext, o: Out): void {
-  const p = parseFlags(rest, [...OUTPUT_FLAGS, f("save-config", "bool"), f("validate", "string")], "kubectl create namespace");
-  const name = p.args[0];
-  if (!name) throw new KubectlError("exactly one NAME is required, got 0\nSee 'kubectl create namespace -h' for help and examples");
-  return finishCreate(R.namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { creationTimestamp: null, name }, spec: {}, status: {} }, p, ctx, o);
-}
+export const createNamespaceCommand: KubectlCommand<{ name: string; p: Parsed }> = {
+  name: "create namespace",
+  flags: [...OUTPUT_FLAGS, f("save-config", "bool"), f("validate", "string")],
+  complete(p) {
+    const name = p.args[0];
+    if (!name) throw new KubectlError("exactly one NAME is required, got 0\nSee 'kubectl create namespace -h' for help and examples");
+    return { name, p };
+  },
+  validate: noValidation,
+  run(o, ctx, out) {
+    finishCreate(R.namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { creationTimestamp: null, name: o.name }, spec: {}, status: {} }, o.p, ctx, out);
+  },
+};

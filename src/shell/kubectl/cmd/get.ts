@@ -6,13 +6,14 @@ import type { KObject } from "../../../engine/api/types.js";
 import { tableText } from "../../../kubectl/table.js";
 import { TABLE_TABWRITER, tabwrite } from "../../../kubectl/tabwriter.js";
 import { ENDPOINTS_WARNING, f, labelColumns, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
+import type { KubectlCommand } from "../command.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError, serverError } from "../errors.js";
-import { bool, parseFlags, str } from "../flags.js";
-import { Out } from "../out.js";
+import { bool, type Parsed, str } from "../flags.js";
+import type { Out } from "../out.js";
 import { outputFormat, printObjects, TemplateExecError } from "../print.js";
 import { get, list, resourceArgs } from "../targets.js";
-import { getRaw } from "./get-raw.js";
+import { getRaw, validateRaw } from "./get-raw.js";
 import { sortObjects } from "./get-sort.js";
 import { getWatch } from "./get-watch.js";
 
@@ -36,19 +37,47 @@ const GET_FLAGS = [
   f("recursive", "bool", "R"),
 ];
 
-export function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void | Promise<void> {
-  const p = parseFlags(argv, GET_FLAGS, "kubectl get");
-  const raw = str(p, "raw");
-  if (raw) return getRaw(raw, p, ctx, o);
-  if (!p.args.length) {
-    throw new KubectlError(`You must specify the type of resource to get. Use "kubectl api-resources" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse "kubectl explain <resource>" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples`, 1, { raw: true });
-  }
-  const all = bool(p, "all-namespaces");
-  const ns = nsOf(p, ctx);
-  const groups = resourceArgs(p.args, ctx, true);
-  const isAll = p.args[0].split(",").includes("all");
-  if (groups.some((g) => g.info === R.endpoints)) o.err(ENDPOINTS_WARNING);
-  if (bool(p, "watch") || bool(p, "watch-only")) return getWatch(p, groups, ctx, o, ns, all);
+interface GetOptions {
+  /** --raw PATH (then nothing else is read). */
+  raw?: string;
+  args: string[];
+  namespace: string;
+  allNamespaces: boolean;
+  watch: boolean;
+  selector?: string;
+  output?: string;
+  /** The flags the printers, selectors and watch read. */
+  p: Parsed;
+}
+
+export const getCommand: KubectlCommand<GetOptions> = {
+  name: "get",
+  flags: GET_FLAGS,
+  complete(p, ctx) {
+    const raw = str(p, "raw") || undefined;
+    if (raw && p.args.length) throw new KubectlError("arguments may not be passed when --raw is specified");
+    if (!raw && !p.args.length) {
+      throw new KubectlError(`You must specify the type of resource to get. Use "kubectl api-resources" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse "kubectl explain <resource>" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples`, 1, { raw: true });
+    }
+    const watch = bool(p, "watch") || bool(p, "watch-only");
+    return { raw, args: p.args, namespace: nsOf(p, ctx), allNamespaces: bool(p, "all-namespaces"), watch, selector: str(p, "selector"), output: str(p, "output"), p };
+  },
+  validate(o) {
+    if (o.raw !== undefined) validateRaw(o.raw, o.watch || Boolean(o.selector), o.output);
+  },
+  run(o, ctx, out) {
+    if (o.raw !== undefined) return getRaw(o.raw, ctx, out);
+    return runGet(o, ctx, out);
+  },
+};
+
+/** get.go's Run: the objects by name, type or selector, printed as a table or through -o. */
+function runGet(o: GetOptions, ctx: KubectlContext, out: Out): void | Promise<void> {
+  const { p, namespace: ns, allNamespaces: all } = o;
+  const groups = resourceArgs(o.args, ctx, true);
+  const isAll = o.args[0].split(",").includes("all");
+  if (groups.some((g) => g.info === R.endpoints)) out.err(ENDPOINTS_WARNING);
+  if (o.watch) return getWatch(p, groups, ctx, out, ns, all);
   // multipleGVKsRequested: the kind column only when more than one kind was asked for.
   const multi = new Set(groups.map((g) => g.info)).size > 1 || isAll || bool(p, "show-kind");
   const found: { info: ResourceInfo; obj: KObject }[] = [];
@@ -74,14 +103,14 @@ export function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void | Prom
     const table = !fmt || fmt === "wide";
     if (!sortObjects(found, sortBy, table, ctx)) {
       // kubectl's table sorter fails the same way, and the empty table says there is nothing.
-      o.err(noResources(groups, all, ns));
+      out.err(noResources(groups, all, ns));
       return;
     }
   }
   const single = byName && found.length === 1 && groups.length === 1 && groups[0].names.length === 1;
   let printed: boolean;
   try {
-    printed = printObjects(found, p, o, single);
+    printed = printObjects(found, p, out, single);
   } catch (e) {
     // kubectl prints the objects it got, then reports every error.
     if (!(e instanceof TemplateExecError)) throw e;
@@ -97,8 +126,8 @@ export function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void | Prom
       const info = found[i].info;
       const objs: KObject[] = [];
       for (; i < found.length && found[i].info === info; i++) objs.push(found[i].obj);
-      if (start > 0) o.out("\n");
-      o.out(
+      if (start > 0) out.out("\n");
+      out.out(
         tabwrite(
           tableText(info, objs, now, {
             wide: str(p, "output") === "wide",
@@ -113,7 +142,7 @@ export function cmdGet(argv: string[], ctx: KubectlContext, o: Out): void | Prom
       );
     }
   }
-  if (!found.length && !errors.length && !byName) o.err(noResources(groups, all, ns));
+  if (!found.length && !errors.length && !byName) out.err(noResources(groups, all, ns));
   if (errors.length) throw new KubectlError(errors.join("\n"));
 }
 

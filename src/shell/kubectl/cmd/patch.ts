@@ -44,7 +44,7 @@ export const patchCommand: KubectlCommand<PatchOptions> = {
         throw new KubectlError(`unable to parse "${text}": yaml: did not find expected node content`);
       }
     }
-    for (const t of oneTarget(o.p, ctx, "patch")) {
+    for (const t of oneTarget(o.p, ctx)) {
       if (type === "strategic" && t.info.crd) throw new KubectlError(`application/strategic-merge-patch+json is not supported by ${t.info.group}/${t.info.version}, Kind=${t.info.kind}: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
       const before = get(ctx, t.info, t.ns, t.name);
       const after = ctx.cluster.client.patch(t.info, t.ns, t.name, type, body, { dryRun: dryRun(o.p) !== "none" });

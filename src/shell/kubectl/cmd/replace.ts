@@ -3,68 +3,83 @@
 import type { KObject } from "../../../engine/api/types.js";
 import { isStatusError } from "../../../engine/api/status.js";
 import { dryRun, f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
-import type { KubectlContext } from "../context.js";
+import type { KubectlCommand } from "../command.js";
 import { KubectlError, serverError } from "../errors.js";
-import { arr, bool, parseFlags } from "../flags.js";
+import { arr, bool, type Parsed } from "../flags.js";
 import { readManifests } from "../manifests.js";
-import { Out } from "../out.js";
 import { printResult } from "../print.js";
 import { pause } from "../waiting.js";
+
+interface ReplaceOptions {
+  files: string[];
+  recursive: boolean;
+  force: boolean;
+  /** The namespace, --dry-run and the printing flags. */
+  p: Parsed;
+}
 
 /**
  * kubectl replace -f FILE (or -f -): a PUT of the file's object ("replaced"); --force deletes the
  * live object first and creates the file's ("<kind> "<name>" deleted", then "replaced").
  * Errors name the file as kubectl's AddSourceToErr does ("error when replacing "STDIN": ...").
  */
-export async function cmdReplace(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
-  const p = parseFlags(argv, [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("force", "bool"), f("grace-period", "int"), f("cascade", "string"), f("wait", "bool"), f("timeout", "string"), f("validate", "string"), f("save-config", "bool"), f("subresource", "string"), f("field-manager", "string"), f("kustomize", "string", "k"), f("raw", "string")], "kubectl replace");
-  if (p.args.length) throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]\nSee 'kubectl replace -h' for help and examples`);
-  const files = arr(p, "filename");
-  if (!files.length) throw new KubectlError("must specify one of -f and -k");
-  const manifests = await readManifests(files, bool(p, "recursive"), ctx);
-  const mode = dryRun(p);
-  const errors: string[] = [];
-  for (const m of manifests) {
-    const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
-    // An unnamed manifest's name goes to the apiserver as undefined, which refuses it.
-    const name = m.obj.metadata?.name as string;
-    const source = m.source === "-" ? "STDIN" : m.source;
-    try {
-      if (bool(p, "force")) {
-        if (mode === "none") {
-          try {
-            ctx.cluster.client.delete(m.info, ns, name, {});
-            o.out(`${m.info.kind.toLowerCase()}${m.info.group ? "." + m.info.group : ""} "${name}" deleted\n`);
-          } catch (e) {
-            if (!isStatusError(e) || e.reason !== "NotFound") throw e;
-          }
-          // --force waits for the object to be gone (a pod's kubelet finishes its deletion).
-          for (let i = 0; i < 600; i++) {
+export const replaceCommand: KubectlCommand<ReplaceOptions> = {
+  name: "replace",
+  flags: [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("force", "bool"), f("grace-period", "int"), f("cascade", "string"), f("wait", "bool"), f("timeout", "string"), f("validate", "string"), f("save-config", "bool"), f("subresource", "string"), f("field-manager", "string"), f("kustomize", "string", "k"), f("raw", "string")],
+  complete(p) {
+    if (p.args.length) throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]\nSee 'kubectl replace -h' for help and examples`);
+    return { files: arr(p, "filename"), recursive: bool(p, "recursive"), force: bool(p, "force"), p };
+  },
+  validate(o) {
+    if (!o.files.length) throw new KubectlError("must specify one of -f and -k");
+  },
+  async run(o, ctx, out) {
+    const p = o.p;
+    const manifests = await readManifests(o.files, o.recursive, ctx);
+    const mode = dryRun(p);
+    const errors: string[] = [];
+    for (const m of manifests) {
+      const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
+      // An unnamed manifest's name goes to the apiserver as undefined, which refuses it.
+      const name = m.obj.metadata?.name as string;
+      const source = m.source === "-" ? "STDIN" : m.source;
+      try {
+        if (o.force) {
+          if (mode === "none") {
             try {
-              ctx.cluster.client.get(m.info, ns, name);
-            } catch {
-              break;
+              ctx.cluster.client.delete(m.info, ns, name, {});
+              out.out(`${m.info.kind.toLowerCase()}${m.info.group ? "." + m.info.group : ""} "${name}" deleted\n`);
+            } catch (e) {
+              if (!isStatusError(e) || e.reason !== "NotFound") throw e;
             }
-            if (!(await pause(ctx, 1000))) return;
+            // --force waits for the object to be gone (a pod's kubelet finishes its deletion).
+            for (let i = 0; i < 600; i++) {
+              try {
+                ctx.cluster.client.get(m.info, ns, name);
+              } catch {
+                break;
+              }
+              if (!(await pause(ctx, 1000))) return;
+            }
           }
+          const body = structuredClone(m.obj) as KObject;
+          if (body.metadata) delete body.metadata.resourceVersion;
+          const created = mode === "client" ? body : ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server" });
+          printResult(m.info, created, p, out, "replaced");
+          continue;
         }
-        const body = structuredClone(m.obj) as KObject;
-        if (body.metadata) delete body.metadata.resourceVersion;
-        const created = mode === "client" ? body : ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server" });
-        printResult(m.info, created, p, o, "replaced");
-        continue;
+        if (mode === "client") {
+          printResult(m.info, m.obj as KObject, p, out, "replaced");
+          continue;
+        }
+        const updated = ctx.cluster.client.update(m.info, ns, name, m.obj, { dryRun: mode === "server" });
+        printResult(m.info, updated, p, out, "replaced");
+      } catch (e) {
+        if (!isStatusError(e)) throw e;
+        const s = e.status;
+        errors.push(s.reason === "Invalid" ? serverError(e) : `Error from server (${s.reason}): error when replacing "${source}": ${s.message}`);
       }
-      if (mode === "client") {
-        printResult(m.info, m.obj as KObject, p, o, "replaced");
-        continue;
-      }
-      const updated = ctx.cluster.client.update(m.info, ns, name, m.obj, { dryRun: mode === "server" });
-      printResult(m.info, updated, p, o, "replaced");
-    } catch (e) {
-      if (!isStatusError(e)) throw e;
-      const s = e.status;
-      errors.push(s.reason === "Invalid" ? serverError(e) : `Error from server (${s.reason}): error when replacing "${source}": ${s.message}`);
     }
-  }
-  if (errors.length) throw new KubectlError(errors.join("\n"));
-}
+    if (errors.length) throw new KubectlError(errors.join("\n"));
+  },
+};

@@ -2,19 +2,24 @@
 
 import type { DaemonSet, Deployment, KObject, StatefulSet } from "../../../engine/api/types.js";
 import { R, type ResourceInfo } from "../../../engine/api/resources.js";
-
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { type Parsed, str } from "../flags.js";
-import { Out } from "../out.js";
+import type { Out } from "../out.js";
 import { get } from "../targets.js";
 import { parseDuration, pause, quietMs, timeNow } from "../waiting.js";
+import { checkWorkload, rolloutCommand } from "./rollout.js";
+
+export const rolloutStatusCommand = rolloutCommand("status", async (t, o, ctx, out) => {
+  checkWorkload(t, "viewer");
+  await rolloutStatus(t.info, t.ns, t.name, o.p, ctx, out);
+});
 
 /**
  * Prints each new status until the rollout is done. kubectl's --timeout defaults to 0, no
  * timeout: it waits until Ctrl-C. A simulated clock's script (tests) gives up after 10 minutes.
  */
-export async function rolloutStatus(info: ResourceInfo, ns: string, name: string, p: Parsed, ctx: KubectlContext, o: Out): Promise<void> {
+async function rolloutStatus(info: ResourceInfo, ns: string, name: string, p: Parsed, ctx: KubectlContext, o: Out): Promise<void> {
   const timeout = parseDuration(str(p, "timeout"), 0) || (quietMs(ctx) !== undefined ? 600_000 : Infinity);
   const watch = p.flags.get("watch") !== false;
   const start = timeNow(ctx);

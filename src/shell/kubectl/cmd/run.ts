@@ -3,11 +3,10 @@
 import type { Container, Pod } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
 import { dryRun, f, labelsFromString, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
-import type { KubectlContext } from "../context.js";
+import type { KubectlCommand } from "../command.js";
 import { KubectlError } from "../errors.js";
-import { arr, bool, parseFlags, str } from "../flags.js";
+import { arr, bool, type Parsed, str } from "../flags.js";
 import { enforceNamespace } from "../generated.js";
-import { Out } from "../out.js";
 import { printResult } from "../print.js";
 import { waitRunning } from "../waiting.js";
 
@@ -32,71 +31,91 @@ const RUN_FLAGS = [
   f("quiet", "bool", "q"),
 ];
 
-export async function cmdRun(argv: string[], ctx: KubectlContext, o: Out): Promise<void> {
-  const p = parseFlags(argv, RUN_FLAGS, "kubectl run");
-  const name = p.args[0];
-  // --image is a required flag: cobra says so before run looks at NAME.
-  const image = str(p, "image");
-  if (!image) throw new KubectlError('required flag(s) "image" not set');
-  if (!name) throw new KubectlError("NAME is required for run\nSee 'kubectl run -h' for help and examples");
-  const extra = [...p.args.slice(1), ...(p.rest ?? [])];
-  const container: Container = { name, image };
-  if (bool(p, "command") && extra.length) container.command = extra;
-  else if (extra.length) container.args = extra;
-  const env = arr(p, "env").map((kv) => {
-    const i = kv.indexOf("=");
-    return { name: kv.slice(0, i), value: kv.slice(i + 1) };
-  });
-  if (env.length) container.env = env;
-  if (str(p, "image-pull-policy")) container.imagePullPolicy = str(p, "image-pull-policy");
-  if (str(p, "port")) container.ports = [{ containerPort: Number(str(p, "port")) }];
-  container.resources = {};
-  const interactive = bool(p, "stdin");
-  const tty = bool(p, "tty");
-  if (interactive) {
-    container.stdin = true;
-    container.stdinOnce = true;
-  }
-  if (tty) container.tty = true;
-  const restart = str(p, "restart") ?? "Always";
-  if (!["Always", "OnFailure", "Never"].includes(restart)) throw new KubectlError(`invalid restart policy: ${restart}`);
-  if (bool(p, "rm") && !interactive) throw new KubectlError("--rm should only be used for attached containers");
-  const labels = str(p, "labels") ? labelsFromString(str(p, "labels")!) : { run: name };
-  const obj: Pod = {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { creationTimestamp: null, labels, name },
-    spec: { containers: [container], dnsPolicy: "ClusterFirst", restartPolicy: restart },
-    status: {},
-  };
-  const mode = dryRun(p);
-  if (mode === "client") {
-    printResult(R.pods, enforceNamespace(R.pods, obj, p), p, o, "created");
-    return;
-  }
-  const ns = nsOf(p, ctx);
-  const created = ctx.cluster.client.create(R.pods, ns, obj, { dryRun: mode === "server" });
-  if (!interactive) {
-    printResult(R.pods, created, p, o, "created");
-    return;
-  }
-  // Attach: wait for the container to run, then hand the terminal to its shell.
-  const pod = await waitRunning(ctx, ns, name);
-  if (!pod) return;
-  const cmd = [...(container.command ?? []), ...(container.args ?? [])];
-  const profile = ctx.cluster.kubelet.profile(pod);
-  const shell = cmd.length ? cmd[0].split("/").pop()! : profile?.shell ?? "sh";
-  if (!/^(sh|bash|ash)$/.test(shell)) {
-    // A command that is not a shell runs once and the pod goes away with --rm.
-    const r = await ctx.execInPod(pod, name, cmd, "");
-    o.out(r.stdout);
-    o.err(r.stderr);
-    if (bool(p, "rm")) {
-      ctx.cluster.client.delete(R.pods, ns, name, { gracePeriodSeconds: 0 });
-      o.out(`pod "${name}" deleted\n`);
-    }
-    return;
-  }
-  if (tty) o.err("If you don't see a command prompt, try pressing enter.\n");
-  ctx.attach({ pod, container: name, shell, removeOnExit: bool(p, "rm") });
+interface RunOptions {
+  name: string;
+  container: Container;
+  restart: string;
+  interactive: boolean;
+  tty: boolean;
+  remove: boolean;
+  /** The namespace and printing flags. */
+  p: Parsed;
 }
+
+export const runCommand: KubectlCommand<RunOptions> = {
+  name: "run",
+  flags: RUN_FLAGS,
+  required: ["image"],
+  complete(p) {
+    // cobra checked --image was given; an empty one is refused the same way, before NAME.
+    const image = str(p, "image");
+    if (!image) throw new KubectlError('required flag(s) "image" not set');
+    const name = p.args[0];
+    if (!name) throw new KubectlError("NAME is required for run\nSee 'kubectl run -h' for help and examples");
+    const extra = [...p.args.slice(1), ...(p.rest ?? [])];
+    const container: Container = { name, image };
+    if (bool(p, "command") && extra.length) container.command = extra;
+    else if (extra.length) container.args = extra;
+    const env = arr(p, "env").map((kv) => {
+      const i = kv.indexOf("=");
+      return { name: kv.slice(0, i), value: kv.slice(i + 1) };
+    });
+    if (env.length) container.env = env;
+    if (str(p, "image-pull-policy")) container.imagePullPolicy = str(p, "image-pull-policy");
+    if (str(p, "port")) container.ports = [{ containerPort: Number(str(p, "port")) }];
+    container.resources = {};
+    const interactive = bool(p, "stdin");
+    const tty = bool(p, "tty");
+    if (interactive) {
+      container.stdin = true;
+      container.stdinOnce = true;
+    }
+    if (tty) container.tty = true;
+    return { name, container, restart: str(p, "restart") ?? "Always", interactive, tty, remove: bool(p, "rm"), p };
+  },
+  validate(o) {
+    if (!["Always", "OnFailure", "Never"].includes(o.restart)) throw new KubectlError(`invalid restart policy: ${o.restart}`);
+    if (o.remove && !o.interactive) throw new KubectlError("--rm should only be used for attached containers");
+  },
+  async run(o, ctx, out) {
+    const { p, name, container } = o;
+    const labels = str(p, "labels") ? labelsFromString(str(p, "labels")!) : { run: name };
+    const obj: Pod = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { creationTimestamp: null, labels, name },
+      spec: { containers: [container], dnsPolicy: "ClusterFirst", restartPolicy: o.restart },
+      status: {},
+    };
+    const mode = dryRun(p);
+    if (mode === "client") {
+      printResult(R.pods, enforceNamespace(R.pods, obj, p), p, out, "created");
+      return;
+    }
+    const ns = nsOf(p, ctx);
+    const created = ctx.cluster.client.create(R.pods, ns, obj, { dryRun: mode === "server" });
+    if (!o.interactive) {
+      printResult(R.pods, created, p, out, "created");
+      return;
+    }
+    // Attach: wait for the container to run, then hand the terminal to its shell.
+    const pod = await waitRunning(ctx, ns, name);
+    if (!pod) return;
+    const cmd = [...(container.command ?? []), ...(container.args ?? [])];
+    const profile = ctx.cluster.kubelet.profile(pod);
+    const shell = cmd.length ? cmd[0].split("/").pop()! : profile?.shell ?? "sh";
+    if (!/^(sh|bash|ash)$/.test(shell)) {
+      // A command that is not a shell runs once and the pod goes away with --rm.
+      const r = await ctx.execInPod(pod, name, cmd, "");
+      out.out(r.stdout);
+      out.err(r.stderr);
+      if (o.remove) {
+        ctx.cluster.client.delete(R.pods, ns, name, { gracePeriodSeconds: 0 });
+        out.out(`pod "${name}" deleted\n`);
+      }
+      return;
+    }
+    if (o.tty) out.err("If you don't see a command prompt, try pressing enter.\n");
+    ctx.attach({ pod, container: name, shell, removeOnExit: o.remove });
+  },
+};

@@ -35,7 +35,7 @@ export const scaleCommand: KubectlCommand<ScaleOptions> = {
     // reported at the end, and with nothing found the command says there was nothing to scale.
     const found: { info: ResourceInfo; ns: string; name: string; obj: Scalable }[] = [];
     const missing: StatusError[] = [];
-    for (const t of oneTarget(o.p, ctx, "scale")) {
+    for (const t of oneTarget(o.p, ctx)) {
       try {
         found.push({ ...t, obj: get<Scalable>(ctx, t.info, t.ns, t.name) });
       } catch (e) {
