@@ -3,13 +3,14 @@
 // ConfigMap, and the control plane's static pods. All of it is written through the apiserver.
 
 import type { ResourceInfo } from "./api/resources.js";
-import { R } from "./api/resources.js";
+import { lookupResource, R } from "./api/resources.js";
 import type { KObject } from "./api/types.js";
 import { decode } from "./apiserver/decode.js";
 import { rfc3339, rfc3339Micro } from "./clock.js";
 import type { Cluster } from "./cluster.js";
 import type { NodeConfig } from "./config.js";
 import { cloneJSON } from "./util/clone.js";
+import { defaultPolicyBodies } from "./rbac/policy-objects.js";
 import { base32, sha256 } from "./util/hash.js";
 
 export const KUBE_PROXY_IMAGE_REPO = "registry.k8s.io/kube-proxy";
@@ -85,6 +86,7 @@ export function bootstrap(c: Cluster): void {
       metadata: { name: ns, labels: { "kubernetes.io/metadata.name": ns } },
     }));
   }
+  createDefaultPolicy(c);
   for (const n of c.config.nodes) registerNode(c, n);
   const master = c.config.nodes.find((n) => n.controlPlane) ?? c.config.nodes[0];
 
@@ -154,6 +156,23 @@ export function bootstrap(c: Cluster): void {
     api.create(R.configmaps, ns, "kube-root-ca.crt", () => ({ metadata: { name: "kube-root-ca.crt" }, data: { "ca.crt": FAKE_CA } }));
   }
   createLeases(c, master);
+}
+
+const POLICY_RESOURCES = {
+  ClusterRole: lookupResource("rbac.authorization.k8s.io", "clusterroles")!,
+  ClusterRoleBinding: lookupResource("rbac.authorization.k8s.io", "clusterrolebindings")!,
+  Role: lookupResource("rbac.authorization.k8s.io", "roles")!,
+  RoleBinding: lookupResource("rbac.authorization.k8s.io", "rolebindings")!,
+};
+
+/**
+ * The RBAC objects the apiserver's bootstrap policy and kubeadm create (rbac/bootstrap-policy.ts).
+ * Their bodies are made once per process and frozen; the apiserver stores its own copy of each.
+ */
+function createDefaultPolicy(c: Cluster): void {
+  trusted(c, () => {
+    for (const b of defaultPolicyBodies()) c.api.create(POLICY_RESOURCES[b.kind], b.metadata.namespace, b, { sharedDefinition: true });
+  });
 }
 
 /**

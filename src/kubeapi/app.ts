@@ -6,6 +6,7 @@
 // /version, /healthz, /livez and /readyz answer without a token, as kube-apiserver lets anyone
 // read them (system:public-info-viewer): the kubectl version dispatcher asks /version first.
 
+import { impersonationOf } from "./impersonation.js";
 import { type Context, Hono } from "hono";
 import { clusterConfig } from "../engine/config.js";
 import type { ClusterHost } from "../runtime/host.js";
@@ -112,6 +113,7 @@ function kubeServe(deps: Omit<KubeApiDeps, "access">) {
       query,
       accept: c.req.header("accept"),
       userAgent: c.req.header("user-agent"),
+      impersonate: impersonationOf((n) => c.req.header(n)),
       contentType: c.req.header("content-type"),
       body,
       prefix,

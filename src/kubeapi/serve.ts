@@ -31,6 +31,7 @@ import { gvDocument, openapiIndex } from "./openapi.js";
 import { OPENAPI_V2_PROTOBUF, openapiV2, openapiV2Protobuf, wantsV2Protobuf } from "./openapi-v2.js";
 import { decodeProtobuf, isProtobuf } from "./protobuf/decode.js";
 import { podLog } from "./logs.js";
+import { authorizePath, authorizeResource, type Impersonation, requester, verbOf } from "./impersonation.js";
 import { includeObjectOf, TABLE_CONTENT_TYPE, toTable, wantsTable } from "./table.js";
 
 export interface KubeRequest {
@@ -47,6 +48,8 @@ export interface KubeRequest {
   command?: string[];
   /** The User-Agent header: its first word is the field manager of writes that name none. */
   userAgent?: string;
+  /** Who the client acts as (Impersonate-* headers); kubeadm's admin when absent. */
+  impersonate?: Impersonation;
 }
 
 export interface KubeResponse {
@@ -121,6 +124,11 @@ export function parseTarget(segs: string[], cluster: Cluster): Target | undefine
   return { info, namespace, name: rest[1], sub: rest[2] };
 }
 
+/** Does the path name resources (/api/v1/<resource>..., /apis/<g>/<v>/<resource>...), not discovery? */
+function isResourcePath(segs: string[]): boolean {
+  return (segs[0] === "api" && segs.length >= 3) || (segs[0] === "apis" && segs.length >= 4);
+}
+
 function segments(path: string): string[] {
   return path.split("/").filter((s) => s !== "").map((s) => decodeURIComponent(s));
 }
@@ -138,6 +146,7 @@ function route(cluster: Cluster, req: KubeRequest): KubeResponse {
   const segs = segments(req.path);
   const p = segs.join("/");
   const method = req.method.toUpperCase();
+  if ((method === "GET" || method === "HEAD") && !isResourcePath(segs)) authorizePath(cluster, req.impersonate, `/${p}`, "get");
   if (method === "GET" || method === "HEAD") {
     // The version handler's WriteRawJSON: indented, no newline after.
     if (p === "version") return { status: 200, contentType: JSON_TYPE, body: JSON.stringify(versionInfo(cluster.config.kubernetesVersion), null, 2) };
@@ -169,6 +178,14 @@ function route(cluster: Cluster, req: KubeRequest): KubeResponse {
   }
   const t = parseTarget(segs, cluster);
   if (!t) throw notServed();
+  authorizeResource(cluster, req.impersonate, {
+    verb: verbOf(method, t.name !== undefined, false),
+    group: t.info.group,
+    resource: t.info.resource,
+    subresource: t.sub,
+    namespace: t.info.namespaced ? t.namespace : undefined,
+    name: t.name,
+  });
   const warnings: string[] = [];
   if (t.info === R.endpoints) warnings.push(ENDPOINTS_DEPRECATION);
   const res = resource(cluster, req, t, method, warnings);
@@ -433,7 +450,7 @@ function writeOptions(req: KubeRequest, warnings: string[]): WriteOptions {
   if (fv !== undefined && fv !== "" && fv !== "Strict" && fv !== "Warn" && fv !== "Ignore") {
     throw badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Strict", "Warn"`);
   }
-  return { dryRun: dryRun(q.dryRun), fieldValidation: (fv || "Warn") as WriteOptions["fieldValidation"], warnings, fieldManager: fieldManagerOf(req) };
+  return { dryRun: dryRun(q.dryRun), fieldValidation: (fv || "Warn") as WriteOptions["fieldValidation"], warnings, fieldManager: fieldManagerOf(req), ...(req.impersonate ? { requester: requester(req.impersonate) } : {}) };
 }
 
 /** The fieldManager parameter, else the user agent's first word (prefixFromUserAgent). */

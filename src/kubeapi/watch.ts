@@ -4,6 +4,7 @@
 // older than the store's change log is answered as kube-apiserver's watch cache answers it: one
 // ERROR event carrying the 410 Expired Status "too old resource version".
 
+import { authorizeResource } from "./impersonation.js";
 import { parseFieldSelector } from "../engine/api/fields.js";
 import { parseSelector } from "../engine/api/labels.js";
 import { WatchFilter } from "../engine/api/watch-filter.js";
@@ -58,6 +59,7 @@ export function watchPlan(cluster: Cluster, req: KubeRequest): WatchPlan {
   const t = parseTarget(req.path.split("/").filter(Boolean).map(decodeURIComponent), cluster);
   if (!t) throw notServed();
   if (t.sub !== undefined) throw methodNotAllowed("watch is not supported on subresources");
+  authorizeResource(cluster, req.impersonate, { verb: "watch", group: t.info.group, resource: t.info.resource, namespace: t.info.namespaced ? t.namespace : undefined, name: t.name });
   if (!t.info.verbs.includes("watch")) throw methodNotAllowed(`GET is not supported on resources of kind "${t.info.resource}"`);
   const q = req.query;
   if (q.labelSelector) parseSelector(q.labelSelector);

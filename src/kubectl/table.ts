@@ -215,6 +215,21 @@ function nodeAddress(node: Obj, type: string): string {
   return (node.status?.addresses ?? []).find((a: Obj) => a.type === type)?.address ?? "<none>";
 }
 
+const BINDING_COLUMNS = [c("NAME"), c("ROLE"), c("AGE"), c("USERS", 1), c("GROUPS", 1), c("SERVICEACCOUNTS", 1)];
+
+/** printRoleBinding: Kind/name of the role, then (wide) rbac.SubjectsStrings' users, groups and namespace/name of service accounts. */
+function bindingRow(b: Obj, now: number): string[] {
+  const users: string[] = [];
+  const groups: string[] = [];
+  const sas: string[] = [];
+  for (const s of (b.subjects ?? []) as Obj[]) {
+    if (s.kind === "User") users.push(s.name);
+    else if (s.kind === "Group") groups.push(s.name);
+    else if (s.kind === "ServiceAccount") sas.push(`${s.namespace ?? ""}/${s.name}`);
+  }
+  return [b.metadata.name, `${b.roleRef?.kind ?? ""}/${b.roleRef?.name ?? ""}`, age(b, now), users.join(", "), groups.join(", "), sas.join(", ")];
+}
+
 function eventRow(ev: Obj, now: number): string[] {
   const first = ev.firstTimestamp ? since(ev.firstTimestamp, now) : since(ev.eventTime, now);
   let last = ev.lastTimestamp ? since(ev.lastTimestamp, now) : first;
@@ -345,6 +360,11 @@ const TABLES: Record<string, TableDef> = {
     columns: [c("NAME"), c("HOLDER"), c("AGE")],
     row: (l, now) => [l.metadata.name, l.spec?.holderIdentity ?? "", age(l, now)],
   },
+  // printers.go's printRole/printClusterRole: the creation time itself, not an age.
+  Role: { columns: [c("NAME"), c("CREATED AT")], row: (r) => [r.metadata.name, r.metadata.creationTimestamp ?? ""] },
+  ClusterRole: { columns: [c("NAME"), c("CREATED AT")], row: (r) => [r.metadata.name, r.metadata.creationTimestamp ?? ""] },
+  RoleBinding: { columns: BINDING_COLUMNS, row: bindingRow },
+  ClusterRoleBinding: { columns: BINDING_COLUMNS, row: bindingRow },
   IPAddressPool: {
     columns: [c("NAME"), c("AUTO ASSIGN"), c("AVOID BUGGY IPS"), c("ADDRESSES")],
     row: (p) => [p.metadata.name, String(p.spec?.autoAssign ?? true), String(p.spec?.avoidBuggyIPs ?? false), p.spec?.addresses ? JSON.stringify(p.spec.addresses) : ""],

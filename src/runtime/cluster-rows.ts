@@ -3,6 +3,7 @@
 // one small meta row (clock, rng, revision). The engine's other state has rows of its own,
 // written only as it changes: side rows (src/runtime/side-rows.ts), a row per pod's runtime
 // (pod-rows.ts), containers' logs in chunks (log-rows.ts), the journal's lines (journal.ts).
+import { encodeObjectRow } from "./object-rows.js";
 import type { Cluster, ClusterSnapshot } from "../engine/cluster.js";
 import type { KObject } from "../engine/api/types.js";
 import { objectKey, type StoreEvent } from "../engine/store/store.js";
@@ -132,7 +133,7 @@ export class ClusterRows {
         const rest = k.slice(i + 1);
         const j = rest.indexOf("/");
         const obj = j < 0 ? this.cluster.store.get(resource, undefined, rest) : this.cluster.store.get(resource, rest.slice(0, j), rest.slice(j + 1));
-        if (obj) upserts.push([k, JSON.stringify(obj)]);
+        if (obj) upserts.push([k, encodeObjectRow(obj)]);
         else deletes.push(k);
       }
     }
@@ -165,7 +166,7 @@ export class ClusterRows {
   private objectRows(): Array<[string, string]> {
     const rows: Array<[string, string]> = [];
     const store = this.cluster.store;
-    for (const r of store.resources()) for (const o of store.iterate(r)) rows.push([rowKey(r, o), JSON.stringify(o)]);
+    for (const r of store.resources()) for (const o of store.iterate(r)) rows.push([rowKey(r, o), encodeObjectRow(o)]);
     return rows;
   }
 

@@ -1,6 +1,7 @@
 // A cluster's rows read back: the engine's snapshot, the terminal's state, and what the pod and
 // log rows held (so the first write after a restore rewrites only what changed). Rows of older
 // layouts (pods and logs inside #kubelet, kube-proxy's state in the meta row) are read too.
+import { decodeObjectRow } from "./object-rows.js";
 import type { ClusterSnapshot } from "../engine/cluster.js";
 import type { KObject } from "../engine/api/types.js";
 import type { KubeletState, LogLine } from "../engine/kubelet/kubelet.js";
@@ -42,7 +43,7 @@ export function decodeState(state: ClusterState): {
       continue;
     }
     const r = k.slice(0, k.indexOf(SEP));
-    (objects[r] ??= []).push(JSON.parse(body) as KObject);
+    (objects[r] ??= []).push(decodeObjectRow(body));
   }
   // The pods, in the kubelet's order, from their rows (a #kubelet row written before pods had
   // rows of their own still holds them: the first write then moves them to rows).

@@ -19,6 +19,8 @@ export interface ResourceInfo {
   hasStatus: boolean;
   /** Spec changes bump metadata.generation (kinds with a spec and a status subresource). */
   tracksGeneration: boolean;
+  /** A review kind: answered at create and never stored (rbac/reviews.ts). */
+  review?: boolean;
   /** Served only once this CustomResourceDefinition exists (MetalLB's types). */
   crd?: string;
   verbs: string[];
@@ -60,6 +62,11 @@ export const RESOURCES: readonly ResourceInfo[] = [
   r({ group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRoleBinding", resource: "clusterrolebindings", singular: "clusterrolebinding", namespaced: false, schema: T.Opaque }),
   r({ group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", resource: "roles", singular: "role", namespaced: true, schema: T.Opaque }),
   r({ group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", resource: "rolebindings", singular: "rolebinding", namespaced: true, schema: T.Opaque }),
+  r({ group: "authentication.k8s.io", version: "v1", kind: "SelfSubjectReview", resource: "selfsubjectreviews", singular: "selfsubjectreview", namespaced: false, schema: T.Opaque, review: true, verbs: ["create"] }),
+  r({ group: "authorization.k8s.io", version: "v1", kind: "LocalSubjectAccessReview", resource: "localsubjectaccessreviews", singular: "localsubjectaccessreview", namespaced: true, schema: T.Opaque, review: true, verbs: ["create"] }),
+  r({ group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectAccessReview", resource: "selfsubjectaccessreviews", singular: "selfsubjectaccessreview", namespaced: false, schema: T.Opaque, review: true, verbs: ["create"] }),
+  r({ group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectRulesReview", resource: "selfsubjectrulesreviews", singular: "selfsubjectrulesreview", namespaced: false, schema: T.Opaque, review: true, verbs: ["create"] }),
+  r({ group: "authorization.k8s.io", version: "v1", kind: "SubjectAccessReview", resource: "subjectaccessreviews", singular: "subjectaccessreview", namespaced: false, schema: T.Opaque, review: true, verbs: ["create"] }),
   r({ group: "metallb.io", version: "v1beta1", kind: "BFDProfile", resource: "bfdprofiles", singular: "bfdprofile", namespaced: true, schema: T.Opaque, hasStatus: true, crd: "bfdprofiles.metallb.io" }),
   r({ group: "metallb.io", version: "v1beta1", kind: "BGPAdvertisement", resource: "bgpadvertisements", singular: "bgpadvertisement", namespaced: true, schema: T.Opaque, hasStatus: true, crd: "bgpadvertisements.metallb.io" }),
   r({ group: "metallb.io", version: "v1beta2", kind: "BGPPeer", resource: "bgppeers", singular: "bgppeer", namespaced: true, schema: T.Opaque, hasStatus: true, crd: "bgppeers.metallb.io" }),

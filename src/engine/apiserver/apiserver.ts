@@ -31,6 +31,8 @@ import { ClusterIPAllocator, NodePortAllocator } from "./allocators.js";
 import { decode, type FieldValidation } from "./decode.js";
 import { ServiceAllocations } from "./service-alloc.js";
 import { type Attribution, recordApply, recordUpdate } from "./fieldmanager.js";
+import { review } from "../rbac/reviews.js";
+import type { UserInfo } from "../rbac/authorizer.js";
 import { parse as parseYaml } from "yaml";
 import { cloneJSON } from "../util/clone.js";
 
@@ -58,6 +60,13 @@ export interface WriteOptions {
   force?: boolean;
   /** Set by apply itself: the object's managedFields are already those of the apply. */
   appliedFields?: boolean;
+  /**
+   * A trusted create of a definition every cluster shares (the default RBAC policy): everything
+   * but metadata is frozen and stored as is, so clusters hold one copy of the rules between them.
+   */
+  sharedDefinition?: boolean;
+  /** Who asks a review kind (SelfSubjectAccessReview...): kubeadm's admin when unset. */
+  requester?: UserInfo;
 }
 
 export type PatchType = "json" | "merge" | "strategic" | "apply";
@@ -258,10 +267,18 @@ export class ApiServer {
 
   create(info: ResourceInfo, namespace: string | undefined, body: unknown, opts: WriteOptions = {}): KObject {
     this.checkServed(info);
+    if (info.review) {
+      checkTypeMeta(info, (body ?? {}) as KObject);
+      return review(this.store, info.kind, info.group, namespace, body, opts.requester) as KObject;
+    }
     // A controller's next pod from a template whose defaulted spec is known: that spec is stored
     // as is (see sharedPodSpec), so the body's spec is neither copied nor defaulted again.
     const knownSpec = info === R.pods && this.trusted && isObjectWithMeta(body) ? this.knownPodSpec(body) : undefined;
-    const { object: obj, warnings } = knownSpec ? { object: copyWithSpec(body as KObject, knownSpec), warnings: [] } : decodeBody(this, info, body, opts.fieldValidation ?? "Strict");
+    const { object: obj, warnings } = knownSpec
+      ? { object: copyWithSpec(body as KObject, knownSpec), warnings: [] }
+      : opts.sharedDefinition && this.trusted && isObjectWithMeta(body)
+        ? { object: { ...body, metadata: cloneJSON(body.metadata) }, warnings: [] }
+        : decodeBody(this, info, body, opts.fieldValidation ?? "Strict");
     opts.warnings?.push(...warnings);
     checkTypeMeta(info, obj);
     const meta = obj.metadata;

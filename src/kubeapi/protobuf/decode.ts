@@ -27,7 +27,7 @@ const KEEP_ZERO = new Set([
 ]);
 
 /** The generated.proto package of each group-version we carry tables for. */
-const PACKAGES: Record<string, string> = { v1: "core", "apps/v1": "apps", "batch/v1": "batch", "rbac.authorization.k8s.io/v1": "rbac", "discovery.k8s.io/v1": "discovery" };
+const PACKAGES: Record<string, string> = { "authentication.k8s.io/v1": "authentication", "authorization.k8s.io/v1": "authorization", v1: "core", "apps/v1": "apps", "batch/v1": "batch", "rbac.authorization.k8s.io/v1": "rbac", "discovery.k8s.io/v1": "discovery" };
 
 /** Which message a TypeMeta names (only the kinds and groups we carry field tables for). */
 function rootMessage(apiVersion: string, kind: string): string | undefined {
