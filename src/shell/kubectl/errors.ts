@@ -40,6 +40,15 @@ function invalidMessage(s: StatusError["status"]): string {
   return `${head}: \n${causes.map((c) => `* ${c}`).join("\n")}`;
 }
 
+/**
+ * A command's errors as kubectl's CheckErr prints them: one as itself ("error: " added where
+ * kubectl adds it); several as a utilerrors.Aggregate, one a line, none with "error: ".
+ */
+export function aggregate(errors: string[]): KubectlError {
+  if (errors.length === 1) return new KubectlError(errors[0]);
+  return new KubectlError(errors.map((e) => e.replace(/^error: /, "")).join("\n"), 1, { raw: true });
+}
+
 /** A command kubectl has and ServiceLab's does not run: said plainly, not as kubectl's unknown command. */
 export function notInServiceLab(command: string): KubectlError {
   return new KubectlError(`"${command}" is not available in ServiceLab's kubectl`);

@@ -21,8 +21,26 @@ interface Manifest {
   source: string;
 }
 
-export async function readManifests(files: string[], recursive: boolean, ctx: KubectlContext): Promise<Manifest[]> {
+/** What the files held, read as kubectl's resource builder visits them with ContinueOnError. */
+export interface ManifestsRead {
+  manifests: Manifest[];
+  /** The errors met while reading, each with how many manifests were read before it. */
+  errors: { at: number; message: string }[];
+}
+
+/**
+ * Reads the files document by document. As kubectl's StreamVisitor does, a document that does
+ * not parse (or fails the schema check) ends its file: the documents before it are kept, the
+ * ones after it are not read; an object that cannot be mapped is skipped and reading goes on;
+ * the next file is read either way. A file that is not there fails the whole command.
+ */
+export async function readManifestsContinuing(files: string[], recursive: boolean, ctx: KubectlContext): Promise<ManifestsRead> {
   const out: Manifest[] = [];
+  const errors: ManifestsRead["errors"] = [];
+  const fail = (e: unknown) => {
+    if (!(e instanceof KubectlError)) throw e;
+    errors.push({ at: out.length, message: e.message });
+  };
   for (const file of files) {
     let sources: string[];
     if (file === "-") sources = ["-"];
@@ -42,40 +60,52 @@ export async function readManifests(files: string[], recursive: boolean, ctx: Ku
           throw new KubectlError(`the path "${src}" does not exist`);
         }
       }
-      // Document by document, as kubectl's YAMLReader splits them; each converted as sigs.k8s.io/yaml
-      // does (go-yaml v2, not strict: a repeated key is accepted and the last one wins).
-      for (const chunk of yamlDocuments(text)) {
-        // A file of 3000 documents takes seconds to parse: the line's slice between documents
-        // lets other clusters' requests in (and a stopped line ends here).
-        if (!(await between(ctx))) break;
-        const d = parseDocument(chunk, { uniqueKeys: false });
-        if (d.errors.length) {
-          // The yaml library finds that there is a mistake; go-yaml's words and line come from yaml-errors.
-          const line = d.errors[0].linePos?.[0]?.line ?? 1;
-          const problem = goYamlProblem(chunk) ?? `yaml: line ${Math.max(1, line - 1)}: did not find expected key`;
-          throw new KubectlError(`error parsing ${src}: error converting YAML to JSON: ${problem}`);
+      try {
+        for await (const obj of documents(text, src, ctx)) {
+          try {
+            if (obj.kind === "List" && Array.isArray(obj.items)) for (const it of obj.items as ManifestObject[]) out.push(manifest(it, src, ctx));
+            else out.push(manifest(obj, src, ctx));
+          } catch (e) {
+            if (e instanceof KubectlError && /^error validating/.test(e.message)) throw e;
+            fail(e);
+          }
         }
-        let obj: ManifestObject | null | undefined;
-        try {
-          obj = d.toJS() as ManifestObject | null | undefined;
-        } catch (e) {
-          // An alias bomb ("billion laughs"): the yaml library stops at its alias count, as
-          // go-yaml stops at its aliasing ratio; kubectl says so in go-yaml's words.
-          if (!/Excessive alias count/.test((e as Error).message)) throw e;
-          throw new KubectlError(`error parsing ${src}: error converting YAML to JSON: yaml: document contains excessive aliasing`);
-        }
-        if (obj === null || obj === undefined) continue;
-        if (typeof obj !== "object") throw new KubectlError(`error validating "${src}": error validating data: invalid object to validate; if you choose to ignore these errors, turn validation off with --validate=false`);
-        if (obj.kind === "List" && Array.isArray(obj.items)) {
-          for (const it of obj.items as ManifestObject[]) out.push(manifest(it, src, ctx));
-          continue;
-        }
-        out.push(manifest(obj, src, ctx));
+      } catch (e) {
+        fail(e);
       }
     }
   }
-  if (!out.length) throw new KubectlError("no objects passed to apply");
-  return out;
+  return { manifests: out, errors };
+}
+
+/** The objects of a file's documents, in order; throws at the first document that does not parse. */
+async function* documents(text: string, src: string, ctx: KubectlContext): AsyncGenerator<ManifestObject> {
+  // Document by document, as kubectl's YAMLReader splits them; each converted as sigs.k8s.io/yaml
+  // does (go-yaml v2, not strict: a repeated key is accepted and the last one wins).
+  for (const chunk of yamlDocuments(text)) {
+    // A file of 3000 documents takes seconds to parse: the line's slice between documents
+    // lets other clusters' requests in (and a stopped line ends here).
+    if (!(await between(ctx))) return;
+    const d = parseDocument(chunk, { uniqueKeys: false });
+    if (d.errors.length) {
+      // The yaml library finds that there is a mistake; go-yaml's words and line come from yaml-errors.
+      const line = d.errors[0].linePos?.[0]?.line ?? 1;
+      const problem = goYamlProblem(chunk) ?? `yaml: line ${Math.max(1, line - 1)}: did not find expected key`;
+      throw new KubectlError(`error parsing ${src}: error converting YAML to JSON: ${problem}`);
+    }
+    let obj: ManifestObject | null | undefined;
+    try {
+      obj = d.toJS() as ManifestObject | null | undefined;
+    } catch (e) {
+      // An alias bomb ("billion laughs"): the yaml library stops at its alias count, as
+      // go-yaml stops at its aliasing ratio; kubectl says so in go-yaml's words.
+      if (!/Excessive alias count/.test((e as Error).message)) throw e;
+      throw new KubectlError(`error parsing ${src}: error converting YAML to JSON: yaml: document contains excessive aliasing`);
+    }
+    if (obj === null || obj === undefined) continue;
+    if (typeof obj !== "object") throw new KubectlError(`error validating "${src}": error validating data: invalid object to validate; if you choose to ignore these errors, turn validation off with --validate=false`);
+    yield obj;
+  }
 }
 
 function manifest(obj: ManifestObject, src: string, ctx: KubectlContext): Manifest {

@@ -9,9 +9,9 @@ import { ApplyPatchError, kubectlApplyPatch, withLastApplied } from "../../../ku
 import { dryRun, f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlCommand } from "../command.js";
 import { between } from "../context.js";
-import { KubectlError, serverError } from "../errors.js";
+import { aggregate, KubectlError, serverError } from "../errors.js";
 import { arr, bool, type Parsed, str } from "../flags.js";
-import { readManifests } from "../manifests.js";
+import { readManifestsContinuing } from "../manifests.js";
 import { printResult } from "../print.js";
 
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
@@ -65,13 +65,22 @@ function applyLikeCommand(verb: "apply" | "create"): KubectlCommand<ApplyOptions
     },
     async run(o, ctx, out) {
       const { p, serverSide } = o;
-      const manifests = await readManifests(o.files, o.recursive, ctx);
+      const read = await readManifestsContinuing(o.files, o.recursive, ctx);
+      const manifests = read.manifests;
+      if (!manifests.length && !read.errors.length) throw new KubectlError(`no objects passed to ${verb}`);
       const mode = dryRun(p);
       if (serverSide && mode === "client") throw new KubectlError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)");
       const errors: string[] = [];
+      // What could not be read: apply reads every file before it applies (its errors come first);
+      // create creates each object as it is read (an error comes after the objects before it).
+      const readErrors = (upTo: number) => {
+        while (read.errors.length && (verb === "apply" || read.errors[0].at <= upTo)) errors.push(read.errors.shift()!.message);
+      };
+      readErrors(-1);
       // The managers kubectl names its writes with (--field-manager overrides them).
       const manager = o.fieldManager || (verb === "apply" ? "kubectl-client-side-apply" : "kubectl-create");
-      for (const m of manifests) {
+      for (const [i, m] of manifests.entries()) {
+        readErrors(i);
         if (!(await between(ctx))) break;
         const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
         if (m.info.namespaced && str(p, "namespace") && m.obj.metadata?.namespace && m.obj.metadata.namespace !== str(p, "namespace")) {
@@ -131,12 +140,14 @@ function applyLikeCommand(verb: "apply" | "create"): KubectlCommand<ApplyOptions
         } catch (e) {
           if (isStatusError(e)) {
             const s = e.status;
-            if (s.reason === "AlreadyExists" || s.reason === "Invalid") errors.push(verb === "apply" && s.reason === "Invalid" ? `The ${s.message}` : serverError(e));
+            // Other refusals carry the file, as kubectl's AddSourceToErr words them ("error when creating").
+            if (s.reason === "Invalid") errors.push(verb === "apply" ? `The ${s.message}` : serverError(e));
             else errors.push(`Error from server (${s.reason}): error when creating "${m.source}": ${s.message}`);
           } else throw e;
         }
       }
-      if (errors.length) throw new KubectlError(errors.join("\n"));
+      readErrors(Infinity);
+      if (errors.length) throw aggregate(errors);
     },
   };
 }

@@ -5,9 +5,9 @@ import { isStatusError } from "../../../engine/api/status.js";
 import { dryRun, f, nsOf } from "../cmdutil.js";
 import { type KubectlCommand, noValidation } from "../command.js";
 import { between } from "../context.js";
-import { KubectlError, serverError } from "../errors.js";
+import { aggregate, KubectlError, serverError } from "../errors.js";
 import { arr, bool, str } from "../flags.js";
-import { readManifests } from "../manifests.js";
+import { type ManifestsRead, readManifestsContinuing } from "../manifests.js";
 import { get, list, resourceArgs } from "../targets.js";
 import { pause } from "../waiting.js";
 
@@ -19,6 +19,8 @@ interface DeleteTarget {
 
 interface DeleteOptions {
   targets: DeleteTarget[];
+  /** What -f could not read, each after the targets read before it (manifests.ts). */
+  readErrors: ManifestsRead["errors"];
   /** The namespace a client dry run looks a cluster-scoped target up in. */
   namespace: string;
   /** -f's first file, which a NotFound names. */
@@ -38,11 +40,14 @@ export const deleteCommand: KubectlCommand<DeleteOptions> = {
   async complete(p, ctx, out) {
     const targets: DeleteTarget[] = [];
     const ns = nsOf(p, ctx);
+    let read: ManifestsRead = { manifests: [], errors: [] };
     const files = arr(p, "filename");
     if (files.length) {
-      for (const m of await readManifests(files, bool(p, "recursive"), ctx)) {
+      read = await readManifestsContinuing(files, bool(p, "recursive"), ctx);
+      for (const m of read.manifests) {
         targets.push({ info: m.info, ns: m.info.namespaced ? m.obj.metadata?.namespace ?? ns : undefined, name: m.obj.metadata?.name as string });
       }
+      if (!targets.length && !read.errors.length) out.err(`No resources found\n`);
     } else {
       if (!p.args.length) throw new KubectlError(`You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'`);
       for (const g of resourceArgs(p.args, ctx)) {
@@ -55,7 +60,7 @@ export const deleteCommand: KubectlCommand<DeleteOptions> = {
     }
     const force = bool(p, "force");
     const gracePeriod = str(p, "grace-period") !== undefined ? Number(str(p, "grace-period")) : bool(p, "now") ? 1 : force ? 0 : undefined;
-    return { targets, namespace: ns, filename: files[0], gracePeriod, cascade: str(p, "cascade"), force, ignoreNotFound: bool(p, "ignore-not-found"), wait: p.flags.get("wait") !== false, dryRun: dryRun(p) };
+    return { targets, readErrors: read.errors, namespace: ns, filename: files[0], gracePeriod, cascade: str(p, "cascade"), force, ignoreNotFound: bool(p, "ignore-not-found"), wait: p.flags.get("wait") !== false, dryRun: dryRun(p) };
   },
   validate: noValidation,
   async run(o, ctx, out) {
@@ -63,7 +68,13 @@ export const deleteCommand: KubectlCommand<DeleteOptions> = {
     const deleted: DeleteTarget[] = [];
     const dry = o.dryRun;
     const dryNote = dry === "client" ? " (dry run)" : dry === "server" ? " (server dry run)" : "";
-    for (const t of o.targets) {
+    // Each object is deleted as it is read: a read error comes after the objects before it.
+    const unread = [...o.readErrors];
+    const readErrors = (upTo: number) => {
+      while (unread.length && unread[0].at <= upTo) errors.push(unread.shift()!.message);
+    };
+    for (const [i, t] of o.targets.entries()) {
+      readErrors(i);
       if (!(await between(ctx))) break;
       try {
         // A client dry run only checks that the object is there; a server dry run goes through admission.
@@ -97,6 +108,7 @@ export const deleteCommand: KubectlCommand<DeleteOptions> = {
         if (!(await pause(ctx, 1000))) break;
       }
     }
-    if (errors.length) throw new KubectlError(errors.join("\n"));
+    readErrors(Infinity);
+    if (errors.length) throw aggregate(errors);
   },
 };

@@ -4,9 +4,9 @@ import type { KObject } from "../../../engine/api/types.js";
 import { isStatusError } from "../../../engine/api/status.js";
 import { dryRun, f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlCommand } from "../command.js";
-import { KubectlError, serverError } from "../errors.js";
+import { aggregate, KubectlError, serverError } from "../errors.js";
 import { arr, bool, type Parsed } from "../flags.js";
-import { readManifests } from "../manifests.js";
+import { readManifestsContinuing } from "../manifests.js";
 import { printResult } from "../print.js";
 import { pause } from "../waiting.js";
 
@@ -35,10 +35,15 @@ export const replaceCommand: KubectlCommand<ReplaceOptions> = {
   },
   async run(o, ctx, out) {
     const p = o.p;
-    const manifests = await readManifests(o.files, o.recursive, ctx);
+    const read = await readManifestsContinuing(o.files, o.recursive, ctx);
     const mode = dryRun(p);
     const errors: string[] = [];
-    for (const m of manifests) {
+    // Each object is replaced as it is read: a read error comes after the objects before it.
+    const readErrors = (upTo: number) => {
+      while (read.errors.length && read.errors[0].at <= upTo) errors.push(read.errors.shift()!.message);
+    };
+    for (const [i, m] of read.manifests.entries()) {
+      readErrors(i);
       const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
       // An unnamed manifest's name goes to the apiserver as undefined, which refuses it.
       const name = m.obj.metadata?.name as string;
@@ -80,6 +85,7 @@ export const replaceCommand: KubectlCommand<ReplaceOptions> = {
         errors.push(s.reason === "Invalid" ? serverError(e) : `Error from server (${s.reason}): error when replacing "${source}": ${s.message}`);
       }
     }
-    if (errors.length) throw new KubectlError(errors.join("\n"));
+    readErrors(Infinity);
+    if (errors.length) throw aggregate(errors);
   },
 };
