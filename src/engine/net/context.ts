@@ -3,6 +3,7 @@
 // dynamic sets), the cluster's Rng and the trace being written.
 import type { L4, TraceStep } from "./packet.js";
 import { ipv4Num, ipv4Unchecked } from "../util/ip.js";
+import { RuleCounters } from "./counters.js";
 
 /** The cluster's Rng as the data plane uses it (uint32 draws, as the kernel's prandom). */
 export interface RandomSource {
@@ -34,6 +35,8 @@ export class NodeKernelState {
   readonly recent = new Map<string, Map<string, number>>();
   /** nft dynamic sets (affinity-*): set name -> element -> expiry (ms). */
   readonly nftDynamic = new Map<string, Map<string, number>>();
+  /** The packet and byte counters of the node's iptables rules. */
+  readonly counters = new RuleCounters();
 }
 
 export type HookName = "prerouting" | "input" | "forward" | "output" | "postrouting";
@@ -43,6 +46,9 @@ export type HookOutcome = { t: "accept" } | { t: "drop"; reason: string } | { t:
 
 export class EvalContext {
   rules = 0;
+  /** The packet is traffic (not a diagnostic probe): matched rules count it, of `pktBytes` bytes. */
+  counting = false;
+  pktBytes = 0;
   /** IPVS mode: the node's ipsets for `-m set --match-set` (set per hop; not bound, no allocation). */
   ipvs: { ipset(name: string): { type: string; entries: ReadonlyMap<string, unknown> } | undefined } | undefined;
   constructor(

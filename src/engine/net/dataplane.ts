@@ -20,6 +20,7 @@ import type { NftTable } from "../proxy/nftables/model.js";
 import { CT_TIMEOUTS, ConntrackTable, type FlowFields, type TcpState } from "./conntrack.js";
 import { EvalContext, type HookName, type HookOutcome, NodeKernelState, type Pkt, type RandomSource, SpecCache, setDst, setSrc } from "./context.js";
 import { formatIPv4, ipv4Unchecked } from "../util/ip.js";
+import { dataPackets, firstPacketBytes, handshakePackets } from "./counters.js";
 import { iptablesHook } from "./iptables-eval.js";
 import { nftablesHook } from "./nftables-eval.js";
 import type { ConnectResult, L4, Source, TraceStep, Tuple, Verdict } from "./packet.js";
@@ -58,6 +59,8 @@ export interface IpvsHandle {
   ): IpvsScheduled;
   /** Closes a connection `schedule` returned (at `now`). */
   close(conn: unknown, now: number): void;
+  /** Packets through a connection `schedule` returned, client to server (in) and back (out): ipvsadm --stats. */
+  count?(conn: unknown, inPkts: number, inBytes: number, outPkts: number, outBytes: number): void;
 }
 
 /** What IpvsHandle.schedule found at a destination. */
@@ -219,6 +222,10 @@ export class Dataplane {
   private readonly kernels = new Map<string, NodeKernelState>();
   private readonly conntracks = new Map<string, ConntrackTable>();
   private readonly ports = new Map<string, number>();
+  /** The last connection IPVS load-balanced, for transfer() (its caller sends right after connect). */
+  private carriedRes: ConnectResult | undefined = undefined;
+  private carriedVia: IpvsHandle | undefined = undefined;
+  private carriedConn: unknown = undefined;
   private readonly observers = new Set<(res: ConnectResult) => void>();
   /** The rules' address specs, parsed (this data plane's own cache: no other cluster reads it). */
   readonly specs = new SpecCache();
@@ -450,6 +457,8 @@ export class Dataplane {
       const rules = (w.rules = info.hopRules = this.env.rules(info.net.name));
       const ctx = (w.ctx = this.context(info, now, trace));
       if (rules?.mode === "ipvs") ctx.ipvs = rules.ipvs;
+      ctx.counting = w.opts.probe !== true;
+      ctx.pktBytes = firstPacketBytes(pkt.proto);
 
       if (this.run(w, from === "local" ? "output" : "prerouting")) return;
 
@@ -489,9 +498,27 @@ export class Dataplane {
     res.reason = reason;
     if (w.ctx.trace) w.ctx.step({ kind: "verdict", text: `${v}: ${reason}` });
     if (w.closeVia !== undefined) {
+      if (v === "established") {
+        // The connection's handshake and close went through the virtual server (data: transfer).
+        const ex = handshakePackets(res.tuple.proto);
+        w.closeVia.count?.(w.close, ex.inPkts, ex.inBytes, ex.outPkts, ex.outBytes);
+        this.carriedRes = res;
+        this.carriedVia = w.closeVia;
+        this.carriedConn = w.close;
+      }
       w.closeVia.close(w.close, w.now);
       w.close = w.closeVia = undefined;
     }
+  }
+
+  /**
+   * Data a client sent and received on a connection `connect` returned (an HTTP request and its
+   * answer): the segments it takes are counted where the connection was load-balanced (IPVS).
+   */
+  transfer(res: ConnectResult, sentBytes: number, receivedBytes: number): void {
+    if (res !== this.carriedRes || this.carriedVia?.count === undefined) return;
+    const ex = dataPackets(sentBytes, receivedBytes);
+    this.carriedVia.count(this.carriedConn, ex.inPkts, ex.inBytes, ex.outPkts, ex.outBytes);
   }
 
   /** Runs one hook on the current node; true when the packet was dropped or rejected there. */

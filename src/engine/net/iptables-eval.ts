@@ -61,9 +61,13 @@ export function iptablesHook(rs: Ruleset, hook: HookName, pkt: Pkt, ctx: EvalCon
 function runHookChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext): HookOutcome | undefined {
   // nat chains only see a connection's first packet.
   if (table.name === "nat" && !pkt.ctNew) return undefined;
-  if (chain.rules.length === 0 && ctx.trace === undefined) return undefined;
+  if (chain.rules.length === 0 && ctx.trace === undefined) {
+    if (ctx.counting) ctx.kernel.counters.policy(table.name, chain.name, ctx.pktBytes);
+    return undefined;
+  }
   const out = runChain(table, chain, pkt, ctx, 0);
   if (out.t === "drop" || out.t === "reject") return out;
+  if (out.t === "continue" && ctx.counting) ctx.kernel.counters.policy(table.name, chain.name, ctx.pktBytes);
   if (out.t === "continue" && chain.policy === "DROP") {
     if (ctx.trace) ctx.step({ kind: "verdict", table: table.name, chain: chain.name, text: `policy DROP of ${table.name}/${chain.name}` });
     return { t: "drop", reason: `policy DROP in ${table.name} ${chain.name}` };
@@ -110,6 +114,7 @@ function runChain(table: Table, chain: Chain, pkt: Pkt, ctx: EvalContext, depth:
     const r = rules[i];
     ctx.rules++;
     if (!ruleMatches(r, pkt, ctx, chain.name, i + 1, tracing)) continue;
+    if (ctx.counting) ctx.kernel.counters.add(table.name, chain.name, i, r, ctx.pktBytes);
     if (tracing) {
       flushSkips(table, chain, ctx, skippedFrom, i);
       skippedFrom = i + 1;

@@ -4,6 +4,7 @@
 import { conntrackList } from "../../engine/net/conntrack.js";
 import { dataplaneOf } from "../../engine/net/cluster-env.js";
 import { explainText } from "../../engine/net/explain.js";
+import { counterSource } from "../../engine/net/counters.js";
 import type { L4, Source } from "../../engine/net/packet.js";
 import { iptablesList, iptablesRules, iptablesSave, toOutput } from "../../engine/proxy/iptables/render.js";
 import { ipsetList, ipsetMissing, ipvsadmConnections, ipvsadmList } from "../../engine/proxy/ipvs/render.js";
@@ -361,11 +362,20 @@ export function ctime(t: number): string {
 
 const EMPTY_RULESET = { tables: [] };
 
+/** The node's rule counters as the renderers read them (node kernel state: see engine/net/counters.ts). */
+function nodeCounters(ctx: NodeCommandContext) {
+  return counterSource(dataplaneOf(ctx.cluster).kernel(ctx.node).counters);
+}
+
 export const iptablesSaveCmd: NodeCommand = (args, ctx) => {
   let table: string | undefined;
-  for (let i = 0; i < args.length; i++) if (args[i] === "-t") table = args[++i];
+  let withRuleCounters = false;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "-t" || args[i] === "--table") table = args[++i];
+    else if (args[i] === "-c" || args[i] === "--counters") withRuleCounters = true;
+  }
   const rs = ctx.cluster.proxies.node(ctx.node).iptables() ?? EMPTY_RULESET;
-  return toOutput(iptablesSave(rs, { date: ctime(ctx.cluster.now()), table }));
+  return toOutput(iptablesSave(rs, { date: ctime(ctx.cluster.now()), table, counters: nodeCounters(ctx), withRuleCounters }));
 };
 
 /**
@@ -388,6 +398,9 @@ export const iptables: NodeCommand = (args, ctx) => {
     const a = args[i];
     if (a === "-t") table = args[++i];
     else if (a === "--line-numbers") lineNumbers = true;
+    else if (a === "--numeric") numeric = true;
+    else if (a === "--verbose") verbose = true;
+    else if (a === "--exact") exact = true;
     else if (a === "-L" || a === "--list" || a === "-S" || a === "--list-rules") {
       op = a === "-L" || a === "--list" ? "L" : "S";
       if (args[i + 1] && !args[i + 1].startsWith("-")) chain = args[++i];
@@ -405,7 +418,7 @@ export const iptables: NodeCommand = (args, ctx) => {
   if (!op) return fail("iptables v1.8.9 (nf_tables): no command specified\nTry `iptables -h' or 'iptables --help' for more information.\n", 2);
   const rs = ctx.cluster.proxies.node(ctx.node).iptables() ?? EMPTY_RULESET;
   if (op === "S") return toOutput(iptablesRules(rs, { table, chain }));
-  return toOutput(iptablesList(rs, { table, chain, numeric, verbose, exact, lineNumbers }));
+  return toOutput(iptablesList(rs, { table, chain, numeric, verbose, exact, lineNumbers, counters: verbose ? nodeCounters(ctx) : undefined }));
 };
 
 /** nft's options that change nothing here (numeric output, stateless, echo...) or add handles. */
@@ -438,7 +451,7 @@ export const nft: NodeCommand = (args, ctx) => {
   }
   // iptables mode: iptables is iptables-nft, so its tables are what nft lists.
   const rs = p ? undefined : ctx.cluster.proxies.node(ctx.node).iptables();
-  if (rs) return iptablesNftList(rs, words, undefined, { handles });
+  if (rs) return iptablesNftList(rs, words, nodeCounters(ctx), { handles });
   return nftList(p?.table, words, { handles });
 };
 

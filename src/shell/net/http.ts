@@ -47,6 +47,7 @@ export function fetch(w: Where, ip: string, port: number, path: string, method =
           const dbAccepts = app === "wordpress" ? wordpressDatabaseAccepts(w.cluster, e.pod, c.name) : undefined;
           const response = httpGet(prof, fs, path, { host, dbAccepts });
           kubelet.appendLog(e.pod, c.name, [accessLog(prof.key, conn.seenSrc?.ip ?? "", method, path, response, w.cluster.now())]);
+          dp.transfer(conn, requestBytes(method, path, host), responseBytes(response));
           return { conn, response };
         }
         if (app) return { conn, notHttp: true };
@@ -100,6 +101,19 @@ export function wordpressDatabaseAccepts(cluster: Cluster, pod: Pod, container: 
 
 const UTF8 = new TextEncoder();
 /** Bytes of `s` in UTF-8 (a body's Content-Length): its length when it is ASCII, as index pages are. */
+/** The bytes of curl's request line and headers (what the connection carries to the server). */
+function requestBytes(method: string, path: string, host: string): number {
+  return `${method} ${path} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\n\r\n`.length;
+}
+
+/** The bytes of an answer: status line, the server's headers (Date's 37 among them), body. */
+function responseBytes(r: HttpResponse): number {
+  let n = `HTTP/1.1 ${r.status} ${r.reason}\r\n`.length + 37 + 2;
+  for (const [k, v] of Object.entries(r.headers)) n += k.length + v.length + 4;
+  const body = utf8Length(r.body);
+  return n + `Content-Length: ${body}\r\n`.length + body;
+}
+
 export function utf8Length(s: string): number {
   return /^[\x00-\x7f]*$/.test(s) ? s.length : UTF8.encode(s).length;
 }

@@ -25,7 +25,7 @@ describe("nft list in iptables mode", () => {
 
   it("prints counters it is given", () => {
     const p = kindProxier();
-    const r = iptablesNftList(p.ruleset, ["list", "chain", "ip", "nat", "KUBE-MARK-MASQ"], (t, c, i) => (t === "nat" && c === "KUBE-MARK-MASQ" && i === 0 ? { packets: 3, bytes: 180 } : undefined));
+    const r = iptablesNftList(p.ruleset, ["list", "chain", "ip", "nat", "KUBE-MARK-MASQ"], { rule: (t, c, i) => (t === "nat" && c === "KUBE-MARK-MASQ" && i === 0 ? { packets: 3, bytes: 180 } : undefined), policy: () => undefined });
     expect(r.stdout).toBe("table ip nat {\n\tchain KUBE-MARK-MASQ {\n\t\tcounter packets 3 bytes 180 meta mark set mark or 0x4000\n\t}\n}\n");
   });
 

@@ -10,7 +10,7 @@
 //    (comments included) gets nft's warning on stderr.
 import { type Chain, type CtState, type Match, type Rule, type Ruleset, type Table, type Target } from "./model.js";
 import { nftError, type CommandResult as NftResult } from "../nftables/render.js";
-import { chainOrder } from "./render.js";
+import { chainOrder, type CounterSource } from "./render.js";
 
 /** A rule's counters: packets and bytes. */
 export interface Counter {
@@ -18,8 +18,8 @@ export interface Counter {
   bytes: number;
 }
 
-/** The counters of a rule, by table, chain and index (zero when the node has not counted it). */
-export type CounterLookup = (table: string, chain: string, index: number) => Counter | undefined;
+/** The node's counters (zero when the node has not counted a rule). */
+export type CounterLookup = CounterSource;
 
 const BASE: Record<string, Record<string, string>> = {
   filter: {
@@ -153,7 +153,7 @@ function* chainLines(table: string, c: Chain, counters: CounterLookup | undefine
   if (base) yield `\t\t${base} policy ${(c.policy ?? "ACCEPT").toLowerCase()};`;
   let i = 0;
   for (const r of c.rules) {
-    yield `\t\t${nftRuleText(r, counters?.(table, c.name, i))}${h ? h.rule(c.name, i) : ""}`;
+    yield `\t\t${nftRuleText(r, counters?.rule(table, c.name, i, r))}${h ? h.rule(c.name, i) : ""}`;
     i++;
   }
   yield "\t}";

@@ -679,6 +679,18 @@ export class IpvsProxier implements Proxier {
     c.dest.outBytes += outBytes;
   }
 
+  /** `count` for connection `id` (the dataplane holds ids); nothing once its entry has gone. */
+  countConnection(id: number, inPkts: number, inBytes: number, outPkts: number, outBytes: number): void {
+    const i = this.conns.indexOf(id);
+    if (i < 0) return;
+    for (const s of [this.conns.vs(i), this.conns.dest(i)] as const) {
+      s.inPkts += inPkts;
+      s.inBytes += inBytes;
+      s.outPkts += outPkts;
+      s.outBytes += outBytes;
+    }
+  }
+
   /** The connection closed (FIN): it turns inactive and lingers in TIME_WAIT. */
   close(c: IpvsConnection | number, now: number): void {
     const t = this.conns;
