@@ -1,4 +1,4 @@
-// Three patches of just-bash's interpreter (run by `npm install` as postinstall; each idempotent):
+// Patches of just-bash's interpreter (run by `npm install` as postinstall; each idempotent):
 // SIGPIPE for pipelines into head, a slice hook between commands (below, SLICE), and errno texts
 // for redirections (below, ERRNO).
 //
@@ -343,3 +343,75 @@ function __slCarrySlice(from, controller) {
 }
 if (!sedDone || !awkDone || !combineDone || revocableDone < 2) throw new Error("patch-just-bash: sed's or awk's loops or the signal combiner were not found (just-bash changed? review the LOOPS patch)");
 console.log("patch-just-bash: sed's and awk's loops give the slice (" + sedDone + "+" + awkDone + " file(s))");
+
+// ABORT
+//
+// Why: a command line stopped while it runs (Ctrl-C, the exec API's time limit, the CPU budget)
+// lost everything it had printed: `for i in 1 2 3; do echo $i; sleep 10; done` stopped in the
+// first sleep showed nothing, where bash had already shown `1`. just-bash 3.4.2 stops a line by
+// throwing its ExecutionAbortedError; the interpreter's output builders (script, loops, groups,
+// pipelines, substitutions) hand what they collected to an ExecutionLimitError on its way out
+// (prependOutput) and rethrow it, but not to an ExecutionAbortedError, which leaves them empty.
+// The patch makes ExecutionAbortedError an ExecutionLimitError (its stderr unchanged): every
+// builder then passes the output on, a command substitution stops instead of swallowing the
+// stop, and the top level still answers it first as an abort (status 124) with the output.
+// src/shell/abort-output.test.ts checks the behaviour.
+const ABORT_MARK = "/* servicelab:abort-output */";
+const LIMIT_CLASS = /([\w$]+)=class extends [\w$]+\{limitType;name="ExecutionLimitError";/;
+const ABORT_CLASS = /([\w$]+)=class extends ([\w$]+)\{name="ExecutionAbortedError";constructor\((\w)="",(\w)=""\)\{super\("execution aborted",\3,\4\)\}\}/;
+let abort = 0;
+const abortFiles = [...bundles.map((b) => join(root, b)), ...(existsSync(chunkDir) ? readdirSync(chunkDir).map((c) => join(chunkDir, c)) : [])];
+let abortClasses = 0;
+for (const file of abortFiles) {
+  if (!existsSync(file)) continue;
+  let src = readFileSync(file, "utf8");
+  if (!src.includes('name="ExecutionAbortedError"')) continue;
+  abortClasses++;
+  if (src.includes(ABORT_MARK)) continue;
+  const limit = LIMIT_CLASS.exec(src);
+  const m = ABORT_CLASS.exec(src);
+  if (!limit || !m || limit.index > m.index) throw new Error(`patch-just-bash: ${file}: the ExecutionAbortedError / ExecutionLimitError classes do not match (just-bash changed?)`);
+  const [whole, name, , out, err] = m;
+  const cls = `${name}=class extends ${limit[1]}{name="ExecutionAbortedError";constructor(${out}="",${err}=""){super("execution aborted","aborted",${out},${err}),this.stderr=${err}${ABORT_MARK}}}`;
+  src = src.slice(0, m.index) + cls + src.slice(m.index + whole.length);
+  writeFileSync(file, src);
+  abort++;
+}
+if (!abortClasses) throw new Error("patch-just-bash: no bundle defines ExecutionAbortedError (just-bash changed?)");
+
+// What a command or process substitution printed was its capture, and what a pipeline's stage
+// before the last printed went into the pipe: never the terminal's. Stopped there, the stop is
+// passed on without that output (its stderr did reach the terminal). Inline code: no helper
+// whose scope could differ between bundles.
+const SUBST_MARK = "/* servicelab:abort-subst */";
+const dropCapture = (e, when = "true") => `throw(${e}&&${e}.name==="ExecutionAbortedError"&&${when}&&(${e}.stdout=""),${e})`;
+// `<p> instanceof <Limit>)throw <p>;if(<p> instanceof <Exit>){<ctx>.state.lastExitCode=<p>.exitCode,...expansionStderr=` (command substitution)
+const CMD_SUBST = /([\w$]+) instanceof ([\w$]+)\)throw \1;(if\(\1 instanceof [\w$]+\)\{([\w$]+)\.state\.lastExitCode=\1\.exitCode,\4\.state\.env\.set\("\?",String\(\1\.exitCode\)\),\1\.stderr&&\(\4\.state\.expansionStderr=)/;
+// `catch(<m>){if(<m> instanceof <Limit>)throw <m>;if(<m> instanceof <Exit>)return{stdout:...};throw <m>}finally{` (process substitution)
+const PROC_SUBST = /catch\(([\w$]+)\)\{if\(\1 instanceof ([\w$]+)\)throw \1;(if\(\1 instanceof [\w$]+\)return\{stdout:\1\.stdout,stderr:\1\.stderr,exitCode:\1\.exitCode\};throw \1\}finally\{)/;
+// The SIGPIPE patch's stage call (above): `__slPipeStage(<ctx>,<pipeline>,<index>,()=><run>(<cmd>,<stdin>),<ExitError>)`
+const PIPE_STAGE = /__slPipeStage\(([\w$]+),([\w$]+),([\w$]+),\(\)=>([\w$]+)\(([\w$]+),([\w$]+)\),([\w$]+)\)/;
+let subst = 0;
+for (const b of bundles) {
+  const file = join(root, b);
+  if (!existsSync(file)) continue;
+  let src = readFileSync(file, "utf8");
+  if (src.includes(SUBST_MARK)) continue;
+  const fail = (what) => {
+    throw new Error(`patch-just-bash: ${b}: ${what} does not match (just-bash changed? review the ABORT patch)`);
+  };
+  const c = CMD_SUBST.exec(src);
+  if (!c) fail("the command substitution's catch");
+  src = src.slice(0, c.index) + `${c[1]} instanceof ${c[2]})${dropCapture(c[1])};${c[3]}` + src.slice(c.index + c[0].length);
+  const pr = PROC_SUBST.exec(src);
+  if (!pr) fail("the process substitution's catch");
+  src = src.slice(0, pr.index) + `catch(${pr[1]}){if(${pr[1]} instanceof ${pr[2]})${dropCapture(pr[1])};${pr[3]}` + src.slice(pr.index + pr[0].length);
+  const ps = PIPE_STAGE.exec(src);
+  if (!ps) fail("the pipeline's stage call (SIGPIPE patch)");
+  const [call, , pipeline, index] = ps;
+  src = src.slice(0, ps.index) + `${SUBST_MARK}${call}.catch((__slE)=>{${dropCapture("__slE", `${index}<${pipeline}.commands.length-1`)}})` + src.slice(ps.index + call.length);
+  writeFileSync(file, src);
+  subst++;
+}
+if (subst) console.log(`patch-just-bash: a stopped substitution or pipe stage drops its capture, ${subst} bundle(s) patched`);
+if (abort) console.log(`patch-just-bash: a stopped line keeps its output, ${abort} file(s) patched`);

@@ -193,7 +193,7 @@ const PLAIN_KUBECTL = /^[ \t]*kubectl(?:[ \t]+[A-Za-z0-9_./:=,@%+-]+)*[ \t]*$/;
 /** root's `id` on the node: SELinux is on (permissive, as kubeadm's install asks), so it shows root's context. */
 const NODE_ID = "uid=0(root) gid=0(root) groups=0(root) context=unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023\n";
 const NODE_PLACE_VOICE = { voice: "bash", name: "bash" } as const;
-/** What just-bash's result says when its signal stopped the line (it drops what the line had collected). */
+/** What just-bash's result says when its signal stopped the line. */
 const ABORTED = /bash: [^\n]*aborted\n?$/;
 /** Commands that write to the terminal as they go when a line is just one of them. */
 const STREAMING = new Set(["kubectl", "watch"]);
@@ -370,9 +370,10 @@ export class Session {
       this.time = new LineTime(this.cluster, clusterTime(this.cluster));
     }
     if (!time.stopped) return this.streamed ? this.capped({ ...r, stdout: this.streamed + r.stdout }) : r;
-    // just-bash drops what a stopped line had collected (and says so); bash would have shown it as it came.
+    // A stopped line keeps what it printed before the stop, as bash had shown it (just-bash's
+    // builders pass it on with the abort: scripts/patch-just-bash.mjs, ABORT).
     const aborted = ABORTED.test(r.stderr);
-    const out = this.capped({ stdout: this.streamed + (aborted ? "" : r.stdout), stderr: r.stderr, exitCode: r.exitCode });
+    const out = this.capped({ stdout: this.streamed + r.stdout, stderr: r.stderr, exitCode: r.exitCode });
     return this.interruptCaught ? { ...out, exitCode: aborted ? 0 : out.exitCode, caught: true } : out;
   }
   /** The running line's terminal, for the one command the line is (the first to ask by its name). */

@@ -83,4 +83,14 @@ describe("commands that wait, on the Node server", () => {
     const bad = await h.req("POST", `/v1/clusters/${c.id}/exec`, { token: c.token, body: { command: "true", timeLimitMs: "soon" } });
     expect(bad.status).toBe(400);
   }, 60_000);
+
+  it("a compound line stopped keeps what it printed: Ctrl-C after the first iteration, the time limit in the second", async () => {
+    const c = await h.cluster();
+    const running = h.req("POST", `/v1/clusters/${c.id}/exec`, { token: c.token, body: { command: "for i in 1 2 3; do echo $i; sleep 10; done" } });
+    await sleepMs(500);
+    expect((await h.req("POST", `/v1/clusters/${c.id}/interrupt`, { token: c.token })).body).toEqual({ interrupted: true });
+    expect((await running).body).toMatchObject({ stdout: "1\n^C\n", stderr: "", exitCode: 130, stopped: "interrupt" });
+    const limited = await h.req("POST", `/v1/clusters/${c.id}/exec`, { token: c.token, body: { command: "echo a; sleep 1; echo b; sleep 20; echo never", timeLimitMs: 2_000 } });
+    expect(limited.body).toMatchObject({ stdout: "a\nb\n", exitCode: 124, stopped: "timeout" });
+  }, 60_000);
 });
