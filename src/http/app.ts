@@ -1,5 +1,5 @@
 // The public HTTP API (see docs/platform.md): one Hono app that mounts the middleware every
-// request goes through (middleware.ts) and the route modules (routes/*.ts, classroom.ts), in
+// request goes through (middleware.ts) and the route modules (routes/*.ts), in
 // the order that decides which route answers. Runtime-neutral: the Node server and the Worker
 // build it with their own Platform, ClusterHost and live-channel handler.
 import { type Context, Hono } from "hono";
@@ -8,13 +8,13 @@ import type { Platform } from "../db/platform.js";
 import type { ClusterHost } from "../runtime/host.js";
 import type { ClassroomStore } from "../classroom/store.js";
 import { type Env, createAuth } from "./auth.js";
-import { classroomClock, classroomRoutes } from "./classroom.js";
+import { classroomClock } from "./classroom-time.js";
 import type { AppContext } from "./context.js";
-import { json, readJson } from "./json.js";
 import type { KubeServer } from "./kubeconfig.js";
 import type { StreamUpgrade } from "../kubeapi/app.js";
 import { clusterMaker } from "./make-cluster.js";
 import { mountMiddleware } from "./middleware.js";
+import { classroomRoutes } from "./routes/classrooms.js";
 import { clusterRoutes } from "./routes/clusters.js";
 import { kubeAtRoot, kubeRoutes } from "./routes/kube.js";
 import { pageRoutes } from "./routes/pages.js";
@@ -84,26 +84,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   clusterRoutes(app, x);
   kubeRoutes(app, x, atRoot);
   shareRoutes(app, x);
-  if (deps.classrooms) {
-    classroomRoutes(app, {
-      platform: deps.platform,
-      host: deps.host,
-      history: deps.history,
-      classrooms: deps.classrooms,
-      now,
-      json,
-      readJson,
-      owner: auth.owner,
-      rate: auth.rate,
-      makeCluster: (c, who, lab, from, classroomId) => maker.makeCluster(c as Context<Env>, who, lab, from, classroomId),
-      tenantLimits: auth.tenantLimits,
-      forgetRow: (id) => auth.rows.delete(id),
-      forgetClassroom: (id) => classTime.forget(id),
-      live: deps.classroomLive,
-      notify: (c, id) => deps.notifyClassroom?.(c, id),
-      page: deps.page,
-    });
-  }
+  if (deps.classrooms) classroomRoutes(app, x, deps.classrooms);
 
   return app;
 }

@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import type { ClusterRow, Tenant } from "../db/platform.js";
 import { DEFAULT_LIMITS, type Limits } from "../runtime/limits.js";
 import type { AppDeps } from "./app.js";
-import type { ClassroomTime } from "./classroom.js";
+import type { ClassroomTime } from "./classroom-time.js";
 import { forbiddenMsg, notFoundMsg, rateLimited, unauthorized } from "./errors.js";
 import { timingSafeEqual, verifyToken } from "./tokens.js";
 import { TtlCache } from "./ttl-cache.js";

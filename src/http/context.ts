@@ -3,7 +3,7 @@
 import type { ClusterRow } from "../db/platform.js";
 import type { AppDeps } from "./app.js";
 import type { Auth } from "./auth.js";
-import type { ClassroomTime } from "./classroom.js";
+import type { ClassroomTime } from "./classroom-time.js";
 import type { clusterMaker } from "./make-cluster.js";
 
 export type AppContext = Auth &

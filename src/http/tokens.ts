@@ -26,7 +26,7 @@ async function mac(secret: string, purpose: string, id: string): Promise<string>
   return b64url(new Uint8Array(sig)).slice(0, 32);
 }
 
-/** cluster and share: a cluster id; teacher and join: a classroom id (src/http/classroom.ts). */
+/** cluster and share: a cluster id; teacher and join: a classroom id (src/http/routes/classrooms.ts). */
 export type TokenKind = "cluster" | "share" | "teacher" | "join";
 const PREFIX: Record<TokenKind, string> = { cluster: "slc_", share: "sls_", teacher: "slt_", join: "slj_" };
 

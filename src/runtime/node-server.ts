@@ -22,7 +22,7 @@ import { missingShell, type ShellFactory } from "./shell.js";
 import { labTemplate } from "./core.js";
 import { webAssets } from "./web-assets.js";
 import { SqlClassroomStore } from "../classroom/store.js";
-import { classroomClock } from "../http/classroom.js";
+import { classroomClock } from "../http/classroom-time.js";
 import { ClassroomFanout } from "../classroom/fanout.js";
 import { LABS } from "../labs/index.js";
 import { kubeTls, servingNames, type KubeTls } from "./kube-tls.js";

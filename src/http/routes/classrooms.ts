@@ -4,40 +4,15 @@
 // at their deadline: the cluster is then read-only, kept for the teacher's review.
 import type { Context, Hono } from "hono";
 import { z } from "zod";
-import { clustersOf, deadline, joinState, labsOf, type Classroom, type ClassroomStore, type Student } from "../classroom/store.js";
-import type { HistorySink } from "../db/history.js";
-import { randomId, type ClusterRow, type Platform } from "../db/platform.js";
-import { lab as findLab } from "../labs/index.js";
-import type { ClusterHost } from "../runtime/host.js";
-import type { Limits } from "../runtime/limits.js";
-import { bad, conflictMsg, forbiddenMsg, notFoundMsg } from "./errors.js";
-import { mintToken, verifyToken } from "./tokens.js";
-import { TtlCache } from "./ttl-cache.js";
-
-/** What the classroom routes borrow from the app (src/http/app.ts). */
-export interface ClassroomContext {
-  platform: Platform;
-  host: ClusterHost;
-  history: HistorySink;
-  /** The store that holds classroom `id`'s rows (Node: one database; Workers: the classroom's object). */
-  classrooms: (id: string) => ClassroomStore;
-  now: () => number;
-  json(body: unknown, status?: number, extra?: Record<string, string>): Response;
-  readJson(c: Context, max: number): Promise<Record<string, unknown>>;
-  /** Who makes a classroom (as who makes a cluster): a tenant key, or anyone in local mode. */
-  owner(c: Context): Promise<{ tenantId: string | null; limits: Limits }>;
-  rate(key: string, limits: Limits): Promise<void>;
-  makeCluster(c: Context, owner: { tenantId: string | null; limits: Limits }, lab: string, from: undefined, classroomId: string): Promise<{ id: string; token: string }>;
-  tenantLimits(tenantId: string | null): Promise<Limits>;
-  forgetRow(id: string): void;
-  /** The teacher changed classroom `id`'s time (extend, close): forget what was read of it. */
-  forgetClassroom(id: string): void;
-  page?: (c: Context) => Response | Promise<Response>;
-  /** The dashboard's live channel for classroom `id` (a WebSocket upgrade), where the host has one. */
-  live?: (c: Context, classroomId: string) => Response | Promise<Response>;
-  /** Tells classroom `id`'s dashboards that it changed. */
-  notify(c: Context, classroomId: string): void;
-}
+import { clustersOf, deadline, joinState, labsOf, type Classroom, type ClassroomStore, type Student } from "../../classroom/store.js";
+import { randomId } from "../../db/platform.js";
+import { lab as findLab } from "../../labs/index.js";
+import type { Limits } from "../../runtime/limits.js";
+import type { Env } from "../auth.js";
+import type { AppContext } from "../context.js";
+import { bad, conflictMsg, forbiddenMsg, notFoundMsg } from "../errors.js";
+import { json, readJson } from "../json.js";
+import { mintToken, verifyToken } from "../tokens.js";
 
 const CreateBody = z
   .object({
@@ -71,19 +46,20 @@ function csvCell(v: string | number | null | undefined): string {
   return /[",\n\r]/.test(s) || /^[=+\-@]/.test(s) ? `"${s.replace(/"/g, '""').replace(/^([=+\-@])/, "'$1")}"` : s;
 }
 
-export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
+/** The classroom routes; `classrooms` is where classroom `id`'s rows live (Node: one database; Workers: its object). */
+export function classroomRoutes(app: Hono<Env>, x: AppContext, classrooms: (id: string) => ClassroomStore): void {
   const classroomBy = async (c: Context, purpose: "teacher" | "join"): Promise<{ room: Classroom; store: ClassroomStore; token: string }> => {
     const token = c.req.param("token") ?? "";
-    const id = await verifyToken(await x.platform.secret(), purpose, token);
+    const id = await verifyToken(await x.deps.platform.secret(), purpose, token);
     if (!id) throw notFoundMsg(purpose === "teacher" ? "this teacher link is not valid" : "this join link is not valid");
-    const store = x.classrooms(id);
+    const store = classrooms(id);
     const room = await store.get(id);
     if (!room) throw notFoundMsg("this classroom no longer exists");
     await x.rate(`classroom:${id}`, await x.tenantLimits(room.tenantId));
     return { room, store, token };
   };
   const links = async (c: Context, id: string) => {
-    const secret = await x.platform.secret();
+    const secret = await x.deps.platform.secret();
     const origin = new URL(c.req.url).origin;
     const teacher = await mintToken(secret, "teacher", id);
     const join = await mintToken(secret, "join", id);
@@ -106,12 +82,12 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     };
   };
   const event = (room: Classroom, clusterId: string, type: string, detail: Record<string, unknown>) =>
-    x.history.event({ ts: x.now(), clusterId, tenantId: room.tenantId, type, detail: { classroom: room.id, ...detail } });
+    x.deps.history.event({ ts: x.now(), clusterId, tenantId: room.tenantId, type, detail: { classroom: room.id, ...detail } });
 
   // ---- the teacher makes a classroom ---------------------------------------------------
   app.post("/v1/classrooms", async (c) => {
     const who = await x.owner(c);
-    const parsed = CreateBody.safeParse(await x.readJson(c, who.limits.requestBytes));
+    const parsed = CreateBody.safeParse(await readJson(c, who.limits.requestBytes));
     if (!parsed.success) throw bad(`bad classroom: ${issues(parsed.error)}`);
     const b = parsed.data;
     const labs = b.labs ?? [b.lab!];
@@ -135,26 +111,26 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
       closedAt: null,
       createdAt: x.now(),
     };
-    await x.classrooms(room.id).create(room);
-    return x.json({ ...describe(room), ...(await links(c, room.id)) }, 201);
+    await classrooms(room.id).create(room);
+    return json({ ...describe(room), ...(await links(c, room.id)) }, 201);
   });
 
   // ---- students join -------------------------------------------------------------------
-  app.get("/j/:token", async (c) => (x.page && (c.req.header("accept") ?? "").includes("text/html") ? x.page(c) : c.redirect(`/v1/join/${c.req.param("token")}`)));
-  app.get("/t/:token", async (c) => (x.page ? x.page(c) : c.redirect(`/v1/teach/${c.req.param("token")}`)));
+  app.get("/j/:token", async (c) => (x.deps.page && (c.req.header("accept") ?? "").includes("text/html") ? x.deps.page(c) : c.redirect(`/v1/join/${c.req.param("token")}`)));
+  app.get("/t/:token", async (c) => (x.deps.page ? x.deps.page(c) : c.redirect(`/v1/teach/${c.req.param("token")}`)));
 
   app.get("/v1/join/:token", async (c) => {
     const { room, store } = await classroomBy(c, "join");
     const n = (await store.students(room.id)).length;
-    return x.json({ ...describe(room), state: joinState(room, n, x.now()), students: n });
+    return json({ ...describe(room), state: joinState(room, n, x.now()), students: n });
   });
 
   app.post("/v1/join/:token", async (c) => {
     const { room, store } = await classroomBy(c, "join");
-    const parsed = JoinBody.safeParse(await x.readJson(c, 4096));
+    const parsed = JoinBody.safeParse(await readJson(c, 4096));
     if (!parsed.success) throw bad(`bad join: ${issues(parsed.error)}`);
     const { name, code } = parsed.data;
-    const secret = await x.platform.secret();
+    const secret = await x.deps.platform.secret();
     const answer = (st: Student, status: number) => seatAnswer(room, st, status);
     const existing = await store.byName(room.id, name);
     if (existing) {
@@ -184,15 +160,15 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     }
     await store.setCluster(room.id, st.id, cluster.id, false);
     event(room, cluster.id, "classroom-join", { student: st.id, name });
-    x.notify(c, room.id);
+    x.deps.notifyClassroom?.(c, room.id);
     return answer({ ...st, clusterId: cluster.id }, 201);
   });
 
   /** A student's seat: who they are, the cluster of the lab they are on, their time. */
   const seatAnswer = async (room: Classroom, st: Student, status: number) => {
-    const token = await mintToken(await x.platform.secret(), "cluster", st.clusterId!);
+    const token = await mintToken(await x.deps.platform.secret(), "cluster", st.clusterId!);
     const labs = labsOf(room);
-    return x.json(
+    return json(
       {
         student: { id: st.id, name: st.name, code: st.code },
         cluster: { id: st.clusterId, token, lab: labs[st.labIndex] },
@@ -207,7 +183,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
   /** The student, done with the lab they are on, moves to the classroom's next lab (a new cluster). */
   app.post("/v1/join/:token/next", async (c) => {
     const { room, store } = await classroomBy(c, "join");
-    const parsed = JoinBody.safeParse(await x.readJson(c, 4096));
+    const parsed = JoinBody.safeParse(await readJson(c, 4096));
     if (!parsed.success || !parsed.data.code) throw bad('the body must be {"name", "code"}: the seat that moves on');
     const st = await store.byName(room.id, parsed.data.name);
     if (!st || st.code !== parsed.data.code.toUpperCase()) throw notFoundMsg(`no student "${parsed.data.name}" with that code in this classroom`);
@@ -220,9 +196,9 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     const next = await x.makeCluster(c, { tenantId: room.tenantId, limits }, labs[st.labIndex + 1], undefined, room.id);
     const past = { ...(JSON.parse(st.pastClusters) as Record<string, string>), [labs[st.labIndex]]: st.clusterId! };
     await store.nextLab(room.id, st.id, next.id, JSON.stringify(past), st.labIndex + 1);
-    x.forgetClassroom(room.id);
+    x.classTime.forget(room.id);
     event(room, next.id, "classroom-next-lab", { student: st.id, lab: labs[st.labIndex + 1] });
-    x.notify(c, room.id);
+    x.deps.notifyClassroom?.(c, room.id);
     return seatAnswer(room, { ...st, clusterId: next.id, labIndex: st.labIndex + 1, pastClusters: JSON.stringify(past) }, 201);
   });
 
@@ -230,7 +206,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
   const progressOf = async (clusterId: string | null, limits: Limits) => {
     if (!clusterId) return undefined;
     try {
-      return (await x.host.inspect(clusterId, { view: "progress" }, limits)) as {
+      return (await x.deps.host.inspect(clusterId, { view: "progress" }, limits)) as {
         progress: Record<string, { seq: number; ts: number }>;
         steps: Array<{ id: string; passed: boolean }>;
         commands: number;
@@ -301,7 +277,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
 
   app.get("/v1/teach/:token", async (c) => {
     const { room, store, token } = await classroomBy(c, "teacher");
-    return x.json({ ...(await dashboard(room, store)), links: await links(c, room.id), teacherToken: token });
+    return json({ ...(await dashboard(room, store)), links: await links(c, room.id), teacherToken: token });
   });
 
   app.get("/v1/teach/:token/export.csv", async (c) => {
@@ -320,32 +296,32 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
 
   app.post("/v1/teach/:token/extend", async (c) => {
     const { room, store } = await classroomBy(c, "teacher");
-    const parsed = ExtendBody.safeParse(await x.readJson(c, 4096));
+    const parsed = ExtendBody.safeParse(await readJson(c, 4096));
     if (!parsed.success) throw bad(`bad extension: ${issues(parsed.error)}`);
     if (parsed.data.student && !(await store.student(room.id, parsed.data.student))) throw notFoundMsg(`no student "${parsed.data.student}" in this classroom`);
     await store.extend(room.id, parsed.data.student, parsed.data.minutes * 60_000);
-    x.forgetClassroom(room.id);
-    x.notify(c, room.id);
-    return x.json({ ok: true, ...describe((await store.get(room.id))!) });
+    x.classTime.forget(room.id);
+    x.deps.notifyClassroom?.(c, room.id);
+    return json({ ok: true, ...describe((await store.get(room.id))!) });
   });
 
   /** The dashboard's live channel: a message each time something in the class changes. */
   app.get("/v1/teach/:token/live", async (c) => {
     const { room } = await classroomBy(c, "teacher");
-    if (!x.live) throw notFoundMsg("this server has no live channel for classrooms");
+    if (!x.deps.classroomLive) throw notFoundMsg("this server has no live channel for classrooms");
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw bad("the live channel is a WebSocket: send Upgrade: websocket");
-    return x.live(c, room.id);
+    return x.deps.classroomLive(c, room.id);
   });
 
   app.post("/v1/teach/:token/close", async (c) => {
     const { room, store } = await classroomBy(c, "teacher");
     if (room.closedAt === null) {
       await store.close(room.id, x.now());
-      x.forgetClassroom(room.id);
-      x.notify(c, room.id);
+      x.classTime.forget(room.id);
+      x.deps.notifyClassroom?.(c, room.id);
       event(room, room.id, "classroom-close", {});
     }
-    return x.json({ ok: true, ...describe((await store.get(room.id))!) });
+    return json({ ok: true, ...describe((await store.get(room.id))!) });
   });
 
   app.post("/v1/teach/:token/students/:sid/reset", async (c) => {
@@ -357,18 +333,18 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     await store.setCluster(room.id, st.id, fresh.id, true);
     if (st.clusterId) {
       try {
-        const snap = await x.host.state(st.clusterId);
-        x.history.snapshot({ ts: x.now(), clusterId: st.clusterId, reason: "classroom-reset", body: JSON.stringify(snap) });
+        const snap = await x.deps.host.state(st.clusterId);
+        x.deps.history.snapshot({ ts: x.now(), clusterId: st.clusterId, reason: "classroom-reset", body: JSON.stringify(snap) });
       } catch {
         // best effort, as on deletion
       }
-      await x.host.delete(st.clusterId, "deleted");
-      await x.platform.endCluster(st.clusterId, "reset", x.now());
-      x.forgetRow(st.clusterId);
+      await x.deps.host.delete(st.clusterId, "deleted");
+      await x.deps.platform.endCluster(st.clusterId, "reset", x.now());
+      x.rows.delete(st.clusterId);
     }
     event(room, fresh.id, "classroom-reset", { student: st.id, from: st.clusterId });
-    x.notify(c, room.id);
-    return x.json({ ok: true, student: st.id, cluster: fresh.id });
+    x.deps.notifyClassroom?.(c, room.id);
+    return json({ ok: true, student: st.id, cluster: fresh.id });
   });
 
   /** A read-only link to a student's workspace: the teacher watches it live. */
@@ -376,43 +352,7 @@ export function classroomRoutes(app: Hono<any>, x: ClassroomContext): void {
     const { room, store } = await classroomBy(c, "teacher");
     const st = await store.student(room.id, c.req.param("sid"));
     if (!st?.clusterId) throw notFoundMsg(`no student "${c.req.param("sid")}" with a cluster in this classroom`);
-    const token = await mintToken(await x.platform.secret(), "share", st.clusterId);
-    return x.json({ token, url: `${new URL(c.req.url).origin}/s/${token}` });
+    const token = await mintToken(await x.deps.platform.secret(), "share", st.clusterId);
+    return json({ token, url: `${new URL(c.req.url).origin}/s/${token}` });
   });
-}
-
-/**
- * A cluster's classroom time, for the routes that write to it and for the workspace: undefined
- * for a cluster of no classroom. Cached briefly: every command asks.
- */
-export interface ClassroomTime {
-  title: string;
-  deadline: number;
-  closed: boolean;
-  reviewUntil: number;
-  /** The classroom's next lab, when this is the cluster of the lab the student is on and one follows. */
-  nextLab?: { id: string; title?: { en: string; zh: string } };
-}
-
-export function classroomClock(x: Pick<ClassroomContext, "classrooms" | "now">) {
-  const cache = new TtlCache<{ classroom: string; value: ClassroomTime | undefined }>(x.now, 5_000, 20_000);
-  const read = async (row: ClusterRow, classroomId: string): Promise<ClassroomTime | undefined> => {
-    const store = x.classrooms(classroomId);
-    const room = await store.get(classroomId);
-    // The student whose cluster this is: of the lab they are on, or of one they finished.
-    const st = room && (await store.students(room.id)).find((s) => s.clusterId === row.id || Object.values(JSON.parse(s.pastClusters) as Record<string, string>).includes(row.id));
-    if (!room || !st) return undefined;
-    const end = deadline(room, st);
-    const labs = labsOf(room);
-    const next = st.clusterId === row.id && st.labIndex + 1 < labs.length ? labs[st.labIndex + 1] : undefined;
-    return { title: room.title, deadline: end, closed: room.closedAt !== null, reviewUntil: end + room.reviewMs, ...(next ? { nextLab: { id: next, title: findLab(next)?.title } } : {}) };
-  };
-  const clock = async (row: ClusterRow): Promise<ClassroomTime | undefined> => {
-    const classroomId = row.classroomId;
-    if (!classroomId) return undefined;
-    return (await cache.get(row.id, async () => ({ classroom: classroomId, value: await read(row, classroomId) }))).value;
-  };
-  /** After the teacher changed a classroom's time: its clusters read it again. */
-  clock.forget = (classroomId: string) => cache.deleteWhere((v) => v.classroom === classroomId);
-  return clock;
 }
