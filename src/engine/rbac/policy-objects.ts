@@ -3,7 +3,9 @@
 // shared by every cluster's bootstrap.
 
 import { DEFAULT_POLICY, type PolicyObject, type PolicyRule } from "./bootstrap-policy.js";
+import type { KObject } from "../api/types.js";
 import { deepFreeze } from "../store/store.js";
+import { cloneJSON } from "../util/clone.js";
 
 const BOOTSTRAP_LABELS = { "kubernetes.io/bootstrapping": "rbac-defaults" };
 const AUTOUPDATE = { "rbac.authorization.kubernetes.io/autoupdate": "true" };
@@ -75,33 +77,61 @@ export function defaultPolicyBodies(): readonly PolicyBody[] {
   return bodies;
 }
 
-let rulesByArray: Map<unknown, string> | undefined;
-let rulesByKey: Map<string, readonly PolicyRule[]> | undefined;
+let kindByShared: Map<unknown, string> | undefined;
+let bodyByKey: Map<string, PolicyBody> | undefined;
+
+const keyOf = (kind: string, namespace: string | undefined, name: string | undefined) => `${kind}/${namespace ?? ""}/${name ?? ""}`;
 
 function sharedIndex(): void {
-  if (rulesByArray) return;
-  rulesByArray = new Map();
-  rulesByKey = new Map();
+  if (kindByShared) return;
+  kindByShared = new Map();
+  bodyByKey = new Map();
   for (const b of defaultPolicyBodies()) {
-    if (!Array.isArray(b.rules)) continue;
-    const k = `${b.kind}/${b.metadata.namespace ?? ""}/${b.metadata.name}`;
-    rulesByArray.set(b.rules, k);
-    rulesByKey.set(k, b.rules as PolicyRule[]);
+    // A role's rules and a binding's roleRef are the body's own objects, so they tell its kind.
+    kindByShared.set(b.rules ?? b.roleRef, b.kind);
+    bodyByKey.set(keyOf(b.kind, b.metadata.namespace, b.metadata.name), b);
   }
 }
 
+/** The per-object metadata the apiserver and the store add to a default body. */
+const STAMPED = new Set(["uid", "creationTimestamp", "resourceVersion"]);
+
 /**
- * The name of the shared rules a stored role holds, when it still holds the default policy's own
- * array (a role written since holds a copy of its own): what a persisted row names instead of them.
+ * The name of the default body a stored RBAC object still is, stamps apart (uid,
+ * creationTimestamp, resourceVersion): never written since bootstrap, it holds the body's own
+ * rules or roleRef. What a persisted row names instead of writing the object out.
  */
-export function sharedRulesKey(obj: { rules?: unknown }): string | undefined {
-  if (!Array.isArray(obj.rules)) return undefined;
+export function unchangedDefault(obj: KObject): string | undefined {
+  const o = obj as unknown as Record<string, unknown>;
+  const shared = o.rules ?? o.roleRef;
+  if (!shared || typeof shared !== "object") return undefined;
   sharedIndex();
-  return rulesByArray!.get(obj.rules);
+  const kind = kindByShared!.get(shared);
+  if (!kind) return undefined;
+  const key = keyOf(kind, obj.metadata.namespace, obj.metadata.name);
+  const b = bodyByKey!.get(key);
+  return b && sameBody(obj, b) ? key : undefined;
 }
 
-/** The shared rules a row names (undefined for a name this version's policy does not have). */
-export function sharedRules(key: string): readonly PolicyRule[] | undefined {
+function sameBody(obj: KObject, b: PolicyBody): boolean {
+  const o = obj as unknown as Record<string, unknown>;
+  const fields = Object.keys(b).filter((k) => k !== "kind" && k !== "metadata" && b[k] !== undefined);
+  const own = Object.keys(o).filter((k) => k !== "metadata" && o[k] !== undefined);
+  if (own.length !== fields.length || fields.some((k, i) => own[i] !== k || o[k] !== b[k])) return false;
+  const m = obj.metadata as Record<string, unknown>;
+  const d = b.metadata as Record<string, unknown>;
+  const keys = Object.keys(m).filter((k) => m[k] !== undefined);
+  const want = [...Object.keys(d), "uid", "creationTimestamp", "resourceVersion"];
+  if (keys.length !== want.length || keys.some((k, i) => k !== want[i])) return false;
+  return Object.keys(d).every((k) => JSON.stringify(m[k]) === JSON.stringify(d[k])) && keys.every((k) => !STAMPED.has(k) || typeof m[k] === "string");
+}
+
+/** The object a whole-body form stands for, with its own stamped metadata. */
+export function sharedObject(key: string, stamped: Record<string, unknown>): KObject | undefined {
   sharedIndex();
-  return rulesByKey!.get(key);
+  const b = bodyByKey!.get(key);
+  if (!b) return undefined;
+  const out: Record<string, unknown> = { metadata: { ...cloneJSON(b.metadata), uid: stamped.uid, creationTimestamp: stamped.creationTimestamp, resourceVersion: stamped.resourceVersion } };
+  for (const k of Object.keys(b)) if (k !== "kind" && k !== "metadata" && b[k] !== undefined) out[k] = b[k];
+  return out as unknown as KObject;
 }
