@@ -225,4 +225,49 @@ export const CASES: Case[] = [
       assert.match(r.stderr, /Error from server \(BadRequest\)/);
     },
   },
+  {
+    name: "rollout undo moves revision-history onto the ReplicaSet brought back; paused rollbacks refused",
+    from: "apps.sh run_deployment_tests (rollback)",
+    async run(k, ns) {
+      const rsOf = async () => {
+        const d = ok(await k(["describe", "deployment", "nginx", "-n", ns]), "describe").stdout;
+        return /^NewReplicaSet:\s+(\S+)/m.exec(d)![1];
+      };
+      const annotations = async (rs: string) => JSON.parse(ok(await k(["get", "rs", rs, "-n", ns, "-o", "jsonpath={.metadata.annotations}"]), "get").stdout) as Record<string, string>;
+      const wait = async () => ok(await k(["rollout", "status", "deployment/nginx", "-n", ns, "--timeout=90s"]), "status");
+      ok(await k(["apply", "-n", ns, "-f", "-"], deploy("nginx", 1, "nginx:1.27")), "revision 1");
+      await wait();
+      const r1 = await rsOf();
+      ok(await k(["apply", "-n", ns, "-f", "-"], deploy("nginx", 1, "nginx:1.28")), "revision 2");
+      await wait();
+      const r2 = await rsOf();
+      assert.equal(ok(await k(["rollout", "undo", "deployment", "nginx", "-n", ns, "--to-revision=1"]), "undo").stdout, "deployment.apps/nginx rolled back\n");
+      await wait();
+      assert.equal(await rsOf(), r1);
+      assert.deepEqual([(await annotations(r1))["deployment.kubernetes.io/revision"], (await annotations(r1))["deployment.kubernetes.io/revision-history"]], ["3", "1"]);
+      const missing = await k(["rollout", "undo", "deployment", "nginx", "-n", ns, "--to-revision=1000000"]);
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, /unable to find specified revision 1000000 in history/);
+      ok(await k(["rollout", "undo", "deployment", "nginx", "-n", ns]), "undo to last");
+      await wait();
+      assert.equal(await rsOf(), r2);
+      assert.equal((await annotations(r2))["deployment.kubernetes.io/revision-history"], "2");
+      ok(await k(["rollout", "pause", "deployment", "nginx", "-n", ns]), "pause");
+      const paused = await k(["rollout", "undo", "deployment", "nginx", "-n", ns]);
+      assert.equal(paused.code, 1);
+      assert.match(paused.stderr, /you cannot rollback a paused deployment; resume it first/);
+      assert.equal((await k(["rollout", "restart", "deployment", "nginx", "-n", ns])).code, 1);
+      ok(await k(["rollout", "resume", "deployment", "nginx", "-n", ns]), "resume");
+      ok(await k(["rollout", "undo", "deployment", "nginx", "-n", ns]), "undo after resume");
+      await wait();
+      assert.equal(await rsOf(), r1);
+      const a = await annotations(r1);
+      assert.deepEqual([a["deployment.kubernetes.io/revision"], a["deployment.kubernetes.io/revision-history"]], ["5", "1,3"]);
+      ok(await k(["get", "rs", r1, "-n", ns, "-o", "yaml"]), "yaml").stdout.includes("deployment.kubernetes.io/revision-history: 1,3") || assert.fail("yaml");
+      assert.equal((await k(["rollout", "status", "deployment/nginx", "-n", ns, "--revision=3"])).code, 1);
+      ok(await k(["rollout", "restart", "deployment/nginx", "-n", ns]), "restart");
+      await wait();
+      assert.equal((await annotations(await rsOf()))["deployment.kubernetes.io/revision"], "6");
+    },
+  },
 ];

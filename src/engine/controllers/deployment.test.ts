@@ -3,6 +3,7 @@ import { R } from "../api/resources.js";
 import type { Deployment, ReplicaSet } from "../api/types.js";
 import type { Cluster } from "../cluster.js";
 import { deployment, deploymentBody, podsOf, testCluster, waitRollout } from "../testing.js";
+import { appendRevisionHistory } from "./deployment.js";
 import { isPodAvailable, isPodReady } from "./util.js";
 
 function events(c: Cluster, reason: string): string[] {
@@ -145,3 +146,39 @@ describe("ReplicaSet controller", () => {
     expect(left[0].metadata.name).not.toBe(victim.metadata.name);
   });
 });
+
+describe("revision-history", () => {
+  it("appends the revision a rolled-back ReplicaSet had, dropping the oldest past 2000 characters", () => {
+    expect(appendRevisionHistory(undefined, "1")).toBe("1");
+    expect(appendRevisionHistory("1", "3")).toBe("1,3");
+    const long = Array.from({ length: 400 }, (_, i) => String(1000 + i)).join(","); // 1999 characters
+    expect(long.length).toBe(1999);
+    const next = appendRevisionHistory(long, "2000")!;
+    expect(next.length).toBeLessThanOrEqual(2000);
+    expect(next.startsWith("1001,")).toBe(true);
+    expect(next.endsWith(",1399,2000")).toBe(true);
+    expect(appendRevisionHistory("1", "9".repeat(2001))).toBeUndefined();
+  });
+});
+
+describe("rollback through kubectl's patch", () => {
+  it("finds the old ReplicaSet when the template comes back with creationTimestamp: null, as kubectl rollout undo sends it", () => {
+    const c = testCluster();
+    c.client.create(R.deployments, "default", deploymentBody("web", "nginx:1.27", 1));
+    waitRollout(c, "default", "web");
+    const first = (c.client.list(R.replicasets, "default").items as ReplicaSet[])[0];
+    c.client.patch(R.deployments, "default", "web", "strategic", { spec: { template: { spec: { containers: [{ name: "nginx", image: "nginx:1.28" }] } } } });
+    waitRollout(c, "default", "web");
+    const template = JSON.parse(JSON.stringify(first.spec.template));
+    delete template.metadata.labels["pod-template-hash"];
+    template.metadata.creationTimestamp = null;
+    c.client.patch(R.deployments, "default", "web", "json", [{ op: "replace", path: "/spec/template", value: template }]);
+    waitRollout(c, "default", "web");
+    const rss = c.client.list(R.replicasets, "default").items as ReplicaSet[];
+    expect(rss.length).toBe(2);
+    const back = c.client.get(R.replicasets, "default", first.metadata.name!) as ReplicaSet;
+    expect(back.spec.replicas).toBe(1);
+    expect(back.metadata.annotations).toMatchObject({ "deployment.kubernetes.io/revision": "3", "deployment.kubernetes.io/revision-history": "1" });
+  });
+});
+

@@ -30,7 +30,9 @@ const SKIPPED_ANNOTATIONS = new Set(["kubectl.kubernetes.io/last-applied-configu
 
 /** controller.ComputeHash: fnv32a over the template (and collision count), vowel-free encoded. */
 export function computeHash(template: PodTemplateSpec, collisionCount?: number | null): string {
-  let input = canonicalJSON(template);
+  // A null creationTimestamp is the zero Time: the same template as without it.
+  const meta = template.metadata as { creationTimestamp?: unknown } | undefined;
+  let input = canonicalJSON(meta?.creationTimestamp === null ? { ...template, metadata: { ...template.metadata, creationTimestamp: undefined } } : template);
   if (collisionCount) input += String(collisionCount);
   return safeEncodeString(String(fnv32a(input)));
 }
@@ -59,10 +61,17 @@ function templatesEqual(a: PodTemplateSpec | undefined, b: PodTemplateSpec | und
  */
 function withoutHash(t: PodTemplateSpec | undefined): PodTemplateSpec {
   const labels = t?.metadata?.labels;
-  if (!t || !labels || !(POD_TEMPLATE_HASH in labels)) return t ?? ({} as PodTemplateSpec);
-  const { [POD_TEMPLATE_HASH]: _hash, ...rest } = labels;
-  const metadata = { ...t.metadata, labels: Object.keys(rest).length ? rest : undefined };
-  return { ...t, metadata };
+  // `creationTimestamp: null` (what kubectl's rollback patch and Go clients send) is the zero
+  // Time, as an absent one is: Semantic.DeepEqual sees no difference.
+  const nullTime = (t?.metadata as { creationTimestamp?: unknown } | undefined)?.creationTimestamp === null;
+  if (!t || ((!labels || !(POD_TEMPLATE_HASH in labels)) && !nullTime)) return t ?? ({} as PodTemplateSpec);
+  const metadata: Record<string, unknown> = { ...t.metadata };
+  if (nullTime) metadata.creationTimestamp = undefined;
+  if (labels && POD_TEMPLATE_HASH in labels) {
+    const { [POD_TEMPLATE_HASH]: _hash, ...rest } = labels;
+    metadata.labels = Object.keys(rest).length ? rest : undefined;
+  }
+  return { ...t, metadata } as PodTemplateSpec;
 }
 
 /** The sum of `f` over ReplicaSets. */
@@ -98,6 +107,22 @@ function setCondition(conds: DeploymentCondition[], now: string, type: string, s
 
 function replicasOf(rs: ReplicaSet): number {
   return rs.spec.replicas ?? 0;
+}
+
+/** kube-controller-manager's maxRevHistoryLengthInChars: how long revision-history may grow. */
+const MAX_REV_HISTORY_CHARS = 2000;
+
+/**
+ * SetNewReplicaSetAnnotations' revision history: `old` appended, the oldest revisions dropped to
+ * keep it within 2000 characters (undefined when even `old` alone does not fit: left as it was).
+ */
+export function appendRevisionHistory(history: string | undefined, old: string): string | undefined {
+  if (!history) return old;
+  const revisions = history.split(",");
+  let total = history.length + old.length + 1;
+  let start = 0;
+  while (total > MAX_REV_HISTORY_CHARS && start < revisions.length) total -= revisions[start++].length + 1;
+  return total <= MAX_REV_HISTORY_CHARS ? [...revisions.slice(start), old].join(",") : undefined;
 }
 
 function revisionOf(o: KObject): number {
@@ -212,7 +237,8 @@ export class DeploymentController implements Controller {
       if (!oldRevision || Number(oldRevision) < Number(newRevision)) {
         if (oldRevision) {
           // A rollback brings an old template back: remember the revisions it had.
-          annotations[REVISION_HISTORY] = annotations[REVISION_HISTORY] ? `${annotations[REVISION_HISTORY]},${oldRevision}` : oldRevision;
+          const history = appendRevisionHistory(annotations[REVISION_HISTORY], oldRevision);
+          if (history !== undefined) annotations[REVISION_HISTORY] = history;
         }
         annotations[REVISION] = newRevision;
         changed = true;
