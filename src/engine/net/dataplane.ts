@@ -60,7 +60,7 @@ export interface IpvsHandle {
   /** Closes a connection `schedule` returned (at `now`). */
   close(conn: unknown, now: number): void;
   /** Packets through a connection `schedule` returned, client to server (in) and back (out): ipvsadm --stats. */
-  count?(conn: unknown, inPkts: number, inBytes: number, outPkts: number, outBytes: number): void;
+  count?(conn: unknown, inPkts: number, inBytes: number, outPkts: number, outBytes: number, now: number): void;
 }
 
 /** What IpvsHandle.schedule found at a destination. */
@@ -501,7 +501,7 @@ export class Dataplane {
       if (v === "established") {
         // The connection's handshake and close went through the virtual server (data: transfer).
         const ex = handshakePackets(res.tuple.proto);
-        w.closeVia.count?.(w.close, ex.inPkts, ex.inBytes, ex.outPkts, ex.outBytes);
+        w.closeVia.count?.(w.close, ex.inPkts, ex.inBytes, ex.outPkts, ex.outBytes, w.now);
         this.carriedRes = res;
         this.carriedVia = w.closeVia;
         this.carriedConn = w.close;
@@ -518,7 +518,7 @@ export class Dataplane {
   transfer(res: ConnectResult, sentBytes: number, receivedBytes: number): void {
     if (res !== this.carriedRes || this.carriedVia?.count === undefined) return;
     const ex = dataPackets(sentBytes, receivedBytes);
-    this.carriedVia.count(this.carriedConn, ex.inPkts, ex.inBytes, ex.outPkts, ex.outBytes);
+    this.carriedVia.count(this.carriedConn, ex.inPkts, ex.inBytes, ex.outPkts, ex.outBytes, this.env.now());
   }
 
   /** Runs one hook on the current node; true when the packet was dropped or rejected there. */

@@ -43,7 +43,7 @@ export function ipvsHandle(p: IpvsProxier): IpvsHandle {
       return found;
     },
     close: (conn, now) => p.close(conn as number, now),
-    count: (conn, inPkts, inBytes, outPkts, outBytes) => p.countConnection(conn as number, inPkts, inBytes, outPkts, outBytes),
+    count: (conn, inPkts, inBytes, outPkts, outBytes, now) => p.countConnection(conn as number, inPkts, inBytes, outPkts, outBytes, now),
   };
 }
 

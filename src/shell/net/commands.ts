@@ -471,7 +471,7 @@ export const ipvsadm: NodeCommand = (args, ctx) => {
     }
   }
   const format = args.includes("--stats") ? "stats" : args.includes("--rate") ? "rate" : "list";
-  const out = ipvsadmList(p, { format, service });
+  const out = ipvsadmList(p, { format, service, now: ctx.cluster.now() });
   if (out === undefined) return fail("Memory allocation problem\n", 1);
   return ok(out);
 };

@@ -74,5 +74,15 @@ describe("counters that move", () => {
     expect(Number(outBytes)).toBeGreaterThan(4 * 615); // nginx's welcome page, four times
     const reals = (await s.run(`ipvsadm -Ln --stats -t ${ip}:80`)).stdout.split("\n").slice(4).filter((l) => l.includes("->"));
     expect(reals.reduce((n, l) => n + Number(l.trim().split(/\s+/)[2]), 0)).toBe(4);
+
+    // --rate: the kernel's estimator samples every 2 s and moves a quarter of the way each time.
+    const rate = async () => (await s.run(`ipvsadm -Ln --rate -t ${ip}:80`)).stdout.split("\n")[3]!.trim().split(/\s+/).slice(2).map(Number);
+    c.advance(2_000);
+    const [cps, inPPS, outPPS, inBPS, outBPS] = await rate();
+    expect([cps, inPPS, outPPS]).toEqual([0, 3, 1]); // (24 << 9 >> 2 + 0x1FF) >> 10, (12 << 9 >> 2 + 0x1FF) >> 10
+    expect(inBPS).toBe((((Number(inBytes) << 4) >> 2) + 0xf) >> 5);
+    expect(outBPS).toBe((((Number(outBytes) << 4) >> 2) + 0xf) >> 5);
+    c.advance(120_000);
+    expect(await rate()).toEqual([0, 0, 0, 0, 0]);
   });
 });

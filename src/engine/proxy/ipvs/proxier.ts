@@ -28,6 +28,7 @@ import { categorizeEndpoints } from "../topology.js";
 import type { EndpointInfo, ProxyConfig, ProxyNode, ProxyState, Proxier, ServicePortInfo, SyncResult } from "../types.js";
 import { endpointString, servicePortNameString } from "../types.js";
 import { AddrMap, IpsetEntries, VirtualServerMap } from "./index.js";
+import { estimate, type Counted } from "./estimator.js";
 import { pick, type RealServer, type SchedState, type Scheduler } from "./scheduler.js";
 
 export type { RealServer, Scheduler } from "./scheduler.js";
@@ -126,6 +127,8 @@ export interface VirtualServer extends SchedState {
   outPkts: number;
   inBytes: number;
   outBytes: number;
+  /** The rate estimator's state (estimator.ts). */
+  est?: Counted["est"];
 }
 
 export type ConnState = "ESTABLISHED" | "TIME_WAIT" | "CLOSE" | "NONE";
@@ -649,6 +652,8 @@ export class IpvsProxier implements Proxier {
     const tcp = vs.protocol === "TCP";
     if (tcp) dest.activeConns++;
     else dest.inactiveConns++; // UDP entries count as inactive in the kernel
+    estimate(vs, now);
+    estimate(dest, now);
     dest.conns++;
     vs.conns++;
     this.lastConnection = this.conns.add(vs, dest, clientIP, clientPort, tcp ? ESTABLISHED : NONE, now + (tcp ? this.tcpTimeout : this.udpTimeout) * 1000);
@@ -667,23 +672,15 @@ export class IpvsProxier implements Proxier {
     return out;
   }
 
-  /** Packets through a connection, for --stats (in: client -> server). */
-  count(c: IpvsConnection, inPkts: number, inBytes: number, outPkts: number, outBytes: number): void {
-    c.vs.inPkts += inPkts;
-    c.vs.inBytes += inBytes;
-    c.vs.outPkts += outPkts;
-    c.vs.outBytes += outBytes;
-    c.dest.inPkts += inPkts;
-    c.dest.inBytes += inBytes;
-    c.dest.outPkts += outPkts;
-    c.dest.outBytes += outBytes;
-  }
-
-  /** `count` for connection `id` (the dataplane holds ids); nothing once its entry has gone. */
-  countConnection(id: number, inPkts: number, inBytes: number, outPkts: number, outBytes: number): void {
+  /**
+   * Packets through connection `id` (the dataplane holds ids), client -> server in, for --stats
+   * and --rate: on its virtual and its real server. Nothing once its entry has gone.
+   */
+  countConnection(id: number, inPkts: number, inBytes: number, outPkts: number, outBytes: number, now: number): void {
     const i = this.conns.indexOf(id);
     if (i < 0) return;
     for (const s of [this.conns.vs(i), this.conns.dest(i)] as const) {
+      estimate(s, now);
       s.inPkts += inPkts;
       s.inBytes += inBytes;
       s.outPkts += outPkts;

@@ -2,6 +2,7 @@
 // in ipvsadm 1.31's printf formats, `ipset list [NAME]` as ipset 7.x lists kube-proxy's sets,
 // and `ip addr show kube-ipvs0`. All read the proxier's live structures.
 
+import { rates } from "./estimator.js";
 import { parseIPv4Sloppy } from "../../util/ip.js";
 import type { Ruleset } from "../iptables/model.js";
 import { fnv32a } from "../../util/hash.js";
@@ -48,7 +49,7 @@ function serviceHead(vs: VirtualServer): string {
 }
 
 /** `ipvsadm -Ln [--stats|--rate] [-t|-u VIP:PORT]`; undefined when the named service does not exist. */
-export function ipvsadmList(p: IpvsProxier, o: { format?: IpvsadmFormat; service?: { protocol: string; ip: string; port: number } } = {}): string | undefined {
+export function ipvsadmList(p: IpvsProxier, o: { format?: IpvsadmFormat; service?: { protocol: string; ip: string; port: number }; now?: number } = {}): string | undefined {
   const format = o.format ?? "list";
   let services = sortedServices(p);
   if (o.service) {
@@ -74,9 +75,10 @@ export function ipvsadmList(p: IpvsProxier, o: { format?: IpvsadmFormat; service
       out.push(pad(serviceHead(vs), 33) + [vs.conns, vs.inPkts, vs.outPkts, vs.inBytes, vs.outBytes].map(largenum).join(""));
       for (const d of sortedDests(vs)) out.push(pad(`  -> ${d.ip}:${d.port}`, 33) + [d.conns, d.inPkts, d.outPkts, d.inBytes, d.outBytes].map(largenum).join(""));
     } else {
-      // The kernel's rate estimator averages over seconds of traffic; a snapshot at rest is 0.
-      out.push(pad(serviceHead(vs), 33) + [0, 0, 0, 0, 0].map(largenum).join(""));
-      for (const d of sortedDests(vs)) out.push(pad(`  -> ${d.ip}:${d.port}`, 33) + [0, 0, 0, 0, 0].map(largenum).join(""));
+      // The kernel's rate estimator (estimator.ts): traffic of the last seconds, decaying at rest.
+      const now = o.now ?? 0;
+      out.push(pad(serviceHead(vs), 33) + rates(vs, now).map(largenum).join(""));
+      for (const d of sortedDests(vs)) out.push(pad(`  -> ${d.ip}:${d.port}`, 33) + rates(d, now).map(largenum).join(""));
     }
   }
   return out.join("\n") + "\n";

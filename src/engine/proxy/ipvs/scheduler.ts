@@ -18,6 +18,8 @@ export interface RealServer {
   outPkts: number;
   inBytes: number;
   outBytes: number;
+  /** The rate estimator's state (estimator.ts). */
+  est?: { tick: number; last: number[]; avg: number[] };
 }
 
 export type Scheduler = "rr" | "wrr" | "lc" | "wlc" | "sh" | "dh" | "sed" | "nq";
