@@ -16,7 +16,11 @@ export function nsOf(p: Parsed, ctx: KubectlContext): string {
   return str(p, "namespace") ?? ctx.namespace;
 }
 
-export function dryRun(p: Parsed): "none" | "client" | "server" {
+/** --dry-run's strategy (kubectl's DryRunStrategy). */
+export type DryRunStrategy = "none" | "client" | "server";
+
+/** GetDryRunStrategy: read in Complete, before the command looks at anything else. */
+export function dryRun(p: Parsed): DryRunStrategy {
   const d = p.flags.get("dry-run");
   if (d === undefined || d === "none" || d === false) return "none";
   if (d === "client" || d === true || d === "") return "client";

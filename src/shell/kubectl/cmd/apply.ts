@@ -6,7 +6,7 @@ import { isStatusError } from "../../../engine/api/status.js";
 import type { KObject } from "../../../engine/api/types.js";
 import type { PatchType } from "../../../engine/apiserver/apiserver.js";
 import { ApplyPatchError, kubectlApplyPatch, withLastApplied } from "../../../kubectl/apply-patch.js";
-import { dryRun, f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, type DryRunStrategy, f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlCommand } from "../command.js";
 import { between } from "../context.js";
 import { aggregate, KubectlError, serverError } from "../errors.js";
@@ -45,7 +45,8 @@ interface ApplyOptions {
   serverSide: boolean;
   forceConflicts: boolean;
   fieldManager?: string;
-  /** The namespace, --dry-run and the printing flags. */
+  dryRun: DryRunStrategy;
+  /** The namespace and the printing flags. */
   p: Parsed;
 }
 
@@ -57,19 +58,19 @@ function applyLikeCommand(verb: "apply" | "create"): KubectlCommand<ApplyOptions
     // Complete, then Validate: words that are not flags first, then the files.
     complete(p) {
       if (p.args.length) throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]\nSee 'kubectl ${verb} -h' for help and examples`);
-      return { files: arr(p, "filename"), recursive: bool(p, "recursive"), serverSide: verb === "apply" && bool(p, "server-side"), forceConflicts: bool(p, "force-conflicts"), fieldManager: str(p, "field-manager"), p };
+      return { files: arr(p, "filename"), recursive: bool(p, "recursive"), serverSide: verb === "apply" && bool(p, "server-side"), forceConflicts: bool(p, "force-conflicts"), fieldManager: str(p, "field-manager"), dryRun: dryRun(p), p };
     },
     validate(o) {
       if (!o.files.length) throw new KubectlError("must specify one of -f and -k");
       if (verb === "apply" && o.forceConflicts && !o.serverSide) throw new KubectlError("--force-conflicts only works with --server-side");
+      if (o.serverSide && o.dryRun === "client") throw new KubectlError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)");
     },
     async run(o, ctx, out) {
       const { p, serverSide } = o;
+      const mode = o.dryRun;
       const read = await readManifestsContinuing(o.files, o.recursive, ctx);
       const manifests = read.manifests;
       if (!manifests.length && !read.errors.length) throw new KubectlError(`no objects passed to ${verb}`);
-      const mode = dryRun(p);
-      if (serverSide && mode === "client") throw new KubectlError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)");
       const errors: string[] = [];
       // What could not be read: apply reads every file before it applies (its errors come first);
       // create creates each object as it is read (an error comes after the objects before it).

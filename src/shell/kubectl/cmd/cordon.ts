@@ -2,7 +2,7 @@
 
 import type { Node } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
-import { dryRun, f } from "../cmdutil.js";
+import { dryRun, type DryRunStrategy, f } from "../cmdutil.js";
 import { type KubectlCommand, noValidation } from "../command.js";
 import { KubectlError } from "../errors.js";
 import { str } from "../flags.js";
@@ -11,7 +11,7 @@ import { get, list } from "../targets.js";
 
 interface CordonOptions {
   nodes: Node[];
-  dryRun: "none" | "client" | "server";
+  dryRun: DryRunStrategy;
 }
 
 /**
@@ -28,8 +28,9 @@ function cordonCommand(desired: boolean): KubectlCommand<CordonOptions> {
     complete(p, ctx) {
       const sel = str(p, "selector");
       if (!p.args.length && !sel) throw new KubectlError(`USAGE: ${verb} NODE [flags]\nSee 'kubectl ${verb} -h' for help and examples`);
+      const dry = dryRun(p);
       const nodes = sel ? list<Node>(ctx, R.nodes, undefined, p) : p.args.map((n) => get<Node>(ctx, R.nodes, "", n));
-      return { nodes, dryRun: dryRun(p) };
+      return { nodes, dryRun: dry };
     },
     validate: noValidation,
     run(o, ctx, out) {

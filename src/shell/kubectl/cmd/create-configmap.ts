@@ -1,7 +1,7 @@
 // kubectl create configmap (pkg/cmd/create/create_configmap.go).
 
 import { R } from "../../../engine/api/resources.js";
-import { f, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, f, OUTPUT_FLAGS } from "../cmdutil.js";
 import { type KubectlCommand, noValidation } from "../command.js";
 import { KubectlError } from "../errors.js";
 import type { Parsed } from "../flags.js";
@@ -20,6 +20,8 @@ export const createConfigMapCommand: KubectlCommand<ConfigMapOptions> = {
   complete(p) {
     const name = p.args[0];
     if (!name) throw new KubectlError("exactly one NAME is required, got 0\nSee 'kubectl create configmap -h' for help and examples");
+    // Complete reads --dry-run after NAME (finishCreate acts on it).
+    dryRun(p);
     return { name, p };
   },
   validate: noValidation,

@@ -2,7 +2,7 @@
 
 import type { Container } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
-import { f, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, f, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlCommand } from "../command.js";
 import { KubectlError } from "../errors.js";
 import { arr, type Parsed, str } from "../flags.js";
@@ -26,6 +26,8 @@ export const createDeploymentCommand: KubectlCommand<DeploymentOptions> = {
   required: ["image"],
   complete(p) {
     if (p.args.length !== 1) throw new KubectlError(`exactly one NAME is required, got ${p.args.length}\nSee 'kubectl create deployment -h' for help and examples`);
+    // Complete reads --dry-run after NAME (finishCreate acts on it).
+    dryRun(p);
     const port = str(p, "port");
     return { name: p.args[0], images: arr(p, "image"), command: p.rest ?? [], replicas: Number(str(p, "replicas") ?? 1), port: port ? Number(port) : undefined, p };
   },

@@ -3,7 +3,7 @@
 
 import { R } from "../../../engine/api/resources.js";
 import { subcommandFirst } from "../cmdline.js";
-import { f, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, f, OUTPUT_FLAGS } from "../cmdutil.js";
 import { type CommandGroup, type KubectlCommand, noValidation } from "../command.js";
 import { KubectlError, notInServiceLab } from "../errors.js";
 import { type Parsed, str } from "../flags.js";
@@ -23,6 +23,8 @@ const createSecretGeneric: KubectlCommand<SecretOptions> = {
   flags: [...OUTPUT_FLAGS, f("from-file", "array"), f("from-literal", "array"), f("from-env-file", "array"), f("type", "string"), f("append-hash", "bool"), f("save-config", "bool"), f("validate", "string"), f("field-manager", "string")],
   complete(p) {
     if (p.args.length !== 1) throw new KubectlError(`exactly one NAME is required, got ${p.args.length}\nSee 'kubectl create secret generic -h' for help and examples`);
+    // Complete reads --dry-run after NAME (finishCreate acts on it).
+    dryRun(p);
     return { name: p.args[0], type: str(p, "type"), p };
   },
   validate: noValidation,

@@ -2,7 +2,7 @@
 
 import type { ServicePort, ServiceSpec } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
-import { f, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, f, OUTPUT_FLAGS } from "../cmdutil.js";
 import { type CommandGroup, type KubectlCommand, own } from "../command.js";
 import { KubectlError } from "../errors.js";
 import { arr, type FlagSpec, type Parsed, str } from "../flags.js";
@@ -20,13 +20,16 @@ interface ServiceOptions {
 }
 
 /** One of the four generators: its subcommand, the Service type it makes and the flags it has. */
-function serviceCommand(kind: string, type: string, flags: FlagSpec[]): KubectlCommand<ServiceOptions> {
+function serviceCommand(kind: string, type: string, flags: FlagSpec[], required?: string[]): KubectlCommand<ServiceOptions> {
   return {
     name: `create service ${kind}`,
+    required,
     flags: [...OUTPUT_FLAGS, ...flags, f("save-config", "bool"), f("validate", "string"), f("field-manager", "string")],
     // Complete: exactly one NAME.
     complete(p) {
       if (p.args.length !== 1) throw new KubectlError(`exactly one NAME is required, got ${p.args.length}\nSee 'kubectl create service ${kind} -h' for help and examples`);
+      // Complete reads --dry-run after NAME (finishCreate acts on it).
+      dryRun(p);
       return { name: p.args[0], ports: arr(p, "tcp").flatMap((x) => x.split(",")), clusterIP: str(p, "clusterip"), externalName: str(p, "external-name"), nodePort: str(p, "node-port"), p };
     },
     // ServiceOptions.Validate: ports for every type but ExternalName and a headless ClusterIP.
@@ -61,7 +64,7 @@ function serviceCommand(kind: string, type: string, flags: FlagSpec[]): KubectlC
 /** The four generators (only clusterip takes --clusterip). */
 const KINDS: Readonly<Record<string, KubectlCommand<ServiceOptions>>> = {
   clusterip: serviceCommand("clusterip", "ClusterIP", [f("tcp", "array"), f("clusterip", "string")]),
-  externalname: serviceCommand("externalname", "ExternalName", [f("tcp", "array"), f("external-name", "string")]),
+  externalname: serviceCommand("externalname", "ExternalName", [f("tcp", "array"), f("external-name", "string")], ["external-name"]),
   loadbalancer: serviceCommand("loadbalancer", "LoadBalancer", [f("tcp", "array")]),
   nodeport: serviceCommand("nodeport", "NodePort", [f("tcp", "array"), f("node-port", "int")]),
 };

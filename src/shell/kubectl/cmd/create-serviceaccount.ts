@@ -1,7 +1,7 @@
 // kubectl create serviceaccount (pkg/cmd/create/create_serviceaccount.go).
 
 import { R } from "../../../engine/api/resources.js";
-import { f, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, f, OUTPUT_FLAGS } from "../cmdutil.js";
 import { type KubectlCommand, noValidation } from "../command.js";
 import { KubectlError } from "../errors.js";
 import type { Parsed } from "../flags.js";
@@ -12,6 +12,8 @@ export const createServiceAccountCommand: KubectlCommand<{ name: string; p: Pars
   flags: [...OUTPUT_FLAGS, f("save-config", "bool"), f("validate", "string"), f("field-manager", "string")],
   complete(p) {
     if (p.args.length !== 1) throw new KubectlError(`exactly one NAME is required, got ${p.args.length}\nSee 'kubectl create serviceaccount -h' for help and examples`);
+    // Complete reads --dry-run after NAME (finishCreate acts on it).
+    dryRun(p);
     return { name: p.args[0], p };
   },
   validate: noValidation,

@@ -2,7 +2,7 @@
 
 import type { ResourceInfo } from "../../../engine/api/resources.js";
 import { isStatusError } from "../../../engine/api/status.js";
-import { dryRun, f, nsOf } from "../cmdutil.js";
+import { dryRun, type DryRunStrategy, f, nsOf } from "../cmdutil.js";
 import { type KubectlCommand, noValidation } from "../command.js";
 import { between } from "../context.js";
 import { aggregate, KubectlError, serverError } from "../errors.js";
@@ -30,7 +30,7 @@ interface DeleteOptions {
   force: boolean;
   ignoreNotFound: boolean;
   wait: boolean;
-  dryRun: "none" | "client" | "server";
+  dryRun: DryRunStrategy;
 }
 
 export const deleteCommand: KubectlCommand<DeleteOptions> = {
@@ -38,6 +38,7 @@ export const deleteCommand: KubectlCommand<DeleteOptions> = {
   flags: [f("filename", "array", "f"), f("recursive", "bool", "R"), f("all", "bool"), f("all-namespaces", "bool", "A"), f("selector", "string", "l"), f("field-selector", "string"), f("force", "bool"), f("grace-period", "int"), f("now", "bool"), f("wait", "bool"), f("ignore-not-found", "bool"), f("cascade", "string"), f("dry-run", "string"), f("output", "string", "o"), f("timeout", "string")],
   // delete.go's Complete runs the resource builder: the objects are found before any is deleted.
   async complete(p, ctx, out) {
+    const dry = dryRun(p);
     const targets: DeleteTarget[] = [];
     const ns = nsOf(p, ctx);
     let read: ManifestsRead = { manifests: [], errors: [] };
@@ -60,7 +61,7 @@ export const deleteCommand: KubectlCommand<DeleteOptions> = {
     }
     const force = bool(p, "force");
     const gracePeriod = str(p, "grace-period") !== undefined ? Number(str(p, "grace-period")) : bool(p, "now") ? 1 : force ? 0 : undefined;
-    return { targets, readErrors: read.errors, namespace: ns, filename: files[0], gracePeriod, cascade: str(p, "cascade"), force, ignoreNotFound: bool(p, "ignore-not-found"), wait: p.flags.get("wait") !== false, dryRun: dryRun(p) };
+    return { targets, readErrors: read.errors, namespace: ns, filename: files[0], gracePeriod, cascade: str(p, "cascade"), force, ignoreNotFound: bool(p, "ignore-not-found"), wait: p.flags.get("wait") !== false, dryRun: dry };
   },
   validate: noValidation,
   async run(o, ctx, out) {

@@ -2,7 +2,7 @@
 
 import type { Container, DaemonSet, Deployment, ObjectMeta, ReplicaSet, StatefulSet, Pod, Service, ServicePort, ServiceSpec } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
-import { f, labelsFromString, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, f, labelsFromString, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import { type KubectlCommand, noValidation } from "../command.js";
 import { KubectlError } from "../errors.js";
 import { type Parsed, str } from "../flags.js";
@@ -23,7 +23,11 @@ interface ExposeOptions {
 export const exposeCommand: KubectlCommand<ExposeOptions> = {
   name: "expose",
   flags: [...OUTPUT_FLAGS, f("port", "string"), f("target-port", "string"), f("type", "string"), f("selector", "string"), f("name", "string"), f("protocol", "string"), f("labels", "string", "l"), f("external-ip", "string"), f("cluster-ip", "string"), f("session-affinity", "string"), f("load-balancer-ip", "string"), f("filename", "array", "f"), f("save-config", "bool"), f("override-type", "string"), f("overrides", "string")],
-  complete: (p) => ({ args: p.args, p }),
+  // Complete reads --dry-run (finishCreate acts on it) before the builder runs.
+  complete(p) {
+    dryRun(p);
+    return { args: p.args, p };
+  },
   validate: noValidation,
   run(o, ctx, out) {
     const p = o.p;

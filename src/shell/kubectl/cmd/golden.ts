@@ -1,7 +1,7 @@
 // Golden transcripts of kubectl lines: "== LINE", stdout, "--- stderr", stderr, "--- exit N".
 import { readFileSync } from "node:fs";
 
-export interface GoldenCase {
+interface GoldenCase {
   line: string;
   stdout: string;
   stderr: string;
@@ -17,8 +17,4 @@ export function readGolden(path: string): GoldenCase[] {
     if (!m) throw new Error(`malformed golden case: ${line}`);
     return { line, stdout: m[1], stderr: m[2], exitCode: Number(m[3]) };
   });
-}
-
-export function formatGolden(cases: GoldenCase[]): string {
-  return cases.map((c) => `== ${c.line}\n${c.stdout}--- stderr\n${c.stderr}--- exit ${c.exitCode}\n`).join("");
 }

@@ -1,7 +1,7 @@
 // kubectl label and kubectl annotate (pkg/cmd/label, pkg/cmd/annotate): one command on two fields.
 
 import type { ResourceInfo } from "../../../engine/api/resources.js";
-import { f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, type DryRunStrategy, f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlCommand } from "../command.js";
 import { KubectlError } from "../errors.js";
 import { arr, bool, type Parsed, str } from "../flags.js";
@@ -16,6 +16,7 @@ interface LabelOptions {
   updates: Record<string, string | null>;
   list: boolean;
   overwrite: boolean;
+  dryRun: DryRunStrategy;
   /** The selector, namespace and printing flags. */
   p: Parsed;
 }
@@ -26,6 +27,7 @@ function labelCommand(field: "labels" | "annotations"): KubectlCommand<LabelOpti
     name: field === "labels" ? "label" : "annotate",
     flags: [...OUTPUT_FLAGS, f("overwrite", "bool"), f("all", "bool"), f("all-namespaces", "bool", "A"), f("selector", "string", "l"), f("list", "bool"), f("resource-version", "string"), f("local", "bool"), f("filename", "array", "f")],
     complete(p) {
+      const dry = dryRun(p);
       const changes = p.args.filter((a) => a.includes("=") || a.endsWith("-"));
       const updates: Record<string, string | null> = {};
       for (const c of changes) {
@@ -36,7 +38,7 @@ function labelCommand(field: "labels" | "annotations"): KubectlCommand<LabelOpti
         }
       }
       const resources = p.args.filter((a) => !changes.includes(a));
-      return { resources, filenames: arr(p, "filename"), updates, list: bool(p, "list"), overwrite: bool(p, "overwrite"), p };
+      return { resources, filenames: arr(p, "filename"), updates, list: bool(p, "list"), overwrite: bool(p, "overwrite"), dryRun: dry, p };
     },
     // The resources first, then the updates.
     validate(o) {
@@ -65,7 +67,7 @@ function labelCommand(field: "labels" | "annotations"): KubectlCommand<LabelOpti
           }
           if (v === null ? k in cur : cur[k] !== v) changed = true;
         }
-        const after = changed ? ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { metadata: { [field]: o.updates } }) : obj;
+        const after = changed ? ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { metadata: { [field]: o.updates } }, { dryRun: o.dryRun !== "none" }) : obj;
         const verb = field === "labels" ? "labeled" : "annotated";
         printResult(t.info, after, p, out, changed ? verb : `not ${verb}`);
       }

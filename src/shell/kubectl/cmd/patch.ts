@@ -2,7 +2,7 @@
 
 import { parseAllDocuments } from "yaml";
 import type { PatchType } from "../../../engine/apiserver/apiserver.js";
-import { dryRun, f, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, type DryRunStrategy, f, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlCommand } from "../command.js";
 import { KubectlError } from "../errors.js";
 import { type Parsed, str } from "../flags.js";
@@ -15,14 +15,15 @@ interface PatchOptions {
   patchFile?: string;
   /** --type as given (strategic by default). */
   type: string;
-  /** The resource arguments, --dry-run and the printing flags. */
+  dryRun: DryRunStrategy;
+  /** The resource arguments and the printing flags. */
   p: Parsed;
 }
 
 export const patchCommand: KubectlCommand<PatchOptions> = {
   name: "patch",
   flags: [...OUTPUT_FLAGS, f("patch", "string", "p"), f("type", "string"), f("patch-file", "string"), f("local", "bool"), f("subresource", "string"), f("filename", "array", "f")],
-  complete: (p) => ({ patch: str(p, "patch"), patchFile: str(p, "patch-file"), type: str(p, "type") ?? "strategic", p }),
+  complete: (p) => ({ dryRun: dryRun(p), patch: str(p, "patch"), patchFile: str(p, "patch-file"), type: str(p, "type") ?? "strategic", p }),
   validate(o) {
     if (o.patch && o.patchFile) throw new KubectlError("cannot specify --patch and --patch-file together");
     if (!o.patch && !o.patchFile) throw new KubectlError("must specify --patch or --patch-file containing the contents of the patch");
@@ -47,8 +48,8 @@ export const patchCommand: KubectlCommand<PatchOptions> = {
     for (const t of oneTarget(o.p, ctx)) {
       if (type === "strategic" && t.info.crd) throw new KubectlError(`application/strategic-merge-patch+json is not supported by ${t.info.group}/${t.info.version}, Kind=${t.info.kind}: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
       const before = get(ctx, t.info, t.ns, t.name);
-      const after = ctx.cluster.client.patch(t.info, t.ns, t.name, type, body, { dryRun: dryRun(o.p) !== "none" });
-      const same = before.metadata.resourceVersion === after.metadata.resourceVersion && dryRun(o.p) === "none";
+      const after = ctx.cluster.client.patch(t.info, t.ns, t.name, type, body, { dryRun: o.dryRun !== "none" });
+      const same = before.metadata.resourceVersion === after.metadata.resourceVersion && o.dryRun === "none";
       // kubectl patch names no dry run in its message (it prints what the server returned).
       if (!printObjects([{ info: t.info, obj: after }], o.p, out, true)) out.out(`${objRef(t.info, after.metadata.name!)} ${same ? "patched (no change)" : "patched"}\n`);
     }

@@ -2,7 +2,7 @@
 
 import type { KObject } from "../../../engine/api/types.js";
 import { isStatusError } from "../../../engine/api/status.js";
-import { dryRun, f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, type DryRunStrategy, f, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlCommand } from "../command.js";
 import { aggregate, KubectlError, serverError } from "../errors.js";
 import { arr, bool, type Parsed } from "../flags.js";
@@ -14,7 +14,8 @@ interface ReplaceOptions {
   files: string[];
   recursive: boolean;
   force: boolean;
-  /** The namespace, --dry-run and the printing flags. */
+  dryRun: DryRunStrategy;
+  /** The namespace and the printing flags. */
   p: Parsed;
 }
 
@@ -27,8 +28,9 @@ export const replaceCommand: KubectlCommand<ReplaceOptions> = {
   name: "replace",
   flags: [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("force", "bool"), f("grace-period", "int"), f("cascade", "string"), f("wait", "bool"), f("timeout", "string"), f("validate", "string"), f("save-config", "bool"), f("subresource", "string"), f("field-manager", "string"), f("kustomize", "string", "k"), f("raw", "string")],
   complete(p) {
+    const dry = dryRun(p);
     if (p.args.length) throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]\nSee 'kubectl replace -h' for help and examples`);
-    return { files: arr(p, "filename"), recursive: bool(p, "recursive"), force: bool(p, "force"), p };
+    return { files: arr(p, "filename"), recursive: bool(p, "recursive"), force: bool(p, "force"), dryRun: dry, p };
   },
   validate(o) {
     if (!o.files.length) throw new KubectlError("must specify one of -f and -k");
@@ -36,7 +38,7 @@ export const replaceCommand: KubectlCommand<ReplaceOptions> = {
   async run(o, ctx, out) {
     const p = o.p;
     const read = await readManifestsContinuing(o.files, o.recursive, ctx);
-    const mode = dryRun(p);
+    const mode = o.dryRun;
     const errors: string[] = [];
     // Each object is replaced as it is read: a read error comes after the objects before it.
     const readErrors = (upTo: number) => {

@@ -5,14 +5,15 @@ import type { ControllerRevision, KObject, PodTemplateSpec, ReplicaSet } from ".
 import { R, type ResourceInfo } from "../../../engine/api/resources.js";
 import { podTemplateText } from "../../../kubectl/describe.js";
 import { DESCRIBE_TABWRITER, tabwrite } from "../../../kubectl/tabwriter.js";
+import { f } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { str } from "../flags.js";
 import { objRef } from "../resources.js";
 import { get, list } from "../targets.js";
-import { checkWorkload, rolloutCommand } from "./rollout.js";
+import { checkWorkload, PRINT_FLAGS, rolloutCommand } from "./rollout.js";
 
-export const rolloutHistoryCommand = rolloutCommand("history", (t, o, ctx, out) => {
+export const rolloutHistoryCommand = rolloutCommand("history", [...PRINT_FLAGS, f("revision", "int")], (t, o, ctx, out) => {
   checkWorkload(t, "viewer");
   const ref = objRef(t.info, t.name);
   const revs = revisions(t.info, t.ns, t.name, ctx);
@@ -28,7 +29,7 @@ export const rolloutHistoryCommand = rolloutCommand("history", (t, o, ctx, out) 
   out.out(tabwrite("REVISION\tCHANGE-CAUSE\n" + revs.map((r) => `${r.rev}\t${r.cause ?? "<none>"}\n`).join(""), DESCRIBE_TABWRITER) + "\n");
 });
 
-export const rolloutUndoCommand = rolloutCommand("undo", (t, o, ctx, out) => {
+export const rolloutUndoCommand = rolloutCommand("undo", [...PRINT_FLAGS, f("dry-run", "string"), f("to-revision", "int")], (t, o, ctx, out) => {
   checkWorkload(t, "viewer");
   const ref = objRef(t.info, t.name);
   const revs = revisions(t.info, t.ns, t.name, ctx);
@@ -43,8 +44,10 @@ export const rolloutUndoCommand = rolloutCommand("undo", (t, o, ctx, out) => {
   const template = structuredClone(target.template);
   if (template?.metadata?.labels) delete template.metadata.labels["pod-template-hash"];
   const obj = get<KObject & { spec?: object }>(ctx, t.info, t.ns, t.name);
-  ctx.cluster.client.update(t.info, t.ns, t.name, { ...obj, spec: { ...obj.spec, template } });
-  out.out(`${ref} rolled back\n`);
+  // A client dry run writes nothing; a server one goes through the apiserver without storing.
+  const dry = o.dryRun;
+  if (dry !== "client") ctx.cluster.client.update(t.info, t.ns, t.name, { ...obj, spec: { ...obj.spec, template } }, { dryRun: dry === "server" });
+  out.out(`${ref} rolled back${dry === "client" ? " (dry run)" : dry === "server" ? " (server dry run)" : ""}\n`);
 });
 
 function revisions(info: ResourceInfo, ns: string, name: string, ctx: KubectlContext): { rev: number; cause?: string; template: PodTemplateSpec | undefined }[] {

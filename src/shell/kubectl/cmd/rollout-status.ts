@@ -2,6 +2,7 @@
 
 import type { DaemonSet, Deployment, KObject, StatefulSet } from "../../../engine/api/types.js";
 import { R, type ResourceInfo } from "../../../engine/api/resources.js";
+import { f } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { type Parsed, str } from "../flags.js";
@@ -10,7 +11,7 @@ import { get } from "../targets.js";
 import { parseDuration, pause, quietMs, timeNow } from "../waiting.js";
 import { checkWorkload, rolloutCommand } from "./rollout.js";
 
-export const rolloutStatusCommand = rolloutCommand("status", async (t, o, ctx, out) => {
+export const rolloutStatusCommand = rolloutCommand("status", [f("revision", "int"), f("timeout", "string"), f("watch", "bool", "w")], async (t, o, ctx, out) => {
   checkWorkload(t, "viewer");
   await rolloutStatus(t.info, t.ns, t.name, o.p, ctx, out);
 });

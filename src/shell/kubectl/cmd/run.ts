@@ -2,7 +2,7 @@
 
 import type { Container, Pod } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
-import { dryRun, f, labelsFromString, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, type DryRunStrategy, f, labelsFromString, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlCommand } from "../command.js";
 import { KubectlError } from "../errors.js";
 import { arr, bool, type Parsed, str } from "../flags.js";
@@ -38,6 +38,7 @@ interface RunOptions {
   interactive: boolean;
   tty: boolean;
   remove: boolean;
+  dryRun: DryRunStrategy;
   /** The namespace and printing flags. */
   p: Parsed;
 }
@@ -47,6 +48,7 @@ export const runCommand: KubectlCommand<RunOptions> = {
   flags: RUN_FLAGS,
   required: ["image"],
   complete(p) {
+    const dry = dryRun(p);
     // cobra checked --image was given; an empty one is refused the same way, before NAME.
     const image = str(p, "image");
     if (!image) throw new KubectlError('required flag(s) "image" not set');
@@ -71,7 +73,7 @@ export const runCommand: KubectlCommand<RunOptions> = {
       container.stdinOnce = true;
     }
     if (tty) container.tty = true;
-    return { name, container, restart: str(p, "restart") ?? "Always", interactive, tty, remove: bool(p, "rm"), p };
+    return { name, container, restart: str(p, "restart") ?? "Always", interactive, tty, remove: bool(p, "rm"), dryRun: dry, p };
   },
   validate(o) {
     if (!["Always", "OnFailure", "Never"].includes(o.restart)) throw new KubectlError(`invalid restart policy: ${o.restart}`);
@@ -87,7 +89,7 @@ export const runCommand: KubectlCommand<RunOptions> = {
       spec: { containers: [container], dnsPolicy: "ClusterFirst", restartPolicy: o.restart },
       status: {},
     };
-    const mode = dryRun(p);
+    const mode = o.dryRun;
     if (mode === "client") {
       printResult(R.pods, enforceNamespace(R.pods, obj, p), p, out, "created");
       return;

@@ -4,7 +4,7 @@ import type { Deployment, KObject, ReplicaSet, StatefulSet } from "../../../engi
 import { R, type ResourceInfo } from "../../../engine/api/resources.js";
 import { isInt32, scaleOf, scaleReplicasInvalid } from "../../../engine/api/scale.js";
 import { isStatusError, StatusError } from "../../../engine/api/status.js";
-import { f, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, type DryRunStrategy, f, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlCommand } from "../command.js";
 import { KubectlError, serverError } from "../errors.js";
 import { type Parsed, str } from "../flags.js";
@@ -18,6 +18,7 @@ interface ScaleOptions {
   replicas: number;
   /** --current-replicas: the scaler's precondition (-1: none). */
   currentReplicas: number;
+  dryRun: DryRunStrategy;
   /** The resource arguments and printing flags. */
   p: Parsed;
 }
@@ -26,7 +27,7 @@ export const scaleCommand: KubectlCommand<ScaleOptions> = {
   name: "scale",
   flags: [...OUTPUT_FLAGS, f("replicas", "int"), f("current-replicas", "int"), f("resource-version", "string"), f("selector", "string", "l"), f("all", "bool"), f("timeout", "string")],
   required: ["replicas"],
-  complete: (p) => ({ replicas: Number(str(p, "replicas")), currentReplicas: Number(str(p, "current-replicas") ?? -1), p }),
+  complete: (p) => ({ dryRun: dryRun(p), replicas: Number(str(p, "replicas")), currentReplicas: Number(str(p, "current-replicas") ?? -1), p }),
   validate(o) {
     if (o.replicas < 0) throw new KubectlError("error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
   },
@@ -62,7 +63,8 @@ export const scaleCommand: KubectlCommand<ScaleOptions> = {
         patched.spec = { replicas };
         throw scaleReplicasInvalid(patched);
       }
-      const obj = ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { spec: { replicas } });
+      // A dry run (either) is the apiserver's: nothing is written, the object shows what would be.
+      const obj = ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { spec: { replicas } }, { dryRun: o.dryRun !== "none" });
       printResult(t.info, obj, o.p, out, "scaled");
     }
     if (missing.length) throw new KubectlError(missing.map((e) => serverError(e)).join("\n"));

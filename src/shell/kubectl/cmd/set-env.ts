@@ -1,7 +1,7 @@
 // kubectl set env (pkg/cmd/set/set_env.go).
 
 import type { EnvVar } from "../../../engine/api/types.js";
-import { f, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, type DryRunStrategy, f, OUTPUT_FLAGS } from "../cmdutil.js";
 import { type KubectlCommand, noValidation } from "../command.js";
 import { arr, bool, type Parsed, str } from "../flags.js";
 import { podSpecOf } from "../pods.js";
@@ -12,6 +12,7 @@ interface SetEnvOptions {
   /** KEY=VAL and KEY- words, then -e's. */
   changes: string[];
   list: boolean;
+  dryRun: DryRunStrategy;
   /** -c: the containers' names, as a glob. */
   containers: RegExp;
   /** The resource words (the changes taken out), the namespace and the printing flags. */
@@ -27,10 +28,11 @@ export const setEnvCommand: KubectlCommand<SetEnvOptions> = {
   name: "set env",
   flags: [...OUTPUT_FLAGS, f("all", "bool"), f("selector", "string", "l"), f("local", "bool"), f("list", "bool"), f("resolve", "bool"), f("containers", "string", "c"), f("overwrite", "bool"), f("env", "array", "e"), f("from", "string"), f("prefix", "string"), f("keys", "array"), f("filename", "array", "f")],
   complete(p) {
+    const dry = dryRun(p);
     const changes = [...p.args.filter((a) => a.includes("=") || (a.endsWith("-") && !a.includes("/"))), ...arr(p, "env")];
     const pattern = str(p, "containers") ?? "*";
     const containers = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`);
-    return { changes, list: bool(p, "list"), containers, resources: { ...p, args: p.args.filter((a) => !changes.includes(a)) } };
+    return { changes, list: bool(p, "list"), dryRun: dry, containers, resources: { ...p, args: p.args.filter((a) => !changes.includes(a)) } };
   },
   validate: noValidation,
   run(o, ctx, out) {
@@ -78,7 +80,7 @@ export const setEnvCommand: KubectlCommand<SetEnvOptions> = {
         else delete c.env;
       }
       if (!changed) continue;
-      const after = ctx.cluster.client.update(t.info, t.ns, t.name, obj);
+      const after = ctx.cluster.client.update(t.info, t.ns, t.name, obj, { dryRun: o.dryRun !== "none" });
       printResult(t.info, after, o.resources, out, "env updated");
     }
   },

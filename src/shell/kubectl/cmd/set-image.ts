@@ -1,7 +1,7 @@
 // kubectl set image (pkg/cmd/set/set_image.go).
 
 import { R } from "../../../engine/api/resources.js";
-import { f, OUTPUT_FLAGS } from "../cmdutil.js";
+import { dryRun, type DryRunStrategy, f, OUTPUT_FLAGS } from "../cmdutil.js";
 import { type KubectlCommand, noValidation } from "../command.js";
 import { KubectlError } from "../errors.js";
 import type { Parsed } from "../flags.js";
@@ -13,6 +13,7 @@ interface SetImageOptions {
   targets: Target[];
   /** CONTAINER=IMAGE, as given ("*" for every container). */
   assignments: string[];
+  dryRun: DryRunStrategy;
   /** The printing flags. */
   p: Parsed;
 }
@@ -22,9 +23,10 @@ export const setImageCommand: KubectlCommand<SetImageOptions> = {
   flags: [...OUTPUT_FLAGS, f("all", "bool"), f("selector", "string", "l"), f("local", "bool"), f("record", "bool")],
   // set_image.go's Complete: the words split into resources and images, the resources found.
   complete(p, ctx) {
+    const dry = dryRun(p);
     const assignments = p.args.filter((a) => a.includes("="));
     const resources = { ...p, args: p.args.filter((a) => !a.includes("=")) };
-    return { targets: oneTarget(resources, ctx), assignments, p };
+    return { targets: oneTarget(resources, ctx), assignments, dryRun: dry, p };
   },
   validate: noValidation,
   run(o, ctx, out) {
@@ -43,7 +45,7 @@ export const setImageCommand: KubectlCommand<SetImageOptions> = {
         if (!any) throw new KubectlError(`unable to find container named "${cname}"`);
       }
       const patch = t.info === R.pods ? { spec: { containers } } : { spec: { template: { spec: { containers } } } };
-      const after = ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", patch);
+      const after = ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", patch, { dryRun: o.dryRun !== "none" });
       printResult(t.info, after, o.p, out, "image updated");
     }
   },
