@@ -87,30 +87,31 @@ function q(s: string): string {
 }
 
 /**
- * Parsed config.conf texts (only read, never changed): every node's kube-proxy of every cluster
- * reads the same few texts, and parsing YAML was most of a cluster's creation time.
+ * config.conf parsed, kept for its last text (only read, never changed): every node's kube-proxy
+ * of a cluster reads the same text, and parsing YAML was most of a cluster's creation time.
  */
-const parsedConfigs = new Map<string, Record<string, unknown>>();
+export class ConfigDocs {
+  private text: string | undefined = undefined;
+  private doc: Record<string, unknown> = {};
 
-function parseConfigYaml(text: string): Record<string, unknown> {
-  let doc = parsedConfigs.get(text);
-  if (!doc) {
-    const parsed: unknown = parseYaml(text);
-    doc = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
-    if (parsedConfigs.size >= 64) parsedConfigs.clear();
-    parsedConfigs.set(text, doc);
+  parse(text: string): Record<string, unknown> {
+    if (text !== this.text) {
+      const parsed: unknown = parseYaml(text);
+      this.doc = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
+      this.text = text;
+    }
+    return this.doc;
   }
-  return doc;
 }
 
 /**
  * config.conf -> the proxier configuration kube-proxy v1.33 would run with, or the error it
  * exits with. Defaults as K/pkg/proxy/apis/config/v1alpha1/defaults.go sets them.
  */
-export function readKubeProxyConfig(text: string | undefined, nodeIPs: readonly string[]): StartDecision {
+export function readKubeProxyConfig(text: string | undefined, nodeIPs: readonly string[], docs = new ConfigDocs()): StartDecision {
   let doc: Record<string, unknown>;
   try {
-    doc = parseConfigYaml(text ?? "");
+    doc = docs.parse(text ?? "");
   } catch (e) {
     const msg = e instanceof Error ? e.message.split("\n")[0] : String(e);
     return { ok: false, fatal: [{ sev: "E", src: "run.go:72", msg: `"command failed" err=${q(`failed complete: failed to decode: ${msg}`)}` }] };
@@ -360,6 +361,7 @@ export class KubeProxies implements Controller {
   starts = 0;
   /** iptables service records that do not depend on the node, shared by the nodes' proxiers. */
   private readonly sharedRecords = new SharedServiceRecords();
+  private readonly configDocs = new ConfigDocs();
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -450,7 +452,7 @@ export class KubeProxies implements Controller {
   /** Kubelet start hook: the process reads its config; a refused one exits with the error. */
   private onContainerStart(pod: Pod, container: string): { code: number; logs: string[] } | undefined {
     if (!this.isProxyPod(pod) || container !== KUBE_PROXY_CONTAINER || !pod.spec.nodeName) return undefined;
-    const d = readKubeProxyConfig(this.configText(), this.proxyNode(pod.spec.nodeName).ips);
+    const d = readKubeProxyConfig(this.configText(), this.proxyNode(pod.spec.nodeName).ips, this.configDocs);
     if (!d.ok) return { code: 1, logs: klogLines(d.fatal, this.ctx.clock.now()) };
     this.decided.set(pod.metadata.uid!, d.start);
     return undefined;
@@ -488,7 +490,7 @@ export class KubeProxies implements Controller {
     let start = this.decided.get(pod.metadata.uid!);
     this.decided.delete(pod.metadata.uid!);
     if (!start) {
-      const d = readKubeProxyConfig(this.configText(), node.ips);
+      const d = readKubeProxyConfig(this.configText(), node.ips, this.configDocs);
       if (!d.ok) return; // the hook already made this container exit
       start = d.start;
     }

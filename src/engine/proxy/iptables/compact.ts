@@ -14,15 +14,9 @@ import type { MadeOnRead, MadeRules } from "../made-rules.js";
 const NO_MATCHES: readonly Match[] = Object.freeze([]);
 const T_MARK_MASQ: Target = Object.freeze({ t: "jump", chain: KUBE_MARK_MASQ });
 
-const statisticCache: Match[] = [];
 /** -m statistic for the i-th of n remaining endpoints: computeProbability(n) = %0.10f of 1/n. */
 function statisticMatch(n: number): Match {
-  let s = statisticCache[n];
-  if (s === undefined) {
-    s = Object.freeze({ m: "statistic", probability: Number((1 / n).toFixed(10)) });
-    statisticCache[n] = s;
-  }
-  return s;
+  return { m: "statistic", probability: Number((1 / n).toFixed(10)) };
 }
 
 /** -m tcp|udp|sctp without a port: the same object for every service port. */

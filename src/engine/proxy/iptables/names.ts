@@ -38,24 +38,12 @@ export const SEP_PREFIX = "KUBE-SEP-";
 /** Above this many endpoints in total, per-endpoint comments are omitted ("large cluster mode"). */
 export const LARGE_CLUSTER_ENDPOINTS_THRESHOLD = 1000;
 
-// Service-port hashes are memoized here (one per service port, shared by every node's proxier of
-// an isolate), by protocol and service port name. Endpoint hashes are ~10x as many: the proxier
-// keeps those in its own records and reuses them on the next build of the same service, which
-// costs no extra memory. Each cache is bounded; when full it is cleared (a refill costs one sync).
-const CACHE_LIMIT = 1 << 16;
-const caches = new Map<string, Map<string, string>>();
-
-/** portProtoHash: base32(sha256(spn + proto))[:16], proto lower-case, no separator. */
+/**
+ * portProtoHash: base32(sha256(spn + proto))[:16], proto lower-case, no separator. The proxier
+ * keeps it in the service port's record and reuses it on the next build.
+ */
 export function portProtoHash(servicePortName: string, protocol: string): string {
-  let cache = caches.get(protocol);
-  if (cache === undefined) caches.set(protocol, (cache = new Map()));
-  let h = cache.get(servicePortName);
-  if (h === undefined) {
-    h = sha256Base32KeyName("", 16, servicePortName, protocol);
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(servicePortName, h);
-  }
-  return h;
+  return sha256Base32KeyName("", 16, servicePortName, protocol);
 }
 
 /** prefix + hash as one flat string (`+` would keep a two-part rope for as long as the chain lives). */

@@ -99,7 +99,6 @@ export function saveString(value: string): string {
   return `"${value.replace(/["\\']/g, (c) => "\\" + c)}"`;
 }
 
-const probCache = new Map<number, string>();
 const TWO31 = 0x80000000;
 const P10_20 = 10n ** 20n;
 const P5_31 = 5n ** 31n;
@@ -109,18 +108,13 @@ const P5_31 = 5n ** 31n;
  * "%.11f". The quotient is exact in decimal (v * 5^31 / 10^31), so round it half-to-even like glibc.
  */
 export function kernelProbability(p: number): string {
-  let s = probCache.get(p);
-  if (s === undefined) {
-    const v = BigInt(Math.round(p * TWO31)); // lround: p >= 0, so half rounds up as Math.round does
-    const exact = v * P5_31; // value * 10^31
-    let q = exact / P10_20;
-    const r = exact % P10_20;
-    if (r * 2n > P10_20 || (r * 2n === P10_20 && q % 2n === 1n)) q += 1n;
-    const digits = q.toString().padStart(12, "0");
-    s = `${digits.slice(0, -11)}.${digits.slice(-11)}`;
-    probCache.set(p, s);
-  }
-  return s;
+  const v = BigInt(Math.round(p * TWO31)); // lround: p >= 0, so half rounds up as Math.round does
+  const exact = v * P5_31; // value * 10^31
+  let q = exact / P10_20;
+  const r = exact % P10_20;
+  if (r * 2n > P10_20 || (r * 2n === P10_20 && q % 2n === 1n)) q += 1n;
+  const digits = q.toString().padStart(12, "0");
+  return `${digits.slice(0, -11)}.${digits.slice(-11)}`;
 }
 
 function hex(v: number): string {
