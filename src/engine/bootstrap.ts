@@ -9,7 +9,6 @@ import { decode } from "./apiserver/decode.js";
 import { rfc3339, rfc3339Micro } from "./clock.js";
 import type { Cluster } from "./cluster.js";
 import type { NodeConfig } from "./config.js";
-import { cloneJSON } from "./util/clone.js";
 import { defaultPolicyBodies } from "./rbac/policy-objects.js";
 import { base32, sha256 } from "./util/hash.js";
 
@@ -18,41 +17,14 @@ export const COREDNS_IMAGE = "registry.k8s.io/coredns/coredns:v1.12.0";
 export const ETCD_IMAGE = "registry.k8s.io/etcd:3.5.21-0";
 
 /**
- * Bootstrap's objects are the same for every cluster of one configuration: each body is decoded
- * (zod, which also puts the fields in the Go struct order the apiserver serves) once per process
- * and then written in the trusted scope, as the controllers' writes are (no second decode;
- * validation still runs in paranoid mode, i.e. in tests). Bodies with per-cluster random content
- * (node IDs, static pods' hashes and owner uid) are decoded once with those strings empty, and
- * each cluster fills a copy in: a string field decodes the same whatever its value.
+ * A bootstrap body decoded (zod, which also puts the fields in the Go struct order the apiserver
+ * serves) and then written in the trusted scope, as the controllers' writes are (no second
+ * decode; validation still runs in paranoid mode, i.e. in tests). Not remembered across clusters:
+ * each cluster's clock and configuration make its own bodies, and no tenant's may linger in a
+ * cache another's creation reads.
  */
-const decodedBodies = new Map<string, KObject>();
-
-/**
- * The body `build` makes, decoded once per process. `key` names everything the body is made of
- * beyond the cluster's configuration and clock, which `bodiesOf(c)` stands for (a body's JSON as
- * its key cost more than the rest of its creation); `build` runs only on a miss.
- */
-function decodedOnce(c: Cluster, info: ResourceInfo, key: string, build: () => unknown): KObject {
-  const k = `${info.resource}.${info.group}|${bodiesOf(c)}|${key}`;
-  let d = decodedBodies.get(k);
-  if (!d) {
-    d = decode(info, build()).object;
-    if (decodedBodies.size >= 256) decodedBodies.clear();
-    decodedBodies.set(k, d);
-  }
-  return d;
-}
-
-/** What bootstrap's bodies are made of: the configuration (all but the seed) and the clock. */
-const configKeys = new WeakMap<Cluster, string>();
-function bodiesOf(c: Cluster): string {
-  let k = configKeys.get(c);
-  if (k === undefined) {
-    const { seed: _seed, freeze: _freeze, ...made } = c.config;
-    k = JSON.stringify(made);
-    configKeys.set(c, k);
-  }
-  return `${k}@${c.clock.now()}`;
+function decodeBody(info: ResourceInfo, body: unknown): KObject {
+  return decode(info, body).object;
 }
 
 function trusted<T>(c: Cluster, write: () => T): T {
@@ -65,16 +37,13 @@ function trusted<T>(c: Cluster, write: () => T): T {
   }
 }
 
-/**
- * The apiserver's create for a body decoded once per process (the apiserver copies it), built by
- * `build` from the cluster's configuration and clock and what `key` says.
- */
+/** The apiserver's create for a bootstrap body (see decodeBody). */
 function trustedCreator(c: Cluster): {
-  create(info: ResourceInfo, ns: string | undefined, key: string, build: () => unknown): KObject;
+  create(info: ResourceInfo, ns: string | undefined, body: unknown): KObject;
 } {
   return {
-    create(info, ns, key, build) {
-      return trusted(c, () => c.api.create(info, ns, decodedOnce(c, info, key, build)));
+    create(info, ns, body) {
+      return trusted(c, () => c.api.create(info, ns, decodeBody(info, body)));
     },
   };
 }
@@ -82,16 +51,16 @@ function trustedCreator(c: Cluster): {
 export function bootstrap(c: Cluster): void {
   const api = trustedCreator(c);
   for (const ns of ["default", "kube-node-lease", "kube-public", "kube-system"]) {
-    api.create(R.namespaces, undefined, ns, () => ({
+    api.create(R.namespaces, undefined, {
       metadata: { name: ns, labels: { "kubernetes.io/metadata.name": ns } },
-    }));
+    });
   }
   createDefaultPolicy(c);
   for (const n of c.config.nodes) registerNode(c, n);
   const master = c.config.nodes.find((n) => n.controlPlane) ?? c.config.nodes[0];
 
   // The kubernetes Service and the endpoint the apiserver keeps for itself.
-  api.create(R.services, "default", "kubernetes", () => ({
+  api.create(R.services, "default", {
     metadata: { name: "kubernetes", labels: { component: "apiserver", provider: "kubernetes" } },
     spec: {
       clusterIP: firstServiceIP(c.config.serviceCIDR),
@@ -99,39 +68,39 @@ export function bootstrap(c: Cluster): void {
       sessionAffinity: "None",
       type: "ClusterIP",
     },
-  }));
-  api.create(R.endpoints, "default", "kubernetes", () => ({
+  });
+  api.create(R.endpoints, "default", {
     metadata: { name: "kubernetes", labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } },
     subsets: [{ addresses: [{ ip: master.ip }], ports: [{ name: "https", port: 6443, protocol: "TCP" }] }],
-  }));
-  api.create(R.endpointslices, "default", "kubernetes", () => ({
+  });
+  api.create(R.endpointslices, "default", {
     metadata: { name: "kubernetes", labels: { "kubernetes.io/service-name": "kubernetes" } },
     addressType: "IPv4",
     endpoints: [{ addresses: [master.ip], conditions: { ready: true } }],
     ports: [{ name: "https", port: 6443, protocol: "TCP" }],
-  }));
+  });
 
   for (const comp of ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
     createStaticPod(c, master, comp);
   }
 
-  for (const sa of ["coredns", "kube-proxy"]) api.create(R.serviceaccounts, "kube-system", sa, () => ({ metadata: { name: sa } }));
+  for (const sa of ["coredns", "kube-proxy"]) api.create(R.serviceaccounts, "kube-system", { metadata: { name: sa } });
 
   // kube-proxy (kubeadm's addon/proxy manifests).
-  api.create(R.configmaps, "kube-system", "kube-proxy", () => ({
+  api.create(R.configmaps, "kube-system", {
     metadata: { name: "kube-proxy", labels: { app: "kube-proxy" } },
     data: { "config.conf": kubeProxyConfig(c.config.clusterCIDR), "kubeconfig.conf": kubeProxyKubeconfig(master.ip) },
-  }));
+  });
   const version = c.config.kubernetesVersion;
-  api.create(R.daemonsets, "kube-system", "kube-proxy", () => kubeProxyDaemonSet(version));
+  api.create(R.daemonsets, "kube-system", kubeProxyDaemonSet(version));
 
   // CoreDNS (kubeadm's addon/dns manifests).
-  api.create(R.configmaps, "kube-system", "coredns", () => ({
+  api.create(R.configmaps, "kube-system", {
     metadata: { name: "coredns" },
     data: { Corefile: corefile(c.config.dnsDomain) },
-  }));
-  api.create(R.deployments, "kube-system", "coredns", coreDNSDeployment);
-  api.create(R.services, "kube-system", "kube-dns", () => ({
+  });
+  api.create(R.deployments, "kube-system", coreDNSDeployment());
+  api.create(R.services, "kube-system", {
     metadata: {
       name: "kube-dns",
       labels: { "k8s-app": "kube-dns", "kubernetes.io/cluster-service": "true", "kubernetes.io/name": "CoreDNS" },
@@ -146,14 +115,14 @@ export function bootstrap(c: Cluster): void {
       ],
       selector: { "k8s-app": "kube-dns" },
     },
-  }));
+  });
 
-  api.create(R.configmaps, "kube-public", "cluster-info", () => ({
+  api.create(R.configmaps, "kube-public", {
     metadata: { name: "cluster-info" },
     data: { kubeconfig: clusterInfoKubeconfig(master.ip) },
-  }));
+  });
   for (const ns of ["default", "kube-node-lease", "kube-public", "kube-system"]) {
-    api.create(R.configmaps, ns, "kube-root-ca.crt", () => ({ metadata: { name: "kube-root-ca.crt" }, data: { "ca.crt": FAKE_CA } }));
+    api.create(R.configmaps, ns, { metadata: { name: "kube-root-ca.crt" }, data: { "ca.crt": FAKE_CA } });
   }
   createLeases(c, master);
 }
@@ -182,71 +151,38 @@ function createDefaultPolicy(c: Cluster): void {
  * lease's renewTime as its holder's latest renewal (see Apiserver.presentLease).
  */
 function createLeases(c: Cluster, master: NodeConfig): void {
+  const api = trustedCreator(c);
   const rng = c.rng.get("leases");
   const now = rfc3339Micro(c.clock.now());
-  type LeaseSpec = { holderIdentity: string };
   for (const n of c.config.nodes) {
     const node = c.api.peek(R.nodes, undefined, n.name)!;
-    createLease(
-      c,
-      "kube-node-lease",
-      `node ${n.name}`,
-      () => ({
-        metadata: { name: n.name, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: n.name, uid: "" }] },
-        spec: { holderIdentity: n.name, leaseDurationSeconds: 40, renewTime: now },
-      }),
-      (l) => void (l.metadata.ownerReferences![0].uid = node.metadata.uid!),
-    );
+    api.create(R.leases, "kube-node-lease", {
+      metadata: { name: n.name, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: n.name, uid: node.metadata.uid! }] },
+      spec: { holderIdentity: n.name, leaseDurationSeconds: 40, renewTime: now },
+    });
   }
   for (const name of ["kube-controller-manager", "kube-scheduler"]) {
-    createLease(
-      c,
-      "kube-system",
-      name,
-      () => ({ metadata: { name }, spec: { acquireTime: now, holderIdentity: "", leaseDurationSeconds: 15, leaseTransitions: 0, renewTime: now } }),
-      (l) => void ((l.spec as LeaseSpec).holderIdentity = `${master.name}_${rng.uuid()}`),
-    );
+    api.create(R.leases, "kube-system", {
+      metadata: { name },
+      spec: { acquireTime: now, holderIdentity: `${master.name}_${rng.uuid()}`, leaseDurationSeconds: 15, leaseTransitions: 0, renewTime: now },
+    });
   }
   const id = apiserverIdentity(master.name);
-  createLease(
-    c,
-    "kube-system",
-    "apiserver identity",
-    () => ({
-      metadata: { name: id, labels: { "apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": master.name } },
-      spec: { holderIdentity: "", leaseDurationSeconds: 3600, renewTime: now },
-    }),
-    (l) => void ((l.spec as LeaseSpec).holderIdentity = `${id}_${rng.uuid()}`),
-  );
-}
-
-/**
- * A lease decoded once per configuration with the random strings (the node's uid, the holders'
- * uuids) empty, as nodes and static pods are; this cluster's strings go into a copy. Decoding them
- * per creation also filled the decode cache with bodies never seen again, evicting the others.
- */
-function createLease(c: Cluster, ns: string, key: string, body: () => KObject, fill: (copy: KObject) => void): void {
-  const copy = cloneJSON(decodedOnce(c, R.leases, key, body));
-  fill(copy);
-  trusted(c, () => c.api.create(R.leases, ns, copy));
+  api.create(R.leases, "kube-system", {
+    metadata: { name: id, labels: { "apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": master.name } },
+    spec: { holderIdentity: `${id}_${rng.uuid()}`, leaseDurationSeconds: 3600, renewTime: now },
+  });
 }
 
 /**
  * The apiserver's identity lease name: base32 of a hash of its hostname, as genericapiserver
- * derives it. Remembered by hostname: every cluster's control plane has one of a few names.
+ * derives it (once per cluster: not worth a memo shared by every tenant).
  */
 export function apiserverIdentity(hostname: string): string {
-  let id = identities.get(hostname);
-  if (id === undefined) {
-    const enc = new TextEncoder();
-    const hash = sha256(new Uint8Array([...lengthPrefixed(enc.encode(hostname)), ...lengthPrefixed(enc.encode("kube-apiserver"))]));
-    id = "apiserver-" + base32(hash.slice(0, 16)).replace(/=+$/, "").toLowerCase();
-    if (identities.size >= 64) identities.clear();
-    identities.set(hostname, id);
-  }
-  return id;
+  const enc = new TextEncoder();
+  const hash = sha256(new Uint8Array([...lengthPrefixed(enc.encode(hostname)), ...lengthPrefixed(enc.encode("kube-apiserver"))]));
+  return "apiserver-" + base32(hash.slice(0, 16)).replace(/=+$/, "").toLowerCase();
 }
-const identities = new Map<string, string>();
 
 /** A field of the identity hash's input: two bytes of length, then the bytes. */
 function lengthPrefixed(b: Uint8Array): number[] {
@@ -282,7 +218,7 @@ function nodeCondition(now: string, type: string, status: string, reason: string
 
 function registerNode(c: Cluster, n: NodeConfig): void {
   const api = c.api;
-  trustedCreator(c).create(R.nodes, undefined, n.name, () => ({
+  trustedCreator(c).create(R.nodes, undefined, {
     metadata: {
       name: n.name,
       labels: nodeLabels(n),
@@ -297,10 +233,10 @@ function registerNode(c: Cluster, n: NodeConfig): void {
       podCIDRs: [n.podCIDR],
       ...(n.controlPlane ? { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } : {}),
     },
-  }));
+  });
   const now = rfc3339(c.clock.now());
-  // Decoded once per configuration with the node's IDs empty; this cluster's IDs go into a copy.
-  const decoded = decodedOnce(c, R.nodes, `${n.name} status`, () => ({
+  const rng = c.rng.get("bootstrap");
+  const { status } = decodeBody(R.nodes, {
     metadata: { name: n.name },
     status: {
       capacity: { cpu: "2", "ephemeral-storage": "51175Mi", "hugepages-1Gi": "0", "hugepages-2Mi": "0", memory: "3969876Ki", pods: "110" },
@@ -317,9 +253,9 @@ function registerNode(c: Cluster, n: NodeConfig): void {
       ],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: {
-        machineID: "",
-        systemUUID: "",
-        bootID: "",
+        machineID: rng.uuid().replace(/-/g, ""),
+        systemUUID: rng.uuid(),
+        bootID: rng.uuid(),
         kernelVersion: "5.14.0-427.13.1.el9_4.x86_64",
         osImage: "Rocky Linux 9.4 (Blue Onyx)",
         containerRuntimeVersion: "containerd://1.7.27",
@@ -329,12 +265,7 @@ function registerNode(c: Cluster, n: NodeConfig): void {
         architecture: "amd64",
       },
     },
-  }));
-  const status = cloneJSON(decoded.status) as { nodeInfo: { machineID: string; systemUUID: string; bootID: string } };
-  const rng = c.rng.get("bootstrap");
-  status.nodeInfo.machineID = rng.uuid().replace(/-/g, "");
-  status.nodeInfo.systemUUID = rng.uuid();
-  status.nodeInfo.bootID = rng.uuid();
+  });
   trusted(c, () => api.update(R.nodes, undefined, n.name, { ...api.peek(R.nodes, undefined, n.name)!, status }, { subresource: "status" }));
 }
 
@@ -350,19 +281,19 @@ function createStaticPod(c: Cluster, node: NodeConfig, component: string): void 
   const version = c.config.kubernetesVersion;
   const image = component === "etcd" ? ETCD_IMAGE : `registry.k8s.io/${component}:${version}`;
   const nodeObj = c.api.peek(R.nodes, undefined, node.name)!;
-  // Decoded once per configuration with the hashes and the node's uid empty (see decodedOnce).
-  const decoded = decodedOnce(c, R.pods, `${component} ${node.name}`, () => ({
+  const rng = c.rng.get("bootstrap");
+  const pod = decodeBody(R.pods, {
     metadata: {
       name: `${component}-${node.name}`,
       namespace: "kube-system",
       labels: { component, tier: "control-plane" },
       annotations: {
-        "kubernetes.io/config.hash": "",
-        "kubernetes.io/config.mirror": "",
+        "kubernetes.io/config.hash": rng.string(32, "0123456789abcdef"),
+        "kubernetes.io/config.mirror": rng.string(32, "0123456789abcdef"),
         "kubernetes.io/config.seen": rfc3339(c.clock.now()).replace("Z", ".000000000Z"),
         "kubernetes.io/config.source": "file",
       },
-      ownerReferences: [{ apiVersion: "v1", kind: "Node", name: node.name, uid: "", controller: true }],
+      ownerReferences: [{ apiVersion: "v1", kind: "Node", name: node.name, uid: nodeObj.metadata.uid!, controller: true }],
     },
     spec: {
       containers: [{ name: component, image, command: [component], imagePullPolicy: "IfNotPresent", resources: { requests: STATIC_POD_REQUESTS[component] } }],
@@ -372,12 +303,7 @@ function createStaticPod(c: Cluster, node: NodeConfig, component: string): void 
       priority: 2000001000,
       tolerations: [{ operator: "Exists", effect: "NoExecute" }],
     },
-  }));
-  const pod = cloneJSON(decoded);
-  const annotations = pod.metadata.annotations!;
-  annotations["kubernetes.io/config.hash"] = c.rng.get("bootstrap").string(32, "0123456789abcdef");
-  annotations["kubernetes.io/config.mirror"] = c.rng.get("bootstrap").string(32, "0123456789abcdef");
-  pod.metadata.ownerReferences![0].uid = nodeObj.metadata.uid!;
+  });
   trusted(c, () => c.api.create(R.pods, "kube-system", pod));
 }
 

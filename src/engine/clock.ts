@@ -1,6 +1,7 @@
 // Time inside the engine is a number of milliseconds that only the host moves forward.
 // Nothing in src/engine reads the wall clock: the runtime advances the cluster's clock to the
 // wall clock before each request, and commands that wait (sleep, kubectl wait) advance it.
+import { memoize } from "./util/memo.js";
 
 export interface Clock {
   now(): number;
@@ -25,22 +26,19 @@ export class ManualClock implements Clock {
   }
 }
 
-/**
- * Recent seconds' texts. Callers alternate between a few instants (a pod's start and now), and
- * one string per second is shared by every object stamped in it instead of one per timestamp.
- */
-const texts = new Map<number, string>();
-
 /** metav1.Time as JSON: RFC 3339 in UTC with seconds precision. */
 export function rfc3339(ms: number): string {
-  const sec = Math.floor(ms / 1000);
-  let text = texts.get(sec);
-  if (text === undefined) {
-    text = new Date(sec * 1000).toISOString().replace(".000Z", "Z");
-    if (texts.size >= 1024) texts.clear();
-    texts.set(sec, text);
-  }
-  return text;
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
+/**
+ * rfc3339, remembered by second for one owner (a cluster's apiserver or kubelet, never the
+ * process): callers alternate between a few instants (a pod's start and now), and one string per
+ * second is shared by every object stamped in it instead of one per timestamp.
+ */
+export function rememberedRfc3339(): (ms: number) => string {
+  const bySecond = memoize((sec: number) => rfc3339(sec * 1000), 1024);
+  return (ms) => bySecond(Math.floor(ms / 1000));
 }
 
 /** metav1.MicroTime (events' eventTime): RFC 3339 with microseconds. */

@@ -24,7 +24,7 @@ import {
 } from "../api/status.js";
 import type { KObject, Service } from "../api/types.js";
 import { validateObject, validateUpdate } from "../api/validation/index.js";
-import { type Clock, rfc3339, rfc3339Micro } from "../clock.js";
+import { type Clock, rememberedRfc3339, rfc3339Micro } from "../clock.js";
 import { NAME_ALPHABET, type RandomStreams } from "../rng.js";
 import type { Store } from "../store/store.js";
 import { ClusterIPAllocator, NodePortAllocator } from "./allocators.js";
@@ -149,6 +149,8 @@ export class ApiServer {
   /** The store was loaded with events the index does not hold yet (see loaded). */
   private similarStale = false;
   private readonly eventSources = new Map<string, Map<string, { component: string; host?: string }>>();
+  /** Timestamps' texts, one string per second for the objects stamped in it. */
+  private readonly rfc3339 = rememberedRfc3339();
 
   constructor(
     readonly store: Store,
@@ -428,7 +430,7 @@ export class ApiServer {
   private prepareForCreate(info: ResourceInfo, obj: KObject): void {
     const meta = obj.metadata;
     meta.uid = this.random.get("uid").uuid();
-    meta.creationTimestamp = rfc3339(this.clock.now());
+    meta.creationTimestamp = this.rfc3339(this.clock.now());
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     delete meta.resourceVersion;
@@ -524,7 +526,7 @@ export class ApiServer {
       manager: opts.fieldManager ?? "",
       subresource: opts.subresource,
       hasStatus: info.hasStatus,
-      now: rfc3339(this.clock.now()),
+      now: this.rfc3339(this.clock.now()),
     };
   }
 
@@ -661,7 +663,7 @@ export class ApiServer {
       type: "PodScheduled",
       status: "True",
       lastProbeTime: null,
-      lastTransitionTime: prev?.status === "True" ? (prev.lastTransitionTime ?? null) : rfc3339(this.clock.now()),
+      lastTransitionTime: prev?.status === "True" ? (prev.lastTransitionTime ?? null) : this.rfc3339(this.clock.now()),
     };
     const conditions = i >= 0 ? conds.map((c, j) => (j === i ? cond : c)) : [...conds, cond];
     // Structural sharing: only spec, status and metadata are new; the rest is the stored object's.
@@ -710,7 +712,7 @@ export class ApiServer {
       const current = meta.deletionTimestamp ? Date.parse(meta.deletionTimestamp) : Infinity;
       // A second delete may shorten the grace period, never lengthen it.
       if (deadline < current || !meta.deletionTimestamp) {
-        meta.deletionTimestamp = rfc3339(Math.min(deadline, current));
+        meta.deletionTimestamp = this.rfc3339(Math.min(deadline, current));
         meta.deletionGracePeriodSeconds = grace;
       }
       if (finalizers.size) meta.finalizers = [...finalizers];
@@ -720,7 +722,7 @@ export class ApiServer {
 
     if (finalizers.size) {
       if (!meta.deletionTimestamp) {
-        meta.deletionTimestamp = rfc3339(this.clock.now());
+        meta.deletionTimestamp = this.rfc3339(this.clock.now());
         meta.deletionGracePeriodSeconds = 0;
       }
       meta.finalizers = [...finalizers];
@@ -746,7 +748,7 @@ export class ApiServer {
     if (IMMORTAL_NAMESPACES.has(name)) throw forbidden("namespaces", "", name, "this namespace may not be deleted");
     if (old.metadata.deletionTimestamp) return withTypeMeta(R.namespaces, old);
     const next = cloneJSON(old) as KObject;
-    next.metadata.deletionTimestamp = rfc3339(this.clock.now());
+    next.metadata.deletionTimestamp = this.rfc3339(this.clock.now());
     next.metadata.deletionGracePeriodSeconds = 0;
     next.status = { phase: "Terminating" };
     if (opts.dryRun) return withTypeMeta(R.namespaces, next);
@@ -787,7 +789,7 @@ export class ApiServer {
     const ns = this.store.get(key(R.namespaces), undefined, namespace);
     if (!ns) return;
     const now = this.clock.now();
-    const ts = rfc3339(now);
+    const ts = this.rfc3339(now);
     // Repeated events are counted on the existing one, as the recorder's correlator does. Its
     // index is by involved object, then a scan of that object's (few) events in the order they
     // were made: one long joined key per event cost a string flatten and hash per lookup, and a

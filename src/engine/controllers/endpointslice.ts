@@ -13,6 +13,7 @@ import { R } from "../api/resources.js";
 import type { Endpoint, EndpointSlice, EndpointSlicePort, KObject, Node, Pod, Service } from "../api/types.js";
 import { deepEqual, key as resKey } from "../apiserver/apiserver.js";
 import { isIPv4 } from "../util/ip.js";
+import { memoize } from "../util/memo.js";
 import type { StoreEvent } from "../store/store.js";
 import {
   findPort,
@@ -74,24 +75,14 @@ function spewSlicePort(p: EndpointSlicePort): string {
 
 /**
  * NewPortMapKey: the key groups slices by port set. Upstream sorts the ports in place by
- * their hash while building it, which is why a slice's ports come out in hash order.
+ * their hash while building it, which is why a slice's ports come out in hash order. `hash` is
+ * the controller's memo of fnv128aHex (few distinct ports exist; it saves a BigInt FNV per pod
+ * per sync).
  */
-const portHashes = new Map<string, string>();
-function portHash(p: EndpointSlicePort): string {
-  const spew = spewSlicePort(p);
-  let h = portHashes.get(spew);
-  if (h === undefined) {
-    // Few distinct ports exist; the memo saves a BigInt FNV per pod per sync.
-    if (portHashes.size > 10_000) portHashes.clear();
-    portHashes.set(spew, (h = fnv128aHex(spew)));
-  }
-  return h;
-}
-
-function portMapKey(ports: EndpointSlicePort[]): { key: string; sorted: EndpointSlicePort[] } {
+function portMapKey(ports: EndpointSlicePort[], hash: (spew: string) => string): { key: string; sorted: EndpointSlicePort[] } {
   if (ports.length === 0) return { key: "", sorted: ports };
-  if (ports.length === 1) return { key: portHash(ports[0]), sorted: ports };
-  const keyed = ports.map((p) => [portHash(p), p] as const);
+  if (ports.length === 1) return { key: hash(spewSlicePort(ports[0])), sorted: ports };
+  const keyed = ports.map((p) => [hash(spewSlicePort(p)), p] as const);
   keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   return { key: keyed.map((k) => k[0]).join(","), sorted: keyed.map((k) => k[1]) };
 }
@@ -516,6 +507,8 @@ export class EndpointSliceController implements Controller {
   /** Service key -> its slices managed by this controller, by name. */
   private readonly slices = new Map<string, Map<string, EndpointSlice>>();
   private readonly retries = new Map<string, number>();
+  /** Port hashes by dump.ForHash text (see portMapKey). */
+  readonly portHashes = memoize(fnv128aHex, 10_000);
   private nodesDirty = true;
   /** True while this controller's own writes go through: their events are not news to it. */
   private writing = false;
@@ -668,7 +661,7 @@ export class EndpointSliceController implements Controller {
         toDelete.push(s);
         continue;
       }
-      const k = portMapKey(s.ports ?? []).key;
+      const k = portMapKey(s.ports ?? [], this.portHashes).key;
       let l = existingByPortMap.get(k);
       if (!l) existingByPortMap.set(k, (l = []));
       l.push(s);
@@ -683,7 +676,7 @@ export class EndpointSliceController implements Controller {
     const nodes = new Map<string, Node | undefined>();
     for (const pod of pods) {
       if (!shouldPodBeInEndpoints(pod, true)) continue;
-      const { key: pk, sorted } = samePorts ? (shared ??= portMapKey(this.endpointPorts(svc, pod))) : portMapKey(this.endpointPorts(svc, pod));
+      const { key: pk, sorted } = samePorts ? (shared ??= portMapKey(this.endpointPorts(svc, pod), this.portHashes)) : portMapKey(this.endpointPorts(svc, pod), this.portHashes);
       if (!desired.has(pk)) {
         desired.set(pk, new Map());
         desiredPorts.set(pk, sorted);

@@ -7,17 +7,17 @@ import { EventSpamFilter } from "./event-spam.js";
 import { R } from "../api/resources.js";
 import type { ConfigMap, Container, ContainerStatus, KObject, Node, Pod, Service } from "../api/types.js";
 import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
-import { rfc3339 } from "../clock.js";
+import { rememberedRfc3339 } from "../clock.js";
 import type { Controller, ControllerContext } from "../controllers/manager.js";
 import { splitKey } from "../controllers/util.js";
 import { formatIPv4, ipv4Unchecked, parseCIDR } from "../util/ip.js";
 import type { StoreEvent } from "../store/store.js";
-import { sha256 } from "../util/hash.js";
 import { memoize } from "../util/memo.js";
 import { containerEnv, resolvConf, type ServiceEnvSource, serviceEnvSource } from "./env.js";
 import { ContainerFs, type FsHost } from "./fs.js";
 import { httpGet, listenerApp } from "./apps.js";
-import { type ImageProfile, imageDigestInput, imageProfile, parseImage } from "./images.js";
+import { type ImageProfile, imageProfile } from "./images.js";
+import { StatusParts } from "./status-parts.js";
 
 const PODS = rkey(R.pods);
 const SERVICES = rkey(R.services);
@@ -82,9 +82,6 @@ interface ContainerRuntime {
   /** The probe period whose run this kubelet last reported (not saved: a restart probes afresh). */
   probedAt?: number;
 }
-
-/** A node's pod CIDR, parsed once per text (each pod's address is allocated and released in it). */
-const podCIDR = memoize(parseCIDR, 1024);
 
 /** The kubelet's containerLogMaxSize default. */
 export const CONTAINER_LOG_MAX_BYTES = 10 * 1024 * 1024;
@@ -156,6 +153,12 @@ export class Kubelet implements Controller {
   private readonly podAt = new Map<string, number>();
   /** The last log epoch handed out (see logStreams; 0 is "as loaded"). */
   private logEpochs = 0;
+  /** A node's pod CIDR, parsed once per text (each pod's address is allocated and released in it). */
+  private readonly podCIDR = memoize(parseCIDR, 1024);
+  /** Timestamps' texts, one string per second for the statuses stamped in it. */
+  private readonly rfc3339 = rememberedRfc3339();
+  /** Status parts shared by this cluster's pods (see StatusParts). */
+  readonly parts = new StatusParts();
   /** The conditions array of the last status built (see conditionList). */
   private lastConditions: unknown[] | undefined;
 
@@ -566,13 +569,13 @@ export class Kubelet implements Controller {
       t[i + 1] = status;
       t[i + 2] = now - rt.sandboxAt;
     }
-    return rfc3339(rt.sandboxAt + (t[i + 2] as number));
+    return this.rfc3339(rt.sandboxAt + (t[i + 2] as number));
   }
 
   /** A pod condition the kubelet owns, with its transition time (a method, not a closure per status). */
   private condition(rt: PodRuntime, prev: unknown, now: number, type: string, ok: boolean, reason?: string, message?: string) {
     const status = ok ? "True" : "False";
-    return sameCondition(prev, type, status, this.transition(rt, type, status, now), ok ? undefined : reason, message);
+    return this.parts.condition(prev, type, status, this.transition(rt, type, status, now), ok ? undefined : reason, message);
   }
 
   /**
@@ -624,25 +627,25 @@ export class Kubelet implements Controller {
       this.condition(rt, prev[1], now, "Initialized", true),
       this.condition(rt, prev[2], now, "Ready", podReady, "ContainersNotReady", notReadyMsg),
       this.condition(rt, prev[3], now, "ContainersReady", unready.length === 0 && phase === "Running", "ContainersNotReady", notReadyMsg),
-      sameCondition(prev[4], "PodScheduled", "True", scheduledAt(pod) ?? rfc3339(rt.sandboxAt)),
+      this.parts.condition(prev[4], "PodScheduled", "True", scheduledAt(pod) ?? this.rfc3339(rt.sandboxAt)),
     );
     const hostIP = nodeIPOf(this.ctx.store.get(rkey(R.nodes), undefined, rt.node) as Node | undefined);
     return {
       phase,
       conditions,
       hostIP,
-      hostIPs: hostIPsOf(hostIP),
+      hostIPs: this.parts.hostIPsOf(hostIP),
       podIP: rt.ip,
       // One array per pod, shared by its status versions (stored objects are never changed).
       podIPs: (rt.podIPs ??= [{ ip: rt.ip }]),
-      startTime: rfc3339(rt.sandboxAt),
+      startTime: this.rfc3339(rt.sandboxAt),
       containerStatuses: statuses,
       qosClass: pod.status?.qosClass ?? "BestEffort",
     };
   }
 
   private containerStatus(pod: Pod, c: ContainerRuntime, ready: boolean, now: number): ContainerStatus {
-    const img = imageNames(c.image);
+    const img = this.parts.imageNames(c.image);
     const started = c.state === "running";
     const status: ContainerStatus = {
       name: c.name,
@@ -655,7 +658,7 @@ export class Kubelet implements Controller {
     };
     if (c.id) status.containerID = `containerd://${c.id}`;
     if (c.state === "running") {
-      status.state = runningState(c.startedAt!);
+      status.state = this.parts.runningState(c.startedAt!);
     } else if (c.state === "terminated") {
       // Between an exit and the restart the back-off delays, a container that has already been
       // restarted shows CrashLoopBackOff; otherwise it shows how it terminated.
@@ -665,8 +668,8 @@ export class Kubelet implements Controller {
           terminated: {
             exitCode: c.exitCode ?? 0,
             reason: c.terminatedReason ?? "Completed",
-            startedAt: rfc3339(c.startedAt ?? now),
-            finishedAt: rfc3339(c.finishedAt ?? now),
+            startedAt: this.rfc3339(c.startedAt ?? now),
+            finishedAt: this.rfc3339(c.finishedAt ?? now),
             containerID: `containerd://${c.id}`,
           },
         };
@@ -677,10 +680,10 @@ export class Kubelet implements Controller {
         status.state = { waiting: { reason: "CrashLoopBackOff", message } };
       }
     } else {
-      status.state = waitingState(c.waitingReason);
+      status.state = this.parts.waitingState(c.waitingReason);
     }
     status.lastState = c.last
-      ? { terminated: { exitCode: c.last.exitCode, reason: c.last.reason, startedAt: rfc3339(c.last.startedAt), finishedAt: rfc3339(c.last.finishedAt), containerID: `containerd://${c.last.id}` } }
+      ? { terminated: { exitCode: c.last.exitCode, reason: c.last.reason, startedAt: this.rfc3339(c.last.startedAt), finishedAt: this.rfc3339(c.last.finishedAt), containerID: `containerd://${c.last.id}` } }
       : NO_LAST_STATE;
     return status;
   }
@@ -689,7 +692,7 @@ export class Kubelet implements Controller {
   // IPAM (host-local: next free address after the last one handed out, .1 is the gateway)
 
   private allocateIP(nodeName: string, node: NodeState, nodeObj: Node | undefined): string {
-    const cidr = podCIDR(nodeObj?.spec?.podCIDR ?? this.ctx.config.nodes.find((n) => n.name === nodeName)!.podCIDR)!;
+    const cidr = this.podCIDR(nodeObj?.spec?.podCIDR ?? this.ctx.config.nodes.find((n) => n.name === nodeName)!.podCIDR)!;
     // Offsets 2 .. size-2: the network address, the gateway (.1) and the broadcast address are skipped.
     const first = 2;
     const lastUsable = cidr.size - 2;
@@ -708,7 +711,7 @@ export class Kubelet implements Controller {
 
   private ipOffset(nodeName: string, ip: string): number | undefined {
     const cfg = this.ctx.config.nodes.find((n) => n.name === nodeName);
-    const cidr = cfg && podCIDR(cfg.podCIDR);
+    const cidr = cfg && this.podCIDR(cfg.podCIDR);
     if (!cidr) return undefined;
     // An address this kubelet formatted: read in place, not split into an array.
     return ipv4Unchecked(ip) - cidr.base;
@@ -1127,23 +1130,6 @@ function isFileArg(fs: ContainerFs, arg: string | undefined): boolean {
   return arg ? fs.isFile(arg.startsWith("/") ? arg : `${fs.workingDir}/${arg}`) : false;
 }
 
-/** An image's status.image and status.imageID (the digest is a hash: computed once per image). */
-const imageNameCache = new Map<string, { image: string; imageID: string }>();
-function imageNames(image: string): { image: string; imageID: string } {
-  let v = imageNameCache.get(image);
-  if (!v) {
-    const ref = parseImage(image);
-    const digest = Array.from(sha256(imageDigestInput(ref)), (b) => b.toString(16).padStart(2, "0")).join("");
-    v = {
-      image: ref.registry === "docker.io" ? `docker.io/${ref.repository}:${ref.tag}` : `${ref.registry}/${ref.repository}:${ref.tag}`,
-      imageID: `${ref.registry}/${ref.repository}@sha256:${digest}`,
-    };
-    if (imageNameCache.size > 1000) imageNameCache.clear();
-    imageNameCache.set(image, v);
-  }
-  return v;
-}
-
 /** Whole seconds as Go's time.Duration prints them: 40s, 1m20s, 5m0s, 1h0m0s. */
 function goSeconds(secs: number): string {
   const h = Math.floor(secs / 3600);
@@ -1154,42 +1140,6 @@ function goSeconds(secs: number): string {
 
 /** The `lastState` of a container that has not terminated before: one frozen `{}` for all. */
 const NO_LAST_STATE = Object.freeze({}) as ContainerStatus["lastState"];
-
-/** `{ running: { startedAt } }`, shared by the containers started in the same second (frozen). */
-const runningStates = new Map<number, ContainerStatus["state"]>();
-function runningState(startedAt: number): ContainerStatus["state"] {
-  const sec = Math.floor(startedAt / 1000);
-  let v = runningStates.get(sec);
-  if (!v) {
-    if (runningStates.size >= 4096) runningStates.clear();
-    v = Object.freeze({ running: Object.freeze({ startedAt: rfc3339(startedAt) }) });
-    runningStates.set(sec, v);
-  }
-  return v;
-}
-
-/** `{ waiting: { reason } }`, one per reason (frozen). */
-const waitingStates = new Map<string, ContainerStatus["state"]>();
-function waitingState(reason: string): ContainerStatus["state"] {
-  let v = waitingStates.get(reason);
-  if (!v) {
-    if (waitingStates.size >= 64) waitingStates.clear();
-    v = Object.freeze({ waiting: Object.freeze({ reason }) });
-    waitingStates.set(reason, v);
-  }
-  return v;
-}
-
-/** A node's status.hostIPs, shared by its pods (by the node's IP: a flat, hashed string). */
-const hostIPsByIP = new Map<string, { ip: string }[]>();
-function hostIPsOf(hostIP: string): { ip: string }[] {
-  let v = hostIPsByIP.get(hostIP);
-  if (!v) {
-    if (hostIPsByIP.size >= 4096) hostIPsByIP.clear();
-    hostIPsByIP.set(hostIP, (v = [{ ip: hostIP }]));
-  }
-  return v;
-}
 
 /** The saved form of a pod's transitions: [type, { status, at }] in first-seen order. */
 function transitionEntries(t: (string | number)[], base: number): [string, { status: string; at: number }][] {
@@ -1340,82 +1290,6 @@ class TemplateLogLine implements LogLine {
     return this.template.replace(/\{(\w+)\}/g, (_, k: string) => vars[k] ?? `{${k}}`);
   }
 }
-
-/**
- * Status parts that are the same in many pods (a condition that turned True in the same second,
- * a node's host IPs), made once and shared: stored objects are never changed, and a 10k-pod
- * cluster would otherwise hold 50k copies of a handful of conditions.
- */
-const sharedParts = new Map<string, unknown>();
-function shared<T>(key: string, make: () => T): T {
-  let v = sharedParts.get(key) as T | undefined;
-  if (v === undefined) {
-    v = make();
-    if (sharedParts.size >= 4096) sharedParts.clear();
-    sharedParts.set(key, v);
-  }
-  return v;
-}
-
-/**
- * `prev` (a condition of the stored status) when it is exactly the condition these arguments
- * make, else the shared one: most status writes move one condition of five, and the shared
- * table's key is a joined string per lookup.
- */
-function sameCondition(prev: unknown, type: string, status: string, lastTransitionTime: string, reason?: string, message?: string) {
-  if (prev && typeof prev === "object") {
-    // Exactly the keys podCondition makes, in its order, with the same values.
-    const p = prev as Record<string, unknown>;
-    const keys = reason ? CONDITION_KEYS_REASON : CONDITION_KEYS;
-    let i = 0;
-    for (const k in p) if (k !== keys[i++]) return podCondition(type, status, lastTransitionTime, reason, message);
-    if (
-      i === keys.length &&
-      p.type === type &&
-      p.status === status &&
-      p.lastProbeTime === null &&
-      p.lastTransitionTime === lastTransitionTime &&
-      (!reason || (p.reason === reason && p.message === message))
-    ) {
-      return prev as ReturnType<typeof podCondition>;
-    }
-  }
-  return podCondition(type, status, lastTransitionTime, reason, message);
-}
-
-const CONDITION_KEYS = ["type", "status", "lastProbeTime", "lastTransitionTime"];
-const CONDITION_KEYS_REASON = ["type", "status", "lastProbeTime", "lastTransitionTime", "reason", "message"];
-
-function podCondition(type: string, status: string, lastTransitionTime: string, reason?: string, message?: string): PodConditionMade {
-  // The last condition made or found of this type first: pods that the kubelet handles one after
-  // another in one instant mostly have the same ones, and the shared table's key is a joined
-  // string (and the table a closure) per lookup.
-  const last = lastMade.get(type);
-  if (last && last.status === status && last.lastTransitionTime === lastTransitionTime && last.reason === reason && last.message === (reason ? message : undefined)) {
-    return last;
-  }
-  const key = `${type}|${status}|${lastTransitionTime}|${reason ?? ""}|${message ?? ""}`;
-  let v = sharedParts.get(key) as PodConditionMade | undefined;
-  if (v === undefined) {
-    v = reason ? { type, status, lastProbeTime: null, lastTransitionTime, reason, message } : { type, status, lastProbeTime: null, lastTransitionTime };
-    if (sharedParts.size >= 4096) sharedParts.clear();
-    sharedParts.set(key, v);
-  }
-  lastMade.set(type, v);
-  return v;
-}
-
-interface PodConditionMade {
-  type: string;
-  status: string;
-  lastProbeTime: null;
-  lastTransitionTime: string;
-  reason?: string;
-  message?: string;
-}
-
-/** The last condition podCondition returned, by type. */
-const lastMade = new Map<string, PodConditionMade>();
 
 const HEX_CODES = Array.from("0123456789abcdef", (ch) => ch.charCodeAt(0));
 /** A container id's character codes (reused: filled and read within one call). */
