@@ -11,7 +11,7 @@ import type { NodeConfig } from "../src/engine/config.js";
 import { deploymentBody } from "../src/engine/testing.js";
 import { serveKube } from "../src/kubeapi/serve.js";
 import { CASES } from "../test/kubeapi/testcmd-cases.js";
-import { haveKubectl, startHarness } from "../test/kubeapi/testcmd-server.js";
+import { haveKubectl, startHarness } from "../test/kubeapi/harness.js";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -70,6 +70,6 @@ export default async function (report: Report) {
     }
     report(`kubectl get pods round trip (kubectl -v=6, median of ${rts.length})`, rts.length ? `${median(rts)} ms` : "not measured", "< 30 ms");
   } finally {
-    h.stop();
+    await h.stop();
   }
 }

@@ -7,59 +7,25 @@
 //     from the same live object and file;
 //   - what each kubectl prints, and the resulting objects (server-assigned fields masked),
 //     the last-applied-configuration annotation included.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubectlApplyPatch, withLastApplied } from "../../src/kubectl/apply-patch.js";
 import { goCompactJson } from "../../src/kubectl/output.js";
 import type { JsonObject } from "../../src/engine/api/patch/json.js";
+import { KUBECTL, type Out, requireTools, run, type TestCluster, TestServer } from "./harness.js";
 
-const KUBECTL = "/usr/bin/kubectl";
-const have = existsSync(KUBECTL);
-if (!have && process.env.CI === "true") throw new Error(`${KUBECTL} is missing: the real-kubectl apply test cannot run (CI=true makes this a failure)`);
+const have = requireTools("the real-kubectl apply test", KUBECTL);
 
+let srv: TestServer;
 let dir: string;
-let server: ChildProcess;
-let origin: string;
+/** The cluster the real kubectl applies to, and the one the terminal's kubectl does. */
+let real: TestCluster;
+let term: TestCluster;
 
-interface Out {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
-interface Cl {
-  id: string;
-  token: string;
-  kubeconfig: string;
-}
-let real: Cl;
-let term: Cl;
-
-async function newCluster(name: string): Promise<Cl> {
-  const created = (await (await fetch(`${origin}/v1/clusters`, { method: "POST" })).json()) as { id: string; token: string };
-  const kc = await (await fetch(`${origin}/v1/clusters/${created.id}/kubeconfig`, { headers: { authorization: `Bearer ${created.token}` } })).text();
-  const kubeconfig = join(dir, `${name}.kubeconfig`);
-  writeFileSync(kubeconfig, kc);
-  return { ...created, kubeconfig };
-}
-
-function kubectl(args: string[]): Promise<Out> {
-  return new Promise((res) => {
-    execFile(KUBECTL, args, { env: { ...process.env, KUBECONFIG: real.kubeconfig, HOME: join(dir, "home") }, encoding: "utf8", timeout: 60_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : -1) : 0;
-      res({ stdout, stderr, code });
-    });
-  });
-}
-
-async function terminal(c: Cl, command: string): Promise<Out> {
-  const r = await fetch(`${origin}/v1/clusters/${c.id}/exec`, { method: "POST", headers: { authorization: `Bearer ${c.token}`, "content-type": "application/json" }, body: JSON.stringify({ command }) });
-  const j = (await r.json()) as { stdout: string; stderr: string; exitCode: number };
-  return { stdout: j.stdout, stderr: j.stderr, code: j.exitCode };
-}
+const kubectl = (args: string[]): Promise<Out> => run(KUBECTL, args, { env: srv.kubectlEnv(real), timeout: 60_000 });
+const terminal = (c: TestCluster, command: string): Promise<Out> => srv.terminal(c, command);
 
 /** Writes a file on the host (for the real kubectl) and on the terminal's node. */
 async function file(name: string, text: string): Promise<string> {
@@ -112,36 +78,13 @@ async function applyBoth(name: string, resource: string, ns = "default"): Promis
 
 describe.skipIf(!have)("kubectl apply: the real kubectl's three-way merge", () => {
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "sl-apply-"));
-    server = spawn("npx", ["tsx", "src/runtime/node.ts"], { env: { ...process.env, PORT: "0", HOST: "127.0.0.1", SERVICELAB_DATA_DIR: join(dir, "data") }, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    const port = await new Promise<number>((res, rej) => {
-      let buf = "";
-      const t = setTimeout(() => rej(new Error(`server did not start: ${buf}`)), 60_000);
-      server.stdout!.on("data", (d: Buffer) => {
-        buf += d.toString();
-        const m = /listening on http:\/\/[\d.]+:(\d+)/.exec(buf);
-        if (m) {
-          clearTimeout(t);
-          res(Number(m[1]));
-        }
-      });
-      server.on("exit", (code) => rej(new Error(`server exited ${code}: ${buf}`)));
-    });
-    origin = `http://127.0.0.1:${port}`;
-    real = await newCluster("real");
-    term = await newCluster("term");
+    srv = await TestServer.start("apply");
+    dir = srv.dir;
+    real = await srv.cluster("real");
+    term = await srv.cluster("term");
   }, 90_000);
 
-  afterAll(async () => {
-    if (server?.pid) {
-      try {
-        process.kill(-server.pid, "SIGTERM");
-      } catch {
-        // already gone
-      }
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => srv?.stop());
 
   it("lab guide 5.2 -> 5.3: the NodePort Service's file, then the LoadBalancer one, on one Service", { timeout: 120_000 }, async () => {
     const svc = (type: string, port: number) =>

@@ -2,25 +2,14 @@
 // with the kubeconfig the Node server hands out, unchanged: a tenant's cluster over the TLS
 // port, verified with the installation's CA. Lists pods, creates and reads a Service, watches,
 // and execs through the WebSocket stream (client-node speaks v4.channel.k8s.io).
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Writable } from "node:stream";
 import { CoreV1Api, Exec, KubeConfig, type V1Pod, type V1Status, Watch } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TestServer } from "./harness.js";
 
 const ADMIN = "client-node-e2e-admin";
-let dir: string;
-let server: ChildProcess | undefined;
-let origin: string;
+let srv: TestServer;
 let kc: KubeConfig;
-
-async function post(path: string, token?: string, body?: unknown): Promise<any> {
-  const r = await fetch(origin + path, { method: "POST", headers: token ? { authorization: `Bearer ${token}` } : {}, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (r.status !== 201) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-  return r.json();
-}
 
 function sink(): { stream: Writable; text: () => string } {
   let text = "";
@@ -35,43 +24,13 @@ function sink(): { stream: Writable; text: () => string } {
 
 describe("@kubernetes/client-node through the served kubeconfig", () => {
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "sl-client-node-"));
-    const s = spawn("npx", ["tsx", "src/runtime/node.ts"], { env: { ...process.env, PORT: "0", HOST: "127.0.0.1", SERVICELAB_DATA_DIR: join(dir, "data"), SERVICELAB_ADMIN_KEY: ADMIN }, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    server = s;
-    await new Promise<void>((res, rej) => {
-      let buf = "";
-      const t = setTimeout(() => rej(new Error(`server did not start: ${buf}`)), 90_000);
-      s.stdout!.on("data", (d: Buffer) => {
-        buf += d.toString();
-        const plain = /listening on http:\/\/[\d.]+:(\d+)/.exec(buf);
-        if (plain && /Kubernetes API on https/.test(buf)) {
-          clearTimeout(t);
-          origin = `http://127.0.0.1:${plain[1]}`;
-          res();
-        }
-      });
-      s.on("exit", (code) => rej(new Error(`server exited ${code}: ${buf}`)));
-    });
-    const key = (await post("/v1/tenants", ADMIN, { name: "client-node" })).apiKey as string;
-    const c = (await post("/v1/clusters", key)) as { id: string; token: string };
-    const text = await (await fetch(`${origin}/v1/clusters/${c.id}/kubeconfig`, { headers: { authorization: `Bearer ${c.token}` } })).text();
+    srv = await TestServer.start("client-node", { SERVICELAB_ADMIN_KEY: ADMIN });
+    const key = (await srv.post("/v1/tenants", ADMIN, { name: "client-node" })).apiKey as string;
     kc = new KubeConfig();
-    kc.loadFromString(text);
+    kc.loadFromString((await srv.cluster("client-node", key)).text);
   }, 120_000);
 
-  afterAll(async () => {
-    const s = server;
-    if (s?.pid) {
-      const gone = new Promise<void>((r) => s.on("exit", () => r()));
-      try {
-        process.kill(-s.pid, "SIGTERM");
-        await gone;
-      } catch {
-        /* already gone */
-      }
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => srv?.stop());
 
   it("lists pods, creates and reads a Service", { timeout: 60_000 }, async () => {
     const api = kc.makeApiClient(CoreV1Api);

@@ -4,45 +4,19 @@
 // installation's CA (kubectl sends a kubeconfig's token only over TLS). Outputs are compared with what
 // the in-browser terminal (src/shell Session, via POST /v1/clusters/{id}/exec) prints for the
 // same command, ages masked. Without kubectl: skipped, or failed when CI=true.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KUBECTL, type Out, requireTools, run, type TestCluster, TestServer } from "./harness.js";
 
-const KUBECTL = "/usr/bin/kubectl";
-const have = existsSync(KUBECTL);
-if (!have && process.env.CI === "true") throw new Error(`${KUBECTL} is missing: the real-kubectl test cannot run (CI=true makes this a failure)`);
-if (!have) console.warn(`skipping the real-kubectl test: ${KUBECTL} is not installed`);
+const have = requireTools("the real-kubectl test", KUBECTL);
 
+let srv: TestServer;
+let cl: TestCluster;
 let dir: string;
-let server: ChildProcess;
-let origin: string;
-let id: string;
-let token: string;
-let kubeconfig: string;
 
-interface Out {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
-
-/** Runs kubectl asynchronously: the TLS front lives in this process and must keep serving. */
-function kubectl(args: string[]): Promise<Out> {
-  return new Promise((res) => {
-    execFile(KUBECTL, args, { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: join(dir, "home") }, encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === "number" ? ((err as { code: number }).code) : -1) : 0;
-      res({ stdout, stderr, code });
-    });
-  });
-}
-
-async function terminal(command: string): Promise<Out> {
-  const r = await fetch(`${origin}/v1/clusters/${id}/exec`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ command }) });
-  const j = (await r.json()) as { stdout: string; stderr: string; exitCode: number };
-  return { stdout: j.stdout, stderr: j.stderr, code: j.exitCode };
-}
+const kubectl = (args: string[], opts: { cwd?: string } = {}): Promise<Out> => run(KUBECTL, args, { env: srv.kubectlEnv(cl), timeout: 60_000, ...opts });
+const terminal = (command: string): Promise<Out> => srv.terminal(cl, command);
 
 /** AGE cells move between the two runs: mask them. */
 const ages = (s: string) => s.replace(/\b\d+(?:d\d*h?|h\d*m?|m\d*s?|s)\b/g, "<age>");
@@ -65,41 +39,13 @@ async function same(args: string[], norm: (s: string) => string = (s) => s): Pro
 
 describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "sl-kubectl-"));
-    server = spawn("npx", ["tsx", "src/runtime/node.ts"], { env: { ...process.env, PORT: "0", HOST: "127.0.0.1", SERVICELAB_DATA_DIR: join(dir, "data") }, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    const port = await new Promise<number>((res, rej) => {
-      let buf = "";
-      const t = setTimeout(() => rej(new Error(`server did not start: ${buf}`)), 60_000);
-      server.stdout!.on("data", (d: Buffer) => {
-        buf += d.toString();
-        const m = /listening on http:\/\/[\d.]+:(\d+)/.exec(buf);
-        if (m) {
-          clearTimeout(t);
-          res(Number(m[1]));
-        }
-      });
-      server.on("exit", (code) => rej(new Error(`server exited ${code}: ${buf}`)));
-    });
-    origin = `http://127.0.0.1:${port}`;
-    const created = (await (await fetch(`${origin}/v1/clusters`, { method: "POST" })).json()) as { id: string; token: string };
-    id = created.id;
-    token = created.token;
-    const kc = await (await fetch(`${origin}/v1/clusters/${id}/kubeconfig`, { headers: { authorization: `Bearer ${token}` } })).text();
-    expect(kc).toMatch(/^ {4}server: https:\/\/127\.0\.0\.1:\d+$/m);
-    kubeconfig = join(dir, "kubeconfig");
-    writeFileSync(kubeconfig, kc);
+    srv = await TestServer.start("kubectl");
+    dir = srv.dir;
+    cl = await srv.cluster("kubeconfig");
+    expect(cl.text).toMatch(/^ {4}server: https:\/\/127\.0\.0\.1:\d+$/m);
   }, 90_000);
 
-  afterAll(async () => {
-    if (server?.pid) {
-      try {
-        process.kill(-server.pid, "SIGTERM");
-      } catch {
-        // already gone
-      }
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => srv?.stop());
 
   it("kubectl version reports the cluster's v1.33", { timeout: 120_000 }, async () => {
     const r = await kubectl(["version"]);
@@ -501,12 +447,7 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
       "dup.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: first\n  name: dup\nspec:\n  ports:\n  - port: 80\n  ports:\n  - port: 81\n",
       "nocolon.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name a\nspec:\n  ports:\n  - port: 80\n",
     };
-    const inDir = (args: string[]): Promise<Out> =>
-      new Promise((res) => {
-        execFile(KUBECTL, args, { cwd: dir, env: { ...process.env, KUBECONFIG: kubeconfig, HOME: join(dir, "home") }, encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) => {
-          res({ stdout, stderr, code: err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : -1) : 0 });
-        });
-      });
+    const inDir = (args: string[]): Promise<Out> => kubectl(args, { cwd: dir });
     for (const [name, text] of Object.entries(files)) {
       writeFileSync(join(dir, name), text);
       expect((await terminal(`cat > ${name} <<'EOF_YAML'\n${text}EOF_YAML`)).code).toBe(0);

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, haveKubectl, KUBECTL, startHarness } from "./testcmd-server.js";
+import { type Harness, haveKubectl, KUBECTL, startHarness } from "./harness.js";
 
 if (!haveKubectl && process.env.CI === "true") throw new Error(`${KUBECTL} is missing: the RBAC e2e test cannot run (CI=true makes this a failure)`);
 

@@ -5,46 +5,31 @@
 // through a pseudo-terminal (python3's pty module), the clean refusals (SPDY from kubectl 1.27,
 // port-forward), and malformed frames or another cluster's token on a raw WebSocket.
 // Without kubectl: skipped, or failed when CI=true.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { KUBECTL, type Out, requireTools, run as runProgram, type TestCluster, TestServer } from "./harness.js";
 
-const KUBECTL = "/usr/bin/kubectl";
 const BIN = "/usr/lib/google-cloud-sdk/bin";
-const have = existsSync(KUBECTL) && existsSync("/usr/bin/python3");
-if (!have && process.env.CI === "true") throw new Error(`${KUBECTL} or python3 is missing: the kubectl streams test cannot run (CI=true makes this a failure)`);
-if (!have) console.warn(`skipping the kubectl streams test: ${KUBECTL} or python3 is not installed`);
+const have = requireTools("the kubectl streams test", KUBECTL, "/usr/bin/python3");
 
+let srv: TestServer;
+let cl: TestCluster;
 let dir: string;
-let server: ChildProcess | undefined;
 let origin: string;
 let kubePort: number;
 let ca: string;
-let id: string;
 let token: string;
-let kubeconfig: string;
 let pod: string;
 
-interface Out {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
-
-function run(bin: string, args: string[], opts: { input?: string; timeout?: number } = {}): Promise<Out> {
-  return new Promise((res) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: kubeconfig, HOME: join(dir, "home") };
-    const child = execFile(bin, args, { env, encoding: "utf8", timeout: opts.timeout ?? 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : -1) : 0;
-      res({ stdout, stderr, code });
-    });
-    child.stdin!.end(opts.input ?? "");
-  });
-}
+/** `bin` with the cluster's kubeconfig. */
+const run = (bin: string, args: string[], opts: { input?: string; timeout?: number } = {}): Promise<Out> => runProgram(bin, args, { env: srv.kubectlEnv(cl), timeout: 60_000, ...opts });
 const kubectl = (args: string[], opts?: { input?: string; timeout?: number }) => run(KUBECTL, args, opts);
+const terminal = (command: string): Promise<Out> => srv.terminal(cl, command);
+let clusters = 0;
+const newCluster = (): Promise<TestCluster> => srv.cluster(`cluster-${++clusters}`);
 
 /** python3's pty module driving a program on a pseudo-terminal (see onTty). */
 const PTY = `
@@ -86,20 +71,6 @@ async function onTty(steps: Array<[wait: string, send: string]>, args: string[])
   return JSON.parse(r.stdout) as { out: string; code: number };
 }
 
-async function terminal(command: string): Promise<Out> {
-  const r = await fetch(`${origin}/v1/clusters/${id}/exec`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ command }) });
-  const j = (await r.json()) as { stdout: string; stderr: string; exitCode: number };
-  return { stdout: j.stdout, stderr: j.stderr, code: j.exitCode };
-}
-
-async function newCluster(): Promise<{ id: string; token: string; kubeconfig: string }> {
-  const c = (await (await fetch(`${origin}/v1/clusters`, { method: "POST" })).json()) as { id: string; token: string };
-  const text = await (await fetch(`${origin}/v1/clusters/${c.id}/kubeconfig`, { headers: { authorization: `Bearer ${c.token}` } })).text();
-  const file = join(dir, `${c.id}.kubeconfig`);
-  writeFileSync(file, text);
-  return { ...c, kubeconfig: file };
-}
-
 /** A raw WebSocket to the TLS port, as kubectl would open it. */
 function rawExec(path: string, bearer: string, protocol = "v5.channel.k8s.io"): Promise<{ ws?: WebSocket; status?: number; body?: string }> {
   return new Promise((res) => {
@@ -116,46 +87,17 @@ function rawExec(path: string, bearer: string, protocol = "v5.channel.k8s.io"): 
 
 describe.skipIf(!have)("kubectl exec, attach, logs -f, port-forward: streams through the real kubectl", () => {
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "sl-streams-"));
-    const s = spawn("npx", ["tsx", "src/runtime/node.ts"], { env: { ...process.env, PORT: "0", HOST: "127.0.0.1", SERVICELAB_DATA_DIR: join(dir, "data") }, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    server = s;
-    await new Promise<void>((res, rej) => {
-      let buf = "";
-      const t = setTimeout(() => rej(new Error(`server did not start: ${buf}`)), 90_000);
-      s.stdout!.on("data", (d: Buffer) => {
-        buf += d.toString();
-        const plain = /listening on http:\/\/[\d.]+:(\d+)/.exec(buf);
-        const kube = /Kubernetes API on https:\/\/[\d.]+:(\d+)/.exec(buf);
-        if (plain && kube) {
-          clearTimeout(t);
-          origin = `http://127.0.0.1:${plain[1]}`;
-          kubePort = Number(kube[1]);
-          res();
-        }
-      });
-      s.on("exit", (code) => rej(new Error(`server exited ${code}: ${buf}`)));
-    });
-    const c = await newCluster();
-    ({ id, token, kubeconfig } = c);
-    ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(await (await fetch(`${origin}/v1/clusters/${id}/kubeconfig`, { headers: { authorization: `Bearer ${token}` } })).text())![1], "base64").toString();
+    srv = await TestServer.start("streams");
+    ({ dir, origin, kubePort } = srv);
+    cl = await newCluster();
+    token = cl.token;
+    ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(cl.text)![1], "base64").toString();
     await kubectl(["create", "deployment", "web", "--image=nginx"]);
     await kubectl(["wait", "--for=condition=Available", "deployment/web", "--timeout=60s"]);
     pod = (await kubectl(["get", "pods", "-l", "app=web", "-o", "jsonpath={.items[0].metadata.name}"])).stdout;
   }, 150_000);
 
-  afterAll(async () => {
-    const s = server;
-    if (s?.pid) {
-      const gone = new Promise<void>((r) => s.on("exit", () => r()));
-      try {
-        process.kill(-s.pid, "SIGTERM");
-        await gone;
-      } catch {
-        /* already gone */
-      }
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => srv?.stop());
 
   it("exec runs a command in the pod's shell: its output and exit code, as the terminal's kubectl exec prints them", { timeout: 60_000 }, async () => {
     const args = ["exec", pod, "--", "sh", "-c", "hostname; echo $KUBERNETES_SERVICE_HOST; echo oops >&2; exit 3"];
@@ -223,8 +165,7 @@ describe.skipIf(!have)("kubectl exec, attach, logs -f, port-forward: streams thr
   });
 
   it("logs -f: the lines so far, each new line as the container writes it, the end when the container stops", { timeout: 90_000 }, async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: kubeconfig, HOME: join(dir, "home") };
-    const child = spawn(KUBECTL, ["logs", "-f", pod], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(KUBECTL, ["logs", "-f", pod], { env: srv.kubectlEnv(cl), stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     const ended = new Promise<number>((r) => child.on("exit", (code) => r(code ?? -1)));
@@ -255,11 +196,10 @@ describe.skipIf(!have)("kubectl exec, attach, logs -f, port-forward: streams thr
   it("the plain port's /k8s/{id} streams too (an anonymous cluster, kubectl on this machine)", { timeout: 90_000 }, async () => {
     const c = await newCluster();
     const f = join(dir, "plain.kubeconfig");
-    const text = (await (await fetch(`${origin}/v1/clusters/${c.id}/kubeconfig`, { headers: { authorization: `Bearer ${c.token}` } })).text()).replace(/^ {4}certificate-authority-data: .*\n/m, "").replace(/^ {4}server: .*$/m, `    server: ${origin}/k8s/${c.id}`);
+    const text = c.text.replace(/^ {4}certificate-authority-data: .*\n/m, "").replace(/^ {4}server: .*$/m, `    server: ${origin}/k8s/${c.id}`);
     writeFileSync(f, text);
     const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: f, HOME: join(dir, "home") };
-    const k = (args: string[]) =>
-      new Promise<Out>((res) => execFile(KUBECTL, args, { env, encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) => res({ stdout, stderr, code: err ? Number((err as { code?: number }).code ?? -1) : 0 })));
+    const k = (args: string[]) => runProgram(KUBECTL, args, { env, timeout: 60_000 });
     const busy = await k(["run", "bb", "--image=busybox", "--restart=Never", "--", "sleep", "3600"]);
     expect(busy.code).toBe(0);
     await k(["wait", "--for=condition=Ready", "pod/bb", "--timeout=60s"]);

@@ -5,12 +5,7 @@
 // first assertion that fails. Used by testcmd.e2e.test.ts (one test per case) and by
 // `npm run bench kubeapi` (the pass rate).
 import { strict as assert } from "node:assert";
-
-export interface Out {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
+import type { Out } from "./harness.js";
 
 export interface Kubectl {
   /** The real kubectl (1.33 through the version dispatcher) with the cluster's kubeconfig. */

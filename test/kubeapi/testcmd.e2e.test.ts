@@ -3,7 +3,7 @@
 // against a ServiceLab server. Skipped without /usr/bin/kubectl; a failure under CI=true.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CASES } from "./testcmd-cases.js";
-import { type Harness, haveKubectl, KUBECTL, startHarness } from "./testcmd-server.js";
+import { type Harness, haveKubectl, KUBECTL, startHarness } from "./harness.js";
 
 if (!haveKubectl && process.env.CI === "true") throw new Error(`${KUBECTL} is missing: the test/cmd cases cannot run (CI=true makes this a failure)`);
 

@@ -4,118 +4,42 @@
 // chosen by the token); credentials that name no cluster refused as kube-apiserver refuses
 // them; the plain port's /k8s/{id} still served; the same CA and kubeconfig after a restart.
 // Without kubectl: skipped, or failed when CI=true.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KUBECTL, KUBECTL_127, type Out, requireTools, run, type TestCluster, TestServer } from "./harness.js";
 
-const KUBECTL = "/usr/bin/kubectl";
-/** The oldest kubectl the dispatcher carries, run directly (the dispatcher picks 1.33 for our server). */
-const KUBECTL_127 = "/usr/lib/google-cloud-sdk/bin/kubectl.1.27";
-const have = existsSync(KUBECTL);
-if (!have && process.env.CI === "true") throw new Error(`${KUBECTL} is missing: the real-kubectl TLS test cannot run (CI=true makes this a failure)`);
-if (!have) console.warn(`skipping the real-kubectl TLS test: ${KUBECTL} is not installed`);
+const have = requireTools("the real-kubectl TLS test", KUBECTL);
 
 const ADMIN = "tls-e2e-admin";
+let srv: TestServer;
 let dir: string;
-let server: ChildProcess | undefined;
 let origin: string;
 let kubePort: number;
 let tenantKey: string;
 
-interface Out {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
-interface Cl {
-  id: string;
-  token: string;
-  kubeconfig: string;
-  text: string;
-}
-
 function kubectl(kubeconfig: string, args: string[], bin = KUBECTL): Promise<Out> {
-  return new Promise((res) => {
-    // No KUBECONFIG in the environment: --kubeconfig only, as a user would type it.
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, "home") };
-    delete env.KUBECONFIG;
-    execFile(bin, ["--kubeconfig", kubeconfig, ...args], { env, encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : -1) : 0;
-      res({ stdout, stderr, code });
-    });
-  });
+  // No KUBECONFIG in the environment: --kubeconfig only, as a user would type it.
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, "home") };
+  delete env.KUBECONFIG;
+  return run(bin, ["--kubeconfig", kubeconfig, ...args], { env, timeout: 60_000 });
 }
 
-async function start(extraEnv: Record<string, string> = {}): Promise<void> {
-  const s = spawn("npx", ["tsx", "src/runtime/node.ts"], {
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", SERVICELAB_DATA_DIR: join(dir, "data"), SERVICELAB_ADMIN_KEY: ADMIN, ...extraEnv },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  server = s;
-  await new Promise<void>((res, rej) => {
-    let buf = "";
-    const t = setTimeout(() => rej(new Error(`server did not start: ${buf}`)), 60_000);
-    s.stdout!.on("data", (d: Buffer) => {
-      buf += d.toString();
-      const plain = /listening on http:\/\/[\d.]+:(\d+)/.exec(buf);
-      const kube = /Kubernetes API on https:\/\/[\d.]+:(\d+)/.exec(buf);
-      if (plain && kube) {
-        clearTimeout(t);
-        origin = `http://127.0.0.1:${plain[1]}`;
-        kubePort = Number(kube[1]);
-        res();
-      }
-    });
-    s.on("exit", (code) => rej(new Error(`server exited ${code}: ${buf}`)));
-  });
-}
-
-async function stop(): Promise<void> {
-  const s = server;
-  server = undefined;
-  if (!s?.pid) return;
-  const gone = new Promise<void>((r) => s.on("exit", () => r()));
-  try {
-    process.kill(-s.pid, "SIGTERM");
-  } catch {
-    return;
-  }
-  await gone;
-}
-
-async function post(path: string, token?: string, body?: unknown): Promise<any> {
-  const r = await fetch(origin + path, { method: "POST", headers: token ? { authorization: `Bearer ${token}` } : {}, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (r.status !== 201) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-  return r.json();
-}
-
-async function cluster(name: string, key?: string): Promise<Cl> {
-  const c = (await post("/v1/clusters", key)) as { id: string; token: string };
-  const text = await (await fetch(`${origin}/v1/clusters/${c.id}/kubeconfig`, { headers: { authorization: `Bearer ${c.token}` } })).text();
-  const kubeconfig = join(dir, `${name}.kubeconfig`);
-  writeFileSync(kubeconfig, text);
-  return { ...c, kubeconfig, text };
-}
+const cluster = (name: string, key?: string): Promise<TestCluster> => srv.cluster(name, key);
 
 describe.skipIf(!have)("real kubectl through the served kubeconfig (TLS port, the installation's CA)", () => {
-  let a: Cl;
-  let b: Cl;
+  let a: TestCluster;
+  let b: TestCluster;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "sl-kubectl-tls-"));
-    await start();
-    tenantKey = (await post("/v1/tenants", ADMIN, { name: "tls-e2e" })).apiKey;
+    srv = await TestServer.start("kubectl-tls", { SERVICELAB_ADMIN_KEY: ADMIN });
+    ({ dir, origin, kubePort } = srv);
+    tenantKey = (await srv.post("/v1/tenants", ADMIN, { name: "tls-e2e" })).apiKey;
     a = await cluster("a", tenantKey);
     b = await cluster("b", tenantKey);
   }, 90_000);
 
-  afterAll(async () => {
-    await stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => srv?.stop());
 
   it("the kubeconfig: the TLS port, the CA, the cluster token", () => {
     expect(a.text).toContain(`    server: https://127.0.0.1:${kubePort}\n`);
@@ -203,8 +127,8 @@ describe.skipIf(!have)("real kubectl through the served kubeconfig (TLS port, th
 
   it("after a restart on the same data directory: the same CA, and the old kubeconfig still works", { timeout: 120_000 }, async () => {
     const port = kubePort;
-    await stop();
-    await start({ KUBE_PORT: String(port) });
+    await srv.restart({ KUBE_PORT: String(port) });
+    ({ origin, kubePort } = srv);
     expect(kubePort).toBe(port);
     const again = await (await fetch(`${origin}/v1/clusters/${a.id}/kubeconfig`, { headers: { authorization: `Bearer ${a.token}` } })).text();
     expect(/certificate-authority-data: (\S+)/.exec(again)![1]).toBe(/certificate-authority-data: (\S+)/.exec(a.text)![1]);
