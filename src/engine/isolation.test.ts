@@ -1,6 +1,7 @@
 // Two clusters in one process share no cache state above the data plane (see net/isolation.test.ts
 // for it): the parts of pod statuses the kubelet shares among its pods, the apiserver's and the
-// kubelet's timestamp texts and the EndpointSlice controller's port hashes belong to one cluster.
+// kubelet's timestamp texts, its image profiles and the EndpointSlice controller's port hashes
+// belong to one cluster.
 import { describe, expect, it } from "vitest";
 import { R } from "./api/resources.js";
 import type { Pod } from "./api/types.js";
@@ -39,5 +40,10 @@ describe("two clusters in one process", () => {
       expect(pb.status!.hostIPs).not.toBe(pa.status!.hostIPs);
       expect(pb.status!.containerStatuses![0].state).not.toBe(pa.status!.containerStatuses![0].state);
     }
+    // What an image runs is remembered per kubelet: equal, never the same object.
+    const profile = (c: Cluster) => c.kubelet["profileOf"]("nginx:1.27");
+    expect(profile(b)).toEqual(profile(a));
+    expect(profile(b)).not.toBe(profile(a));
+    expect(profile(a)).toBe(profile(a));
   });
 });

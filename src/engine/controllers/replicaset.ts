@@ -43,6 +43,8 @@ export class ReplicaSetController implements Controller {
   readonly name = "replicaset";
   /** Pods by owning ReplicaSet uid, kept from store events. */
   private readonly podsByOwner = new Map<string, Set<string>>();
+  /** Date.parse of a condition's time, remembered: a thousand pods share a few seconds' strings. */
+  private readonly parseTime = memoize(Date.parse, 4096);
   private readonly ownerOfPod = new Map<string, string>();
   /** Pods without a controller: candidates for adoption. */
   private readonly orphans = new Set<string>();
@@ -273,7 +275,7 @@ export class ReplicaSetController implements Controller {
       if (c?.status !== "True") continue;
       ready++;
       // podutil.IsPodAvailable, and when a ready pod becomes available (for the requeue).
-      const t = c.lastTransitionTime ? parseTime(c.lastTransitionTime) : NaN;
+      const t = c.lastTransitionTime ? this.parseTime(c.lastTransitionTime) : NaN;
       if (minReady <= 0 || (!Number.isNaN(t) && t + minReady * 1000 <= now)) available++;
       if (!Number.isNaN(t) && t + minReady * 1000 > now) nextAvailable = Math.min(nextAvailable, t + minReady * 1000);
     }
@@ -309,7 +311,7 @@ export class ReplicaSetController implements Controller {
 const TERMINATING = "\0terminating";
 
 /** controller.ActivePodsWithRanks ordering: the pods a scale-down removes first. */
-export function podsToDelete(pods: Pod[], n: number): Pod[] {
+function podsToDelete(pods: Pod[], n: number): Pod[] {
   // Each pod's sort keys are computed once: a comparator runs n log n times, and Date.parse is
   // not cheap.
   const ranked = pods.map(rankOf);
@@ -351,6 +353,3 @@ function deletionOrder(a: Ranked, b: Ranked): number {
   if (a.created !== b.created) return b.created - a.created;
   return a.pod.metadata.name! < b.pod.metadata.name! ? 1 : -1;
 }
-
-/** Date.parse of a condition's time, remembered: a thousand pods share a few seconds' strings. */
-const parseTime = memoize(Date.parse, 4096);

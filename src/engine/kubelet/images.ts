@@ -2,7 +2,7 @@
 // image sets, what it listens on, which shell it has, how it starts and how it stops. Anything
 // not listed runs as a generic long-running process with a shell and no listener.
 
-export interface ImageRef {
+interface ImageRef {
   /** As written in the pod spec. */
   text: string;
   /** Registry host ("docker.io" when none is written). */
@@ -42,14 +42,14 @@ export function parseImage(text: string): ImageRef {
 
 export type AppKind = "http" | "mysql" | "dns" | "wordpress" | "none";
 
-export interface Listener {
+interface Listener {
   port: number;
   protocol: "TCP" | "UDP";
   app: AppKind;
 }
 
 /** How the image's default command behaves when the container starts. */
-export type StartBehaviour =
+type StartBehaviour =
   /** A server: runs until stopped. */
   | "serve"
   /** An interactive shell: exits at once unless stdin is attached (kubectl run -it). */
@@ -62,7 +62,7 @@ export type StartBehaviour =
  * program /bin/sh is, what `id` says of root, which of the terminal's network tools it has, and
  * which of the interpreter's everyday commands it lacks.
  */
-export interface Userland {
+interface Userland {
   /** BusyBox's ash (busybox, alpine), Debian's dash (Debian-based images) or bash (Oracle Linux). */
   sh: "ash" | "dash" | "bash";
   /** `id` as root, with the groups of the image's /etc/group. */
@@ -345,20 +345,8 @@ function metallb(component: "controller" | "speaker"): ImageProfile {
 /** Images without a shell or a listener of interest: system images. */
 const SYSTEM = /^(pause|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kube-proxy|controller|speaker)$/;
 
-/** Profiles are immutable data: one per image reference per process, shared by its containers. */
-const profiles = new Map<string, ImageProfile>();
-
+/** What an image runs and serves (immutable: the kubelet remembers one per image reference, shared by its containers). */
 export function imageProfile(image: string): ImageProfile {
-  let p = profiles.get(image);
-  if (p === undefined) {
-    p = makeProfile(image);
-    if (profiles.size >= 256) profiles.clear();
-    profiles.set(image, p);
-  }
-  return p;
-}
-
-function makeProfile(image: string): ImageProfile {
   const ref = parseImage(image);
   const make = PROFILES[ref.name];
   if (make) return make(ref.tag);

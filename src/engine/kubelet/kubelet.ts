@@ -38,7 +38,7 @@ export const NODE_RESOLV_CONF = "nameserver 10.1.8.2\n";
  * exit with that code after writing those lines (restarts and CrashLoopBackOff follow as for any
  * crash); undefined lets the image's own behaviour decide. kube-proxy refusing its config uses it.
  */
-export type ContainerStartHook = (pod: Pod, container: string) => { code: number; logs: string[] } | undefined;
+type ContainerStartHook = (pod: Pod, container: string) => { code: number; logs: string[] } | undefined;
 
 export interface LogLine {
   t: number;
@@ -84,13 +84,13 @@ interface ContainerRuntime {
 }
 
 /** The kubelet's containerLogMaxSize default. */
-export const CONTAINER_LOG_MAX_BYTES = 10 * 1024 * 1024;
+const CONTAINER_LOG_MAX_BYTES = 10 * 1024 * 1024;
 /**
  * ServiceLab's bound on every container's current log together (a Durable Object holds 128 MB for
  * the whole cluster; 300 pods at containerLogMaxSize would be 3 GB): past it the largest log is
  * rotated, as the kubelet rotates one that passes its own size.
  */
-export const CLUSTER_LOG_MAX_BYTES = 32 * 1024 * 1024;
+const CLUSTER_LOG_MAX_BYTES = 32 * 1024 * 1024;
 /** "2026-11-29T23:00:00.000000000Z stdout F " and the newline. */
 const CRI_LINE_OVERHEAD = 41;
 
@@ -157,6 +157,8 @@ export class Kubelet implements Controller {
   private readonly podCIDR = memoize(parseCIDR, 1024);
   /** Timestamps' texts, one string per second for the statuses stamped in it. */
   private readonly rfc3339 = rememberedRfc3339();
+  /** Image profiles by reference (immutable), shared by this cluster's containers. */
+  private readonly profileOf = memoize(imageProfile, 256);
   /** Status parts shared by this cluster's pods (see StatusParts). */
   readonly parts = new StatusParts();
   /** The conditions array of the last status built (see conditionList). */
@@ -312,7 +314,7 @@ export class Kubelet implements Controller {
     };
     for (let i = 0; i < pod.spec.containers.length; i++) {
       const c = pod.spec.containers[i];
-      const profile = imageProfile(c.image ?? "");
+      const profile = this.profileOf(c.image ?? "");
       const image = c.image ?? "";
       const present = node.images.has(image) && c.imagePullPolicy !== "Always";
       const pullMs = present ? 0 : this.ctx.config.imagePullMs;
@@ -816,7 +818,7 @@ export class Kubelet implements Controller {
     const rt = this.runtimeOf(pod);
     const c = container ? rt?.containers.find((x) => x.name === container) : rt?.containers[0];
     const spec = pod.spec.containers.find((x) => x.name === (c?.name ?? container)) ?? pod.spec.containers[0];
-    const profile = c?.profile ?? imageProfile(spec.image ?? "");
+    const profile = c?.profile ?? this.profileOf(spec.image ?? "");
     const rev = c?.envRevision ?? this.ctx.store.revision();
     const nodeIP = nodeIPOf(this.ctx.store.get(rkey(R.nodes), undefined, pod.spec.nodeName ?? "") as Node | undefined);
     return containerEnv({
@@ -1036,7 +1038,7 @@ export class Kubelet implements Controller {
       };
       for (const c of p.containers) {
         const spec = pod.spec.containers.find((x) => x.name === c.name) ?? pod.spec.containers[0];
-        const profile = imageProfile(c.image);
+        const profile = this.profileOf(c.image);
         const { fs: saved, logs, ...rest } = c;
         const fs = this.containerFs(pod, spec, profile, rt);
         fs.restore(saved);
