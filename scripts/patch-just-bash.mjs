@@ -415,3 +415,56 @@ for (const b of bundles) {
 }
 if (subst) console.log(`patch-just-bash: a stopped substitution or pipe stage drops its capture, ${subst} bundle(s) patched`);
 if (abort) console.log(`patch-just-bash: a stopped line keeps its output, ${abort} file(s) patched`);
+
+// TTY
+//
+// Why: just-bash hands a command line's output back when the line ends; bash writes each
+// command's output as it comes. `for i in $(seq 5); do echo $i; sleep 1; done` showed all five
+// lines at the end on the streaming exec API and in the web terminal.
+//
+// What the patch does: the host puts a writer on the line's AbortSignal under
+// Symbol.for("servicelab.tty") (src/shell/session.ts). The first top-level run (exec depth 0) on
+// that signal claims it (the line's own; a shell a command starts, as kubectl exec's in a pod,
+// finds it claimed) and keeps it in its state; a command whose output goes to the terminal hands its stdout to it when it ends:
+// a simple command, or a compound command with redirections, as a whole; a compound command
+// without redirections (loop, if, case, group, subshell) leaves it to the commands inside. A
+// pipeline's stages before the last and command/process substitutions write to no terminal.
+// The line's result is unchanged (the host drops what was written already); a binary output
+// ends the writing for the rest of the line (the result carries it). src/shell/stream.test.ts
+// checks the behaviour.
+const TTY_MARK = "/* servicelab:tty */";
+const EXEC_COMMAND = /async executeCommand\(([\w$]+),([\w$]+),([\w$]+)=!1\)\{/;
+const EXEC_IN_SCOPE = /async execInScope\(([\w$]+),([\w$]+),([\w$]+),([\w$]+),([\w$]+),([\w$]+)=!1,([\w$]+)=!0\)\{/;
+const STATE_END = /signal:([\w$]+)\.signal,extraArgs:\1\.args\}/;
+const PIPE_RUN = /__slPipeStage\(([\w$]+),([\w$]+),([\w$]+),\(\)=>([\w$]+)\(([\w$]+),([\w$]+)\),([\w$]+)\)/;
+let tty = 0;
+for (const b of bundles) {
+  const file = join(root, b);
+  if (!existsSync(file)) continue;
+  let src = readFileSync(file, "utf8");
+  if (src.includes(TTY_MARK)) continue;
+  const fail = (what) => {
+    throw new Error(`patch-just-bash: ${b}: ${what} does not match (just-bash changed? review the TTY patch)`);
+  };
+  const ec = EXEC_COMMAND.exec(src);
+  if (!ec) fail("the interpreter's executeCommand");
+  const [t, n, r] = [ec[1], ec[2], ec[3]];
+  const wrapper = `async executeCommand(${t},${n},${r}=!1){${TTY_MARK}const __slS=this.ctx.state,__slW=__slS.__slTty;if(typeof __slW!=="function"||(this.ctx.substitutionDepth??0)>0)return this.__slExecuteCommand(${t},${n},${r});if(["If","For","CStyleFor","While","Until","Case","Subshell","Group"].includes(${t}.type)&&!(${t}.redirections&&${t}.redirections.length))return this.__slExecuteCommand(${t},${n},${r});__slS.__slTty=void 0;let __slR;try{__slR=await this.__slExecuteCommand(${t},${n},${r})}finally{__slS.__slTty=__slW}if(__slR&&typeof __slR.stdout==="string"&&__slR.stdout){if(__slR.stdoutKind==="bytes")__slS.__slTty=void 0;else __slW(__slR.stdout)}return __slR}async __slExecuteCommand(${t},${n},${r}=!1){`;
+  src = src.slice(0, ec.index) + wrapper + src.slice(ec.index + ec[0].length);
+  const es = EXEC_IN_SCOPE.exec(src);
+  if (!es) fail("execInScope");
+  const depth = es[4];
+  const st = STATE_END.exec(src.slice(es.index));
+  if (!st || st.index > 4000) fail("execInScope's state");
+  const at = es.index + st.index;
+  const opts = st[1];
+  src = src.slice(0, at) + `signal:${opts}.signal,extraArgs:${opts}.args,__slTty:${depth}===0?(()=>{const w=${opts}.signal&&${opts}.signal[Symbol.for("servicelab.tty")];if(typeof w!=="function"||w.claimed)return void 0;w.claimed=!0;return w})():void 0}` + src.slice(at + st[0].length);
+  const ps = PIPE_RUN.exec(src);
+  if (!ps) fail("the pipeline's stage call (SIGPIPE patch)");
+  const [call, ctx, pipeline, index, run, cmd, stdin, exitError] = ps;
+  const quiet = `()=>{const __slT=${ctx}.state.__slTty;if(${index}<${pipeline}.commands.length-1)${ctx}.state.__slTty=void 0;return ${run}(${cmd},${stdin}).finally(()=>{${ctx}.state.__slTty=__slT})}`;
+  src = src.slice(0, ps.index) + `__slPipeStage(${ctx},${pipeline},${index},${quiet},${exitError})` + src.slice(ps.index + call.length);
+  writeFileSync(file, src);
+  tty++;
+}
+if (tty) console.log(`patch-just-bash: commands write to the terminal as they end, ${tty} bundle(s) patched`);

@@ -195,6 +195,14 @@ const NODE_ID = "uid=0(root) gid=0(root) groups=0(root) context=unconfined_u:unc
 const NODE_PLACE_VOICE = { voice: "bash", name: "bash" } as const;
 /** What just-bash's result says when its signal stopped the line. */
 const ABORTED = /bash: [^\n]*aborted\n?$/;
+/** Where the interpreter finds the terminal a line writes to (scripts/patch-just-bash.mjs, TTY). */
+const TTY = Symbol.for("servicelab.tty");
+/** How many characters two texts share at their start. */
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
 /** Commands that write to the terminal as they go when a line is just one of them. */
 const STREAMING = new Set(["kubectl", "watch"]);
 const NO_KUBECONFIG: ShellResult = { stdout: "", stderr: "The connection to the server localhost:8080 was refused - did you specify the right host or port?\n", exitCode: 1 };
@@ -356,9 +364,21 @@ export class Session {
     const write = opts.write;
     const name = write ? terminalCommand(line) : undefined;
     this.tty = write && name ? { name, write: (chunk, kept = true) => (kept && (this.streamed += chunk), write(chunk, kept)) } : undefined;
+    // Any other line writes each command's output as the command ends (scripts/patch-just-bash.mjs,
+    // TTY); the result still holds all of it, so what was written is taken off its front.
+    let shellWrote = "";
+    if (write && !name && this.signal) {
+      const tty = (chunk: string) => {
+        shellWrote += chunk;
+        this.streamed += chunk;
+        write(chunk, true);
+      };
+      Object.defineProperty(this.signal, TTY, { value: tty, configurable: true });
+    }
     let r: ShellResult;
     try {
       r = await this.runLine(line, opts.stdin ?? "");
+      if (shellWrote) r = { ...r, stdout: r.stdout.slice(commonPrefix(r.stdout, shellWrote)) };
     } catch (e) {
       // A full filesystem that the interpreter did not report itself (a redirection's write).
       if (!(e instanceof NoSpaceError)) throw e;

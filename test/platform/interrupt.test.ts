@@ -84,6 +84,35 @@ describe("commands that wait, on the Node server", () => {
     expect(bad.status).toBe(400);
   }, 60_000);
 
+  it("a loop streams each line as it is printed (NDJSON), not all at the end", async () => {
+    const c = await h.cluster();
+    const t0 = Date.now();
+    const res = await fetch(`${h.url}/v1/clusters/${c.id}/exec`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${c.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ command: "for i in $(seq 3); do echo $i; sleep 1; done", stream: true }),
+    });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = "";
+    const got: Array<{ at: number; m: { out?: string; result?: { stdout: string; streamed: number } } }> = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buf += value;
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+        got.push({ at: Date.now() - t0, m: JSON.parse(buf.slice(0, nl)) });
+        buf = buf.slice(nl + 1);
+      }
+    }
+    const outs = got.filter((g) => g.m.out !== undefined);
+    expect(outs.map((g) => g.m.out)).toEqual(["1\n", "2\n", "3\n"]);
+    // "1" comes before the first sleep ends; the result after the last.
+    expect(outs[0].at).toBeLessThan(900);
+    // The result holds what was not streamed yet (nothing), and how much was.
+    expect(got.at(-1)!.m.result).toMatchObject({ stdout: "", streamed: 6 });
+    expect(got.at(-1)!.at).toBeGreaterThanOrEqual(2_900);
+  }, 60_000);
+
   it("a compound line stopped keeps what it printed: Ctrl-C after the first iteration, the time limit in the second", async () => {
     const c = await h.cluster();
     const running = h.req("POST", `/v1/clusters/${c.id}/exec`, { token: c.token, body: { command: "for i in 1 2 3; do echo $i; sleep 10; done" } });
