@@ -1,6 +1,7 @@
 // Patches of just-bash's interpreter (run by `npm install` as postinstall; each idempotent):
-// SIGPIPE for pipelines into head, a slice hook between commands (below, SLICE), and errno texts
-// for redirections (below, ERRNO).
+// SIGPIPE for pipelines into head, a slice hook between commands (below, SLICE), errno texts for
+// redirections (ERRNO), slices in sed's and awk's loops (LOOPS), a stopped line's output kept
+// (ABORT) and each command's output written to the terminal as it ends (TTY).
 //
 // SIGPIPE
 //
