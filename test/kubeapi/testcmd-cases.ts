@@ -265,4 +265,19 @@ export const CASES: Case[] = [
       assert.equal((await annotations(await rsOf()))["deployment.kubernetes.io/revision"], "6");
     },
   },
+  {
+    name: "field managers: kubectl-create, -label, -annotate, -set, -rollout, and kubectl for scale through /scale",
+    from: "apps.sh / core.sh (--show-managed-fields managers)",
+    async run(k, ns) {
+      ok(await k(["create", "deployment", "web", "-n", ns, "--image=nginx"]), "create");
+      ok(await k(["label", "deploy", "web", "-n", ns, "tier=front"]), "label");
+      ok(await k(["annotate", "deploy", "web", "-n", ns, "note=x"]), "annotate");
+      ok(await k(["scale", "deploy", "web", "-n", ns, "--replicas=2"]), "scale");
+      ok(await k(["set", "image", "deploy/web", "-n", ns, "nginx=nginx:1.28"]), "set image");
+      ok(await k(["rollout", "restart", "deploy/web", "-n", ns]), "restart");
+      const got = ok(await k(["get", "deploy", "web", "-n", ns, "--show-managed-fields", "-o", "jsonpath={range .metadata.managedFields[*]}{.manager}/{.operation}/{.subresource};{end}"]), "get").stdout;
+      // The same managers the terminal's kubectl records (src/shell/kubectl/field-managers.test.ts).
+      assert.deepEqual(got.split(";").filter(Boolean).sort(), ["kubectl-annotate/Update/", "kubectl-create/Update/", "kubectl-label/Update/", "kubectl-rollout/Update/", "kubectl-set/Update/", "kubectl/Update/scale"]);
+    },
+  },
 ];

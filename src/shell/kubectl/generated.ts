@@ -34,7 +34,7 @@ export function finishCreate(info: ResourceInfo, obj: KObject, p: Parsed, ctx: K
   const warnings: string[] = [];
   let created: KObject;
   try {
-    created = ctx.cluster.client.create(info, info.namespaced ? ns ?? nsOf(p, ctx) : undefined, obj, { dryRun: mode === "server", warnings });
+    created = ctx.cluster.client.create(info, info.namespaced ? ns ?? nsOf(p, ctx) : undefined, obj, { dryRun: mode === "server", warnings, fieldManager: verb === "exposed" ? "kubectl-expose" : "kubectl-create" });
   } catch (e) {
     if (failure && isStatusError(e)) throw new KubectlError(`${failure}: ${e.status.message}`);
     throw e;

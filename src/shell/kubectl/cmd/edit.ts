@@ -75,7 +75,7 @@ export const editCommand: KubectlCommand<EditOptions> = {
           break;
         }
         try {
-          const updated = ctx.cluster.client.update(t.info, t.ns, t.name, next);
+          const updated = ctx.cluster.client.update(t.info, t.ns, t.name, next, { fieldManager: "kubectl-edit" });
           printResult(t.info, updated, o.p, out, "edited");
           break;
         } catch (e) {

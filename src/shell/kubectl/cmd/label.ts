@@ -67,7 +67,7 @@ function labelCommand(field: "labels" | "annotations"): KubectlCommand<LabelOpti
           }
           if (v === null ? k in cur : cur[k] !== v) changed = true;
         }
-        const after = changed ? ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { metadata: { [field]: o.updates } }, { dryRun: o.dryRun !== "none" }) : obj;
+        const after = changed ? ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { metadata: { [field]: o.updates } }, { dryRun: o.dryRun !== "none", fieldManager: field === "labels" ? "kubectl-label" : "kubectl-annotate" }) : obj;
         const verb = field === "labels" ? "labeled" : "annotated";
         printResult(t.info, after, p, out, changed ? verb : `not ${verb}`);
       }

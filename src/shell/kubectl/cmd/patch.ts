@@ -48,7 +48,7 @@ export const patchCommand: KubectlCommand<PatchOptions> = {
     for (const t of oneTarget(o.p, ctx)) {
       if (type === "strategic" && t.info.crd) throw new KubectlError(`application/strategic-merge-patch+json is not supported by ${t.info.group}/${t.info.version}, Kind=${t.info.kind}: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
       const before = get(ctx, t.info, t.ns, t.name);
-      const after = ctx.cluster.client.patch(t.info, t.ns, t.name, type, body, { dryRun: o.dryRun !== "none" });
+      const after = ctx.cluster.client.patch(t.info, t.ns, t.name, type, body, { dryRun: o.dryRun !== "none", fieldManager: "kubectl-patch" });
       const same = before.metadata.resourceVersion === after.metadata.resourceVersion && o.dryRun === "none";
       // kubectl patch names no dry run in its message (it prints what the server returned).
       if (!printObjects([{ info: t.info, obj: after }], o.p, out, true)) out.out(`${objRef(t.info, after.metadata.name!)} ${same ? "patched (no change)" : "patched"}\n`);

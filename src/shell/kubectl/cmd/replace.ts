@@ -71,7 +71,7 @@ export const replaceCommand: KubectlCommand<ReplaceOptions> = {
           }
           const body = structuredClone(m.obj) as KObject;
           if (body.metadata) delete body.metadata.resourceVersion;
-          const created = mode === "client" ? body : ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server" });
+          const created = mode === "client" ? body : ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server", fieldManager: "kubectl-replace" });
           printResult(m.info, created, p, out, "replaced");
           continue;
         }
@@ -79,7 +79,7 @@ export const replaceCommand: KubectlCommand<ReplaceOptions> = {
           printResult(m.info, m.obj as KObject, p, out, "replaced");
           continue;
         }
-        const updated = ctx.cluster.client.update(m.info, ns, name, m.obj, { dryRun: mode === "server" });
+        const updated = ctx.cluster.client.update(m.info, ns, name, m.obj, { dryRun: mode === "server", fieldManager: "kubectl-replace" });
         printResult(m.info, updated, p, out, "replaced");
       } catch (e) {
         if (!isStatusError(e)) throw e;

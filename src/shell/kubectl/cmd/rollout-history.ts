@@ -46,7 +46,7 @@ export const rolloutUndoCommand = rolloutCommand("undo", [...PRINT_FLAGS, f("dry
   const obj = get<KObject & { spec?: object }>(ctx, t.info, t.ns, t.name);
   // A client dry run writes nothing; a server one goes through the apiserver without storing.
   const dry = o.dryRun;
-  if (dry !== "client") ctx.cluster.client.update(t.info, t.ns, t.name, { ...obj, spec: { ...obj.spec, template } }, { dryRun: dry === "server" });
+  if (dry !== "client") ctx.cluster.client.update(t.info, t.ns, t.name, { ...obj, spec: { ...obj.spec, template } }, { dryRun: dry === "server", fieldManager: "kubectl-rollout" });
   out.out(`${ref} rolled back${dry === "client" ? " (dry run)" : dry === "server" ? " (server dry run)" : ""}\n`);
 });
 

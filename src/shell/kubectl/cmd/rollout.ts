@@ -57,7 +57,7 @@ export function checkWorkload(t: Target, what: "restarter" | "viewer"): void {
 export const rolloutRestartCommand = rolloutCommand("restart", [...PRINT_FLAGS, f("field-manager", "string")], (t, _o, ctx, out) => {
   checkWorkload(t, "restarter");
   const restartedAt = rfc3339(ctx.cluster.now()).replace(/\.\d+Z$|Z$/, "Z");
-  ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", { spec: { template: { metadata: { annotations: { "kubectl.kubernetes.io/restartedAt": restartedAt } } } } });
+  ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", { spec: { template: { metadata: { annotations: { "kubectl.kubernetes.io/restartedAt": restartedAt } } } } }, { fieldManager: "kubectl-rollout" });
   out.out(`${objRef(t.info, t.name)} restarted\n`);
 });
 
@@ -72,7 +72,7 @@ function pauser(pause: boolean): KubectlCommand<RolloutOptions> {
     if (t.info !== R.deployments) errors.push(`error: ${resource} ${JSON.stringify(t.name)} ${pause ? "pausing" : "resuming"} is not supported`);
     else if (Boolean(obj.spec?.paused) === pause) errors.push(`error: ${resource} ${JSON.stringify(t.name)} ${pause ? "is already paused" : "is not paused"}`);
     else {
-      ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", { spec: { paused: pause ? true : null } });
+      ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", { spec: { paused: pause ? true : null } }, { fieldManager: "kubectl-rollout" });
       out.out(`${objRef(t.info, t.name)} ${pause ? "paused" : "resumed"}\n`);
     }
   });

@@ -95,7 +95,7 @@ export const runCommand: KubectlCommand<RunOptions> = {
       return;
     }
     const ns = nsOf(p, ctx);
-    const created = ctx.cluster.client.create(R.pods, ns, obj, { dryRun: mode === "server" });
+    const created = ctx.cluster.client.create(R.pods, ns, obj, { dryRun: mode === "server", fieldManager: "kubectl-run" });
     if (!o.interactive) {
       printResult(R.pods, created, p, out, "created");
       return;

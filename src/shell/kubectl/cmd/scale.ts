@@ -64,7 +64,7 @@ export const scaleCommand: KubectlCommand<ScaleOptions> = {
         throw scaleReplicasInvalid(patched);
       }
       // A dry run (either) is the apiserver's: nothing is written, the object shows what would be.
-      const obj = ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { spec: { replicas } }, { dryRun: o.dryRun !== "none" });
+      const obj = ctx.cluster.client.patch(t.info, t.ns, t.name, "merge", { spec: { replicas } }, { dryRun: o.dryRun !== "none", fieldManager: "kubectl", subresource: "scale" });
       printResult(t.info, obj, o.p, out, "scaled");
     }
     if (missing.length) throw new KubectlError(missing.map((e) => serverError(e)).join("\n"));

@@ -80,7 +80,7 @@ export const setEnvCommand: KubectlCommand<SetEnvOptions> = {
         else delete c.env;
       }
       if (!changed) continue;
-      const after = ctx.cluster.client.update(t.info, t.ns, t.name, obj, { dryRun: o.dryRun !== "none" });
+      const after = ctx.cluster.client.update(t.info, t.ns, t.name, obj, { dryRun: o.dryRun !== "none", fieldManager: "kubectl-set" });
       printResult(t.info, after, o.resources, out, "env updated");
     }
   },

@@ -45,7 +45,7 @@ export const setImageCommand: KubectlCommand<SetImageOptions> = {
         if (!any) throw new KubectlError(`unable to find container named "${cname}"`);
       }
       const patch = t.info === R.pods ? { spec: { containers } } : { spec: { template: { spec: { containers } } } };
-      const after = ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", patch, { dryRun: o.dryRun !== "none" });
+      const after = ctx.cluster.client.patch(t.info, t.ns, t.name, "strategic", patch, { dryRun: o.dryRun !== "none", fieldManager: "kubectl-set" });
       printResult(t.info, after, o.p, out, "image updated");
     }
   },

@@ -1,0 +1,25 @@
+// The terminal's kubectl names its field managers as the real kubectl 1.33 does (kubectl-label,
+// kubectl-annotate, kubectl-rollout, kubectl-set, kubectl-edit... and "kubectl" for scale, through
+// the scale subresource), so --show-managed-fields and server-side apply's conflicts read as on a
+// kubeadm cluster. Checked against the real kubectl in test/kubeapi/testcmd-cases.ts.
+import { describe, expect, it } from "vitest";
+import { terminal } from "./testing.js";
+
+const managers = "-o jsonpath='{range .metadata.managedFields[*]}{.manager}/{.operation}/{.subresource};{end}'";
+
+describe("field managers of the terminal's kubectl", () => {
+  it("records each verb's manager with operation Update", async () => {
+    const t = terminal(3);
+    expect(await t("kubectl create deployment web --image=nginx")).toBe("deployment.apps/web created\n");
+    await t("kubectl label deploy web tier=front");
+    await t("kubectl annotate deploy web note=x");
+    await t("kubectl scale deploy web --replicas=2");
+    await t("kubectl set image deploy/web nginx=nginx:1.28");
+    await t("kubectl rollout restart deploy/web");
+    expect(await t(`kubectl get deploy web ${managers}`)).toBe(
+      // All in one second: in the apiserver's order for equal times, by manager. The controllers'
+      // own entries (kube-controller-manager's status) are not recorded yet.
+      "kubectl/Update/scale;kubectl-annotate/Update/;kubectl-create/Update/;kubectl-label/Update/;kubectl-rollout/Update/;kubectl-set/Update/;",
+    );
+  });
+});
