@@ -417,7 +417,7 @@ export const iptables: NodeCommand = (args, ctx) => {
   }
   if (!op) return fail("iptables v1.8.9 (nf_tables): no command specified\nTry `iptables -h' or 'iptables --help' for more information.\n", 2);
   const rs = ctx.cluster.proxies.node(ctx.node).iptables() ?? EMPTY_RULESET;
-  if (op === "S") return toOutput(iptablesRules(rs, { table, chain }));
+  if (op === "S") return toOutput(iptablesRules(rs, { table, chain, counters: verbose ? nodeCounters(ctx) : undefined }));
   return toOutput(iptablesList(rs, { table, chain, numeric, verbose, exact, lineNumbers, counters: verbose ? nodeCounters(ctx) : undefined }));
 };
 

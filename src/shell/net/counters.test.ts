@@ -47,6 +47,10 @@ describe("counters that move", () => {
     // Without -c, rules carry no counters; the chains' policy counters are always there.
     expect((await s.run("iptables-save -t nat")).stdout).not.toMatch(/^\[\d+:\d+\] -A/m);
     expect((await s.run("iptables-save -t nat")).stdout).toMatch(/^:POSTROUTING ACCEPT \[\d+:\d+\]$/m);
+    // iptables -S -v: "-c PACKETS BYTES" before the target, and on the policies.
+    const spec = (await s.run("iptables -t nat -S -v")).stdout;
+    expect(spec).toMatch(/^-A KUBE-SERVICES -d \S+ -p tcp -m comment --comment "default\/web cluster IP" -m tcp --dport 80 -c 5 300 -j KUBE-SVC-\S+$/m);
+    expect(spec).toMatch(/^-P PREROUTING ACCEPT -c \d+ \d+$/m);
     const nft = (await s.run("nft list chain ip nat KUBE-SERVICES")).stdout;
     expect(nft).toMatch(/ip daddr 10\.\d+\.\d+\.\d+  tcp dport 80 counter packets 5 bytes 300 jump KUBE-SVC-/);
     // explain routes a probe: nothing counted.

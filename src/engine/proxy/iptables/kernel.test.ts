@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { ProxyConfig, ProxyState } from "../types.js";
 import { IptablesProxier, type IptablesProxierOptions } from "./proxier.js";
-import { iptablesList, iptablesRules, iptablesSave, joinLines, type ListOptions } from "./render.js";
+import { iptablesList, iptablesRules, iptablesSave, joinLines, type CounterSource, type ListOptions } from "./render.js";
 import { iptablesNftList } from "./nft-list.js";
 import * as T from "./testing.js";
 
@@ -73,6 +73,40 @@ const scenarios: Scenario[] = [
 describe.skipIf(reason !== undefined && process.env.CI !== "true")("real kernel round trip (iptables 1.8.9)", () => {
   it("has what it needs (CI must not skip this)", () => {
     expect(reason).toBeUndefined();
+  });
+
+  it("counters: iptables-restore -c of our iptables-save -c, then -nvL, -nvxL, -S -v, nft list print ours", () => {
+    const p = new IptablesProxier(T.TEST_NODE, T.testConfig({ clusterCIDR: "10.244.0.0/16" }), {});
+    p.sync(T.kindLikeState());
+    // Deterministic counts across the widths iptables prints (K, M, G) and zero.
+    const counts = (seed: number) => {
+      const n = (seed * 2654435761) % 4294967291;
+      const packets = [0, 7, 99999, 100000, 1234567, 98765432109][n % 6]!;
+      return { packets, bytes: packets * 60 + (n % 1000) };
+    };
+    const key = (s: string) => [...s].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7);
+    const counters: CounterSource = {
+      rule: (t, c, i) => counts(key(`${t}/${c}/${i}`)),
+      policy: (t, c) => counts(key(`${t}/${c}/policy`)),
+    };
+    const ours = joinLines(iptablesSave(p.ruleset, { date: "DATE", counters, withRuleCounters: true }).lines);
+    const cmds = ["iptables-restore -c", "echo '@@save'", "iptables-save -c", "echo '@@nft'", "nft list ruleset 2>/dev/null"];
+    for (const t of p.ruleset.tables.map((x) => x.name)) {
+      cmds.push(`echo '@@nvL ${t}'`, `iptables -t ${t} -nvL`, `echo '@@nvxL ${t}'`, `iptables -t ${t} -nvxL`, `echo '@@Sv ${t}'`, `iptables -t ${t} -S -v`);
+    }
+    const out = inNamespace(cmds.join(" && "), ours);
+    const parts = new Map<string, string>();
+    for (const block of out.split(/^@@/m).filter(Boolean)) {
+      const nl = block.indexOf("\n");
+      parts.set(block.slice(0, nl), block.slice(nl + 1));
+    }
+    expect(strip(parts.get("save")!)).toBe(strip(ours));
+    expect(iptablesNftList(p.ruleset, ["list", "ruleset"], counters).stdout).toBe(parts.get("nft"));
+    for (const t of p.ruleset.tables.map((x) => x.name)) {
+      expect(joinLines(iptablesList(p.ruleset, { table: t, numeric: true, verbose: true, counters }).lines), `-t ${t} -nvL`).toBe(parts.get(`nvL ${t}`));
+      expect(joinLines(iptablesList(p.ruleset, { table: t, numeric: true, verbose: true, exact: true, counters }).lines), `-t ${t} -nvxL`).toBe(parts.get(`nvxL ${t}`));
+      expect(joinLines(iptablesRules(p.ruleset, { table: t, counters }).lines), `-t ${t} -S -v`).toBe(parts.get(`Sv ${t}`));
+    }
   });
 
   for (const sc of scenarios) {

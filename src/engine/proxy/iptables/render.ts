@@ -177,13 +177,17 @@ function targetSave(t: Target): string {
   }
 }
 
-/** One rule as iptables-save prints it: `-A CHAIN [!] -s [!] -d -p <matches> -j ...`. */
-export function saveRule(chain: string, r: Rule): string {
+/**
+ * One rule as iptables-save prints it: `-A CHAIN [!] -s [!] -d -p <matches> -j ...`; with a
+ * counter (`iptables -S -v`), `-c PACKETS BYTES` goes before the target.
+ */
+export function saveRule(chain: string, r: Rule, counter?: { packets: number; bytes: number }): string {
   let s = `-A ${chain}`;
   if (r.src !== undefined) s += `${r.srcNeg ? " !" : ""} -s ${withPrefix(r.src)}`;
   if (r.dst !== undefined) s += `${r.dstNeg ? " !" : ""} -d ${withPrefix(r.dst)}`;
   if (r.proto !== undefined) s += ` -p ${r.proto}`;
   for (const m of r.matches) s += " " + matchSave(m);
+  if (counter) s += ` -c ${counter.packets} ${counter.bytes}`;
   if (r.target) s += " " + targetSave(r.target);
   return s;
 }
@@ -246,23 +250,34 @@ function noTable(table: string): RenderResult {
   };
 }
 
-/** `iptables [-t TABLE] -S [CHAIN]`. */
-export function iptablesRules(rs: Ruleset, opts: { table?: string; chain?: string } = {}): RenderResult {
+/** `iptables [-t TABLE] -S [CHAIN] [-v]` (-v: `-c PACKETS BYTES` on policies and rules). */
+export function iptablesRules(rs: Ruleset, opts: { table?: string; chain?: string; counters?: CounterSource } = {}): RenderResult {
   const tname = opts.table ?? "filter";
   const t = tableView(rs, tname);
   if (!t) return noTable(tname);
   if (opts.chain !== undefined) {
     const c = t.chains.get(opts.chain);
     if (!c) return noChain(tname, opts.chain);
-    return { lines: specLines([c], true), stderr: "", exitCode: 0 };
+    return { lines: specLines(t, [c], opts.counters), stderr: "", exitCode: 0 };
   }
-  return { lines: specLines(chainOrder(t), false), stderr: "", exitCode: 0 };
+  return { lines: specLines(t, chainOrder(t), opts.counters), stderr: "", exitCode: 0 };
 }
 
-function* specLines(chains: readonly Chain[], single: boolean): Generator<string> {
-  for (const c of chains) yield c.policy ? `-P ${c.name} ${c.policy}` : `-N ${c.name}`;
-  for (const c of chains) for (const r of c.rules) yield saveRule(c.name, r);
-  void single;
+const ZERO = Object.freeze({ packets: 0, bytes: 0 });
+
+function* specLines(t: Table, chains: readonly Chain[], counters: CounterSource | undefined): Generator<string> {
+  for (const c of chains) {
+    if (!c.policy) yield `-N ${c.name}`;
+    else if (!counters) yield `-P ${c.name} ${c.policy}`;
+    else {
+      const pc = counters.policy(t.name, c.name) ?? ZERO;
+      yield `-P ${c.name} ${c.policy} -c ${pc.packets} ${pc.bytes}`;
+    }
+  }
+  for (const c of chains) {
+    let i = 0;
+    for (const r of c.rules) yield saveRule(c.name, r, counters ? (counters.rule(t.name, c.name, i++, r) ?? ZERO) : undefined);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
