@@ -79,7 +79,7 @@ interface ContainerRuntime {
   ready: boolean;
   /** When the readiness probe next decides, if a change is pending. */
   probeAt?: number;
-  /** The probe period whose run this kubelet last reported (not saved: a restart probes afresh). */
+  /** The probe run whose failure this kubelet last reported (saved with the container). */
   probedAt?: number;
 }
 
@@ -471,9 +471,11 @@ export class Kubelet implements Controller {
     const tick = first + Math.floor((now - first) / period) * period;
     const failure = probeFailure(probe, spec!, c.profile, c.fs, rt.ip);
     // Timers fire at their instant, so a run is reported when the clock stands on it.
-    if (now === tick && c.probedAt !== tick) {
+    // Only a reported failure is marked: a passing run leaves no state, so a restore that
+    // reconciles the pod on a tick ends in the same state as the cluster that was not restored.
+    if (now === tick && failure !== undefined && c.probedAt !== tick) {
       c.probedAt = tick;
-      if (failure !== undefined) this.event(pod, "Warning", "Unhealthy", `Readiness probe failed: ${failure}`, this.containerRef(c.name));
+      this.event(pod, "Warning", "Unhealthy", `Readiness probe failed: ${failure}`, this.containerRef(c.name));
     }
     return failure === undefined ? Infinity : tick + period;
   }
