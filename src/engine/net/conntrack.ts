@@ -36,6 +36,20 @@ const PROTO_NUM: Record<L4, number> = { tcp: 6, udp: 17, sctp: 132, icmp: 1 };
 
 /** nf_conntrack_max for a small node (kube-proxy: 32768 per CPU, min 131072); we keep fewer. */
 const DEFAULT_MAX = 65536;
+/**
+ * How many of the oldest flows early_drop looks at for one it may drop. The kernel looks at the
+ * flows of NF_CT_EVICTION_RANGE (8) hash buckets near the new flow's, about 32 in a full table
+ * (nf_conntrack_max is 4 buckets' worth per bucket); here the 32 oldest.
+ */
+const EARLY_DROP_RANGE = 32;
+/**
+ * The gc worker's period: it reaps expired flows on its own schedule (adaptive, seconds apart),
+ * so a flow that expired more than this long ago is gone when the table fills. After a refused
+ * flow it runs with early drop (gc_work->early_drop): it also drops the flows it may
+ * (gc_worker_can_early_drop: not assured, or TCP closing: TIME_WAIT, CLOSE) until the table is
+ * below 95% of nf_conntrack_max. Here it runs at the first flow a period after it was due.
+ */
+const GC_PERIOD_MS = 1000;
 
 const ipNum = ipv4Unchecked;
 
@@ -152,7 +166,14 @@ export class ConntrackTable {
    * Dataplane.established). A full table whose flows all outlive `now` skips the expiry pass.
    */
   private earliestExpiry = Infinity;
-  constructor(private readonly max = DEFAULT_MAX) {}
+  /** What `conntrack -S` counts: flows dropped early for room, and new flows refused (table full). */
+  readonly stats = { earlyDrop: 0, drop: 0 };
+  /** When the gc worker's next pass over a full table runs, or Infinity (none due). */
+  private gcAt = Infinity;
+  /** A flow was refused since the last pass: the next one drops early too. */
+  private gcEarlyDrop = false;
+  /** nf_conntrack_max, settable as the sysctl is. */
+  constructor(public max = DEFAULT_MAX) {}
 
   get size(): number {
     return this.count;
@@ -202,10 +223,10 @@ export class ConntrackTable {
     this.exp[(W / 2) * i + R_EXPIRES] = expires;
   }
 
-  add(e: CtEntry, now: number): void {
+  add(e: CtEntry, now: number): boolean {
     const o = e.orig;
     const r = e.reply;
-    this.addFlow(
+    return this.addFlow(
       {
         proto: o.proto,
         src: o.src,
@@ -228,9 +249,62 @@ export class ConntrackTable {
     );
   }
 
-  /** Adds (or replaces, moving it to the newest end) the flow with f's original tuple; f is copied. */
-  addFlow(f: FlowFields, now: number): void {
-    if (this.count >= this.max) this.evict(now);
+  /**
+   * Room for one new flow, as __nf_conntrack_alloc finds it: below nf_conntrack_max there is.
+   * At it, early_drop looks at a few flows (the oldest EARLY_DROP_RANGE here): expired ones it
+   * meets are reaped (they free room for the next flow, not this one) and the first that is
+   * not ASSURED (never replied to, refused) is dropped for this one. Found none: no room; the
+   * kernel drops the packet and logs `nf_conntrack: table full, dropping packet` (the data
+   * plane does both), the client's connection times out, and the gc worker is asked to drop
+   * early on its next pass.
+   */
+  admit(now: number): boolean {
+    if (this.count < this.max) return true;
+    // The gc worker's passes since the table was last seen full.
+    if (now >= this.gcAt || this.earliestExpiry <= now - GC_PERIOD_MS) this.gcPass(now);
+    if (this.count < this.max) return true;
+    let i = this.oldest;
+    for (let n = 0; n < EARLY_DROP_RANGE && i !== NONE; n++) {
+      const next = this.newer(i);
+      if (this.expiresOf(i) <= now) this.remove(i);
+      else if ((this.flags(i) & ASSURED) === 0) {
+        this.remove(i);
+        this.stats.earlyDrop++;
+        return true;
+      }
+      i = next;
+    }
+    this.stats.drop++;
+    this.gcEarlyDrop = true;
+    if (this.gcAt === Infinity) this.gcAt = now + GC_PERIOD_MS;
+    return false;
+  }
+
+  /** One pass of the gc worker: the expired flows go; after a refusal, droppable ones down to 95%. */
+  private gcPass(now: number): void {
+    this.gcAt = Infinity;
+    if (this.earliestExpiry <= now) this.expire(now);
+    if (!this.gcEarlyDrop) return;
+    this.gcEarlyDrop = false;
+    // nf_conntrack_max / 100u * 95u, in the kernel's integer arithmetic.
+    const target = Math.floor(this.max / 100) * 95;
+    for (let i = this.oldest; i !== NONE && this.count > target; ) {
+      const next = this.newer(i);
+      const meta = this.rec[W * i + R_META];
+      const state = STATES[(meta >>> 4) & 15];
+      if (((meta >>> 8) & ASSURED) === 0 || state === "TIME_WAIT" || state === "CLOSE") {
+        this.remove(i);
+        this.stats.earlyDrop++;
+      }
+      i = next;
+    }
+  }
+
+  /**
+   * Adds (or replaces, moving it to the newest end) the flow with f's original tuple; f is copied.
+   * False when the table is full (see admit): nothing was added.
+   */
+  addFlow(f: FlowFields, now: number): boolean {
     // The reply's addresses are mostly the original's own strings (no NAT on that side).
     const src = ipv4Num(f.src);
     const dst = ipv4Num(f.dst);
@@ -242,6 +316,7 @@ export class ConntrackTable {
     const proto = PROTO_CODE[f.proto];
     const old = this.find(key, proto, f.src, src, f.sport, f.dst, dst, f.dport);
     if (old !== NONE) this.remove(old);
+    else if (!this.admit(now)) return false;
     if ((this.count + 1) * 2 > this.mask + 1) this.grow();
     const i = this.alloc();
     const flags = (f.assured ? ASSURED : 0) | (f.unreplied ? UNREPLIED : 0) | (f.dnat ? DNAT : 0) | (f.snat ? SNAT : 0) | (odd ? ODD : 0);
@@ -268,6 +343,7 @@ export class ConntrackTable {
     else this.oldest = i;
     this.newest = i;
     this.count++;
+    return true;
   }
 
   /** conntrack -F */
@@ -280,6 +356,8 @@ export class ConntrackTable {
     this.earliestExpiry = Infinity;
     this.oldest = this.newest = NONE;
     this.count = 0;
+    this.gcAt = Infinity;
+    this.gcEarlyDrop = false;
     return n;
   }
 
@@ -455,23 +533,17 @@ export class ConntrackTable {
     for (let i = this.oldest; i !== NONE; i = this.newer(i)) this.place(i, this.rec[W * i + R_KEY]);
   }
 
-  private evict(now: number): void {
-    // Amortised: one pass drops the expired entries and, if that is not enough, the oldest
-    // eighth (the kernel's early_drop picks non-assured ones; close enough for a simulation).
-    if (this.earliestExpiry <= now) {
-      let earliest = Infinity;
-      for (let i = this.oldest; i !== NONE; ) {
-        const next = this.newer(i);
-        const x = this.expiresOf(i);
-        if (x <= now) this.remove(i);
-        else if (x < earliest) earliest = x;
-        i = next;
-      }
-      this.earliestExpiry = earliest;
+  /** The gc worker's pass over a full table: every expired flow goes. */
+  private expire(now: number): void {
+    let earliest = Infinity;
+    for (let i = this.oldest; i !== NONE; ) {
+      const next = this.newer(i);
+      const x = this.expiresOf(i);
+      if (x <= now) this.remove(i);
+      else if (x < earliest) earliest = x;
+      i = next;
     }
-    const target = this.max - (this.max >> 3);
-    let excess = this.count - target;
-    while (excess-- > 0 && this.oldest !== NONE) this.remove(this.oldest);
+    this.earliestExpiry = earliest;
   }
 }
 

@@ -29,8 +29,48 @@ export interface Pkt {
   masquerade: boolean;
 }
 
+/** The kernel's log ring (dmesg): at most this many lines, the oldest dropped. */
+export const KERNEL_LOG_LINES = 1000;
+/** net_ratelimit(): net.core.message_burst messages per net.core.message_cost seconds. */
+const NET_RATELIMIT_BURST = 10;
+const NET_RATELIMIT_INTERVAL_MS = 5000;
+
+/** A node's kernel log (printk into the ring `dmesg` reads), with times in the cluster's ms. */
+export class KernelLog {
+  readonly lines: Array<{ ts: number; text: string }> = [];
+  private windowStart = -Infinity;
+  private inWindow = 0;
+  private suppressed = 0;
+
+  print(ts: number, text: string): void {
+    this.lines.push({ ts, text });
+    if (this.lines.length > KERNEL_LOG_LINES) this.lines.splice(0, this.lines.length - KERNEL_LOG_LINES);
+  }
+
+  /**
+   * net_warn_ratelimited: at most NET_RATELIMIT_BURST messages per interval; the ones held back
+   * are counted and said when the next interval begins, as ___ratelimit says them.
+   */
+  warnRatelimited(ts: number, text: string): void {
+    if (ts - this.windowStart >= NET_RATELIMIT_INTERVAL_MS) {
+      if (this.suppressed) this.print(ts, `net_ratelimit: ${this.suppressed} callbacks suppressed`);
+      this.windowStart = ts;
+      this.inWindow = 0;
+      this.suppressed = 0;
+    }
+    if (this.inWindow >= NET_RATELIMIT_BURST) {
+      this.suppressed++;
+      return;
+    }
+    this.inWindow++;
+    this.print(ts, text);
+  }
+}
+
 /** Kernel state of one node that rules read and write. */
 export class NodeKernelState {
+  /** Its kernel log (conntrack's "table full"). */
+  readonly log = new KernelLog();
   /** xt_recent tables: name -> source IP -> last seen (ms). */
   readonly recent = new Map<string, Map<string, number>>();
   /** nft dynamic sets (affinity-*): set name -> element -> expiry (ms). */

@@ -459,6 +459,12 @@ export class Dataplane {
       if (rules?.mode === "ipvs") ctx.ipvs = rules.ipvs;
       ctx.counting = w.opts.probe !== true;
       ctx.pktBytes = firstPacketBytes(pkt.proto);
+      // A new flow gets its conntrack entry on each node before any rule sees it: a full table
+      // with nothing to drop early drops the packet (nf_conntrack_in), and the client times out.
+      if (!this.conntrackOf(info).admit(now)) {
+        this.kernelOf(info).log.warnRatelimited(now, TABLE_FULL);
+        return this.end(w, "timeout", `the conntrack table of ${info.net.name} is full (nf_conntrack_max ${this.conntrackOf(info).max}, no flow to drop early): the kernel dropped the packet`);
+      }
 
       if (this.run(w, from === "local" ? "output" : "prerouting")) return;
 
@@ -716,6 +722,9 @@ export class Dataplane {
 function schedulerSteps(trace: TraceStep[], node: string): (text: string) => void {
   return (text) => trace.push({ node, kind: "scheduler", text });
 }
+
+/** What the kernel logs when a new flow finds no room (net_warn_ratelimited, pr_fmt prefix included). */
+const TABLE_FULL = "nf_conntrack: nf_conntrack: table full, dropping packet";
 
 /** The flow `record` fills for each node (the table copies it). */
 const flow: FlowFields = {

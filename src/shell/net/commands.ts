@@ -17,6 +17,7 @@ import { isDottedQuad } from "../../engine/util/ip.js";
 import { fetch, sourceOf, utf8Length } from "./http.js";
 import { internetGet } from "./internet/index.js";
 import { resolveHost, resolveName, where } from "./resolve.js";
+import { dmesg } from "./dmesg.js";
 
 const ok = (stdout: string, stderr = ""): NodeCommandResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1, stdout = ""): NodeCommandResult => ({ stdout, stderr, exitCode });
@@ -666,6 +667,7 @@ export const NET_COMMANDS: Record<string, NodeCommand> = {
   ipvsadm,
   ipset,
   conntrack,
+  dmesg,
   ip,
   explain,
 };
