@@ -18,7 +18,7 @@ function nftablesMode(c: Cluster): void {
   c.runUntilIdle(600_000);
 }
 
-describe("nft on a node in nftables mode", () => {
+describe("nft on a node", () => {
   it("prints handles with -a / --handle, and refuses options after the command as nft does", async () => {
     const c = testCluster();
     nftablesMode(c);

@@ -12,15 +12,6 @@ import { type Chain, type CtState, type Match, type Rule, type Ruleset, type Tab
 import { nftError, type CommandResult as NftResult } from "../nftables/render.js";
 import { chainOrder, type CounterSource } from "./render.js";
 
-/** A rule's counters: packets and bytes. */
-export interface Counter {
-  packets: number;
-  bytes: number;
-}
-
-/** The node's counters (zero when the node has not counted a rule). */
-export type CounterLookup = CounterSource;
-
 const BASE: Record<string, Record<string, string>> = {
   filter: {
     INPUT: "type filter hook input priority filter;",
@@ -104,7 +95,7 @@ function targetText(t: Target): string {
 }
 
 /** One rule as nft lists it (without the leading tabs). */
-export function nftRuleText(r: Rule, c: Counter | undefined): string {
+export function nftRuleText(r: Rule, c: { packets: number; bytes: number } | undefined): string {
   const items: string[] = [];
   const head: string[] = [];
   if (r.proto !== undefined) head.push(`meta l4proto ${r.proto}`);
@@ -147,7 +138,7 @@ class RestoreHandles {
   }
 }
 
-function* chainLines(table: string, c: Chain, counters: CounterLookup | undefined, h?: RestoreHandles): Generator<string> {
+function* chainLines(table: string, c: Chain, counters: CounterSource | undefined, h?: RestoreHandles): Generator<string> {
   yield `\tchain ${c.name} {${h ? h.chain(c.name) : ""}`;
   const base = c.origin === "builtin" ? BASE[table]?.[c.name] : undefined;
   if (base) yield `\t\t${base} policy ${(c.policy ?? "ACCEPT").toLowerCase()};`;
@@ -159,7 +150,7 @@ function* chainLines(table: string, c: Chain, counters: CounterLookup | undefine
   yield "\t}";
 }
 
-function* tableLines(t: Table, counters: CounterLookup | undefined, h?: RestoreHandles): Generator<string> {
+function* tableLines(t: Table, counters: CounterSource | undefined, h?: RestoreHandles): Generator<string> {
   yield `table ip ${t.name} {${h ? ` # handle ${h.table}` : ""}`;
   let first = true;
   for (const c of chainOrder(t)) {
@@ -180,7 +171,7 @@ const ENOENT = "No such file or directory";
  * (`table ip filter`, `table ip nat`...), with nft's warnings on stderr where nft prints them
  * (ruleset, table, chain listings).
  */
-export function iptablesNftList(rs: Ruleset, words: readonly string[], counters?: CounterLookup, opts: { handles?: boolean } = {}): NftResult {
+export function iptablesNftList(rs: Ruleset, words: readonly string[], counters?: CounterSource, opts: { handles?: boolean } = {}): NftResult {
   const handles = (t: Table) => (opts.handles ? new RestoreHandles(rs.tables.indexOf(t) + 1, t) : undefined);
   let out = "";
   let err = "";
