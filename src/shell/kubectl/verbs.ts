@@ -4,6 +4,7 @@
 import { apiResourcesCommand } from "./cmd/api-resources.js";
 import { apiVersionsCommand } from "./cmd/api-versions.js";
 import { applyCommand } from "./cmd/apply.js";
+import { authCanICommand, authWhoamiCommand } from "./cmd/auth.js";
 import { autoscaleCommand } from "./cmd/autoscale.js";
 import { clusterInfoCommand } from "./cmd/cluster-info.js";
 import { configCurrentContext, configGetContexts, configSetContext, configUseContext, configView } from "./cmd/config.js";
@@ -57,6 +58,7 @@ export const VERBS: Readonly<Record<string, Command>> = {
     undo: rolloutUndoCommand,
   }),
   wait: waitCommand,
+  auth: subcommandGroup("auth", { "can-i": authCanICommand, whoami: authWhoamiCommand }),
   config: subcommandGroup("config", {
     "current-context": configCurrentContext,
     "get-contexts": configGetContexts,
