@@ -54,6 +54,9 @@ export function get<T extends KObject = KObject>(ctx: KubectlContext, info: Reso
   return ctx.cluster.client.get(info, info.namespaced ? ns : undefined, name) as T;
 }
 
+/** The resource builder's error when the line names nothing to work on. */
+export const NO_RESOURCES = `You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'`;
+
 /** One object a command works on, by type, name and namespace. */
 export interface Target {
   info: ResourceInfo;
@@ -66,6 +69,6 @@ export function oneTarget(p: Parsed, ctx: KubectlContext): Target[] {
   const groups = resourceArgs(p.args, ctx);
   const out: Target[] = [];
   for (const g of groups) for (const n of g.names) out.push({ info: g.info, name: n, ns: nsOf(p, ctx) });
-  if (!out.length) throw new KubectlError(`You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'`);
+  if (!out.length) throw new KubectlError(NO_RESOURCES);
   return out;
 }

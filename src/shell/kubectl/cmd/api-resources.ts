@@ -3,7 +3,8 @@
 import { RESOURCES } from "../../../engine/api/resources.js";
 import { TABLE_TABWRITER, tabwrite } from "../../../kubectl/tabwriter.js";
 import { f } from "../cmdutil.js";
-import { type KubectlCommand, noValidation } from "../command.js";
+import type { KubectlCommand } from "../command.js";
+import { KubectlError } from "../errors.js";
 import { bool, str } from "../flags.js";
 
 interface ApiResourcesOptions {
@@ -17,8 +18,13 @@ interface ApiResourcesOptions {
 export const apiResourcesCommand: KubectlCommand<ApiResourcesOptions> = {
   name: "api-resources",
   flags: [f("output", "string", "o"), f("namespaced", "string"), f("api-group", "string"), f("no-headers", "bool"), f("verbs", "array"), f("sort-by", "string"), f("categories", "array"), f("cached", "bool")],
-  complete: (p) => ({ output: str(p, "output"), namespaced: str(p, "namespaced"), apiGroup: str(p, "api-group"), noHeaders: bool(p, "no-headers") }),
-  validate: noValidation,
+  complete(p) {
+    if (p.args.length) throw new KubectlError(`unexpected arguments: [${p.args.join(" ")}]\nSee 'kubectl api-resources -h' for help and examples`);
+    return { output: str(p, "output"), namespaced: str(p, "namespaced"), apiGroup: str(p, "api-group"), noHeaders: bool(p, "no-headers") };
+  },
+  validate(o) {
+    if (o.output && o.output !== "wide" && o.output !== "name") throw new KubectlError(`--output ${o.output} is not available`);
+  },
   run(o, ctx, out) {
     const rows = RESOURCES.filter((i) => ctx.cluster.api.isServed(i))
       .filter((i) => o.namespaced === undefined || String(i.namespaced) === o.namespaced)

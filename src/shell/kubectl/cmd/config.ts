@@ -6,6 +6,7 @@ import { type KubectlCommand, noValidation } from "../command.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import { bool, type Parsed, str } from "../flags.js";
+import { helpFor } from "../help-texts.js";
 import type { Out } from "../out.js";
 
 /** The flags every config subcommand takes here. */
@@ -41,6 +42,11 @@ export const configSetContext: KubectlCommand<{ name?: string; current: boolean;
 };
 
 export const configUseContext = configCommand("use-context", (p, _ctx, out) => {
+  // cobra's ExactArgs(1): the command's usage on stdout, then the error.
+  if (p.args.length !== 1) {
+    out.out(helpFor(["config", "use-context"]));
+    throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]`);
+  }
   if (p.args[0] !== CONTEXT) throw new KubectlError(`no context exists with the name: "${p.args[0] ?? ""}"`);
   out.out(`Switched to context "${CONTEXT}".\n`);
 });

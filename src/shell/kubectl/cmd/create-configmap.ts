@@ -19,7 +19,7 @@ export const createConfigMapCommand: KubectlCommand<ConfigMapOptions> = {
   flags: [...OUTPUT_FLAGS, f("from-file", "array"), f("from-literal", "array"), f("from-env-file", "array"), f("append-hash", "bool"), f("save-config", "bool"), f("validate", "string")],
   complete(p) {
     const name = p.args[0];
-    if (!name) throw new KubectlError("exactly one NAME is required, got 0\nSee 'kubectl create configmap -h' for help and examples");
+    if (p.args.length !== 1) throw new KubectlError(`exactly one NAME is required, got ${p.args.length}\nSee 'kubectl create configmap -h' for help and examples`);
     // Complete reads --dry-run after NAME (finishCreate acts on it).
     dryRun(p);
     return { name, p };

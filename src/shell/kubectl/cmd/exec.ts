@@ -24,7 +24,7 @@ export const execCommand: KubectlCommand<ExecOptions> = {
   flags: [f("stdin", "bool", "i"), f("tty", "bool", "t"), f("container", "string", "c"), f("quiet", "bool", "q"), f("filename", "array", "f"), f("pod-running-timeout", "string")],
   complete(p, ctx) {
     const target = p.args[0];
-    if (!target) throw new KubectlError("pod or type/name must be specified");
+    if (!target) throw new KubectlError("pod, type/name or --filename must be specified");
     if (!p.rest && p.args.length > 1) throw new KubectlError(`exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- [COMMAND] instead\nSee 'kubectl exec -h' for help and examples`);
     return { target, command: p.rest ?? [], container: str(p, "container"), stdin: bool(p, "stdin"), tty: bool(p, "tty"), namespace: nsOf(p, ctx) };
   },

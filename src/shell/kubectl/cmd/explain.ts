@@ -12,6 +12,7 @@ import { served } from "../targets.js";
 interface ExplainOptions {
   /** TYPE[.FIELD...], as given ("" when missing). */
   what: string;
+  argCount: number;
   recursive: boolean;
 }
 
@@ -22,9 +23,10 @@ interface ExplainOptions {
 export const explainCommand: KubectlCommand<ExplainOptions> = {
   name: "explain",
   flags: [f("recursive", "bool"), f("api-version", "string"), f("output", "string")],
-  complete: (p) => ({ what: p.args[0] ?? "", recursive: bool(p, "recursive") }),
+  complete: (p) => ({ what: p.args[0] ?? "", argCount: p.args.length, recursive: bool(p, "recursive") }),
   validate(o) {
     if (!o.what) throw new KubectlError("You must specify the type of resource to explain. Use \"kubectl api-resources\" for a complete list of supported resources.");
+    if (o.argCount > 1) throw new KubectlError("We accept only this format: explain RESOURCE");
   },
   run(o, ctx, out) {
     const [t, ...path] = o.what.split(".");

@@ -11,6 +11,7 @@ import { printResult } from "../print.js";
 import { pause } from "../waiting.js";
 
 interface ReplaceOptions {
+  args: string[];
   files: string[];
   recursive: boolean;
   force: boolean;
@@ -28,12 +29,11 @@ export const replaceCommand: KubectlCommand<ReplaceOptions> = {
   name: "replace",
   flags: [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("force", "bool"), f("grace-period", "int"), f("cascade", "string"), f("wait", "bool"), f("timeout", "string"), f("validate", "string"), f("save-config", "bool"), f("subresource", "string"), f("field-manager", "string"), f("kustomize", "string", "k"), f("raw", "string")],
   complete(p) {
-    const dry = dryRun(p);
-    if (p.args.length) throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]\nSee 'kubectl replace -h' for help and examples`);
-    return { files: arr(p, "filename"), recursive: bool(p, "recursive"), force: bool(p, "force"), dryRun: dry, p };
+    return { dryRun: dryRun(p), args: p.args, files: arr(p, "filename"), recursive: bool(p, "recursive"), force: bool(p, "force"), p };
   },
   validate(o) {
     if (!o.files.length) throw new KubectlError("must specify one of -f and -k");
+    if (o.args.length) throw new KubectlError(`Unexpected args: [${o.args.join(" ")}]\nSee 'kubectl replace -h' for help and examples`);
   },
   async run(o, ctx, out) {
     const p = o.p;

@@ -3,6 +3,7 @@
 import type { EnvVar } from "../../../engine/api/types.js";
 import { dryRun, type DryRunStrategy, f, OUTPUT_FLAGS } from "../cmdutil.js";
 import { type KubectlCommand, noValidation } from "../command.js";
+import { KubectlError } from "../errors.js";
 import { arr, bool, type Parsed, str } from "../flags.js";
 import { podSpecOf } from "../pods.js";
 import { printResult } from "../print.js";
@@ -32,7 +33,9 @@ export const setEnvCommand: KubectlCommand<SetEnvOptions> = {
     const changes = [...p.args.filter((a) => a.includes("=") || (a.endsWith("-") && !a.includes("/"))), ...arr(p, "env")];
     const pattern = str(p, "containers") ?? "*";
     const containers = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`);
-    return { changes, list: bool(p, "list"), dryRun: dry, containers, resources: { ...p, args: p.args.filter((a) => !changes.includes(a)) } };
+    const resources = { ...p, args: p.args.filter((a) => !changes.includes(a)) };
+    if (!resources.args.length && !arr(p, "filename").length) throw new KubectlError("one or more resources must be specified as <resource> <name> or <resource>/<name>");
+    return { changes, list: bool(p, "list"), dryRun: dry, containers, resources };
   },
   validate: noValidation,
   run(o, ctx, out) {

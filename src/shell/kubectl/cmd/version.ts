@@ -8,6 +8,7 @@ import { KubectlError } from "../errors.js";
 import { bool, str } from "../flags.js";
 
 interface VersionOptions {
+  args: string[];
   clientOnly: boolean;
   output: string;
 }
@@ -15,8 +16,9 @@ interface VersionOptions {
 export const versionCommand: KubectlCommand<VersionOptions> = {
   name: "version",
   flags: [f("client", "bool"), f("output", "string", "o")],
-  complete: (p) => ({ clientOnly: bool(p, "client"), output: str(p, "output") ?? "" }),
+  complete: (p) => ({ args: p.args, clientOnly: bool(p, "client"), output: str(p, "output") ?? "" }),
   validate(o) {
+    if (o.args.length) throw new KubectlError(`extra arguments: [${o.args.join(" ")}]`);
     if (o.output !== "" && o.output !== "json" && o.output !== "yaml") throw new KubectlError("--output must be 'yaml' or 'json'");
   },
   run(o, ctx, out) {

@@ -7,9 +7,9 @@ import { executeJsonPath } from "../../../kubectl/jsonpath.js";
 import { f, nsOf } from "../cmdutil.js";
 import { type KubectlCommand, noValidation } from "../command.js";
 import { KubectlError } from "../errors.js";
-import { type Parsed, str } from "../flags.js";
+import { arr, type Parsed, str } from "../flags.js";
 import { objRef } from "../resources.js";
-import { get, list, resourceArgs } from "../targets.js";
+import { get, list, NO_RESOURCES, resourceArgs } from "../targets.js";
 import { parseDuration, pause, timeNow } from "../waiting.js";
 
 interface WaitOptions {
@@ -26,8 +26,10 @@ export const waitCommand: KubectlCommand<WaitOptions> = {
   name: "wait",
   flags: [f("for", "string"), f("timeout", "string"), f("selector", "string", "l"), f("all", "bool"), f("all-namespaces", "bool", "A"), f("output", "string", "o"), f("filename", "array", "f")],
   complete(p, ctx) {
-    const condition = str(p, "for");
-    if (!condition) throw new KubectlError("--for must be specified");
+    // conditionFuncFor: the condition is understood before any object is looked for.
+    const condition = str(p, "for") ?? "";
+    if (condition !== "delete" && !/^condition=/i.test(condition) && !/^jsonpath=/.test(condition)) throw new KubectlError(`unrecognized condition: ${JSON.stringify(condition)}`);
+    if (!p.args.length && !arr(p, "filename").length) throw new KubectlError(NO_RESOURCES);
     return { condition, timeoutMs: parseDuration(str(p, "timeout"), 30_000), namespace: nsOf(p, ctx), args: p.args, p };
   },
   validate: noValidation,
