@@ -3,7 +3,7 @@
 import { GLOBAL_FLAGS } from "./flags.js";
 
 /** Verbs whose first word is a subcommand (kubectl rollout restart, kubectl create configmap...). */
-export const SUBCOMMANDS = new Set(["rollout", "set", "config", "create"]);
+export const SUBCOMMANDS = new Set(["rollout", "set", "config", "create", "auth"]);
 
 /**
  * Flags written "-x value": their value is neither the verb nor a subcommand. Every global flag

@@ -64,11 +64,14 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
   }
   let args = [...pre, ...argv.slice(i + 1)];
   if (SUBCOMMANDS.has(verb)) args = subcommandFirst(args);
-  if (verb === "rollout" || verb === "set" || verb === "config") checkGroupSubcommand(verb, args, o);
+  if (GROUPS.has(verb)) checkGroupSubcommand(verb, args, o);
   // The client's configuration is loaded before any request (config and options make none).
   if (verb !== "config" && verb !== "options" && !wantsHelp(args)) await checkClientConfig(args, ctx);
   await execute(command, args, ctx, o);
 }
+
+/** Commands that only group subcommands (cobra runs DefaultSubCommandRun for them alone). */
+const GROUPS = new Set(["rollout", "set", "config", "auth"]);
 
 /** Verbs run here without parsing flags. */
 const NO_FLAGS = new Set(["top", "cluster-info"]);
@@ -84,11 +87,11 @@ function helpCommand(args: string[], o: Out): void {
 }
 
 /**
- * kubectl rollout / set / config, whose own run (cmdutil.DefaultSubCommandRun) prints the
- * command's help when no subcommand is given (rollout on stdout, set and config on stderr) and
+ * kubectl rollout / set / config / auth, whose own run (cmdutil.DefaultSubCommandRun) prints the
+ * command's help when no subcommand is given (rollout on stdout, the others on stderr) and
  * fails on words that are not one of its subcommands; both exit 1.
  */
-function checkGroupSubcommand(verb: "rollout" | "set" | "config", args: string[], o: Out): void {
+function checkGroupSubcommand(verb: string, args: string[], o: Out): void {
   const sub = args[0];
   const known = sub !== undefined && isCommand([verb, sub]);
   // -h without one of its subcommands: the command's own help, on stdout, exit 0.
