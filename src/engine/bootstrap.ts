@@ -12,9 +12,9 @@ import type { NodeConfig } from "./config.js";
 import { defaultPolicyBodies } from "./rbac/policy-objects.js";
 import { base32, sha256 } from "./util/hash.js";
 
-export const KUBE_PROXY_IMAGE_REPO = "registry.k8s.io/kube-proxy";
-export const COREDNS_IMAGE = "registry.k8s.io/coredns/coredns:v1.12.0";
-export const ETCD_IMAGE = "registry.k8s.io/etcd:3.5.21-0";
+const KUBE_PROXY_IMAGE_REPO = "registry.k8s.io/kube-proxy";
+const COREDNS_IMAGE = "registry.k8s.io/coredns/coredns:v1.12.0";
+const ETCD_IMAGE = "registry.k8s.io/etcd:3.5.21-0";
 
 /**
  * A bootstrap body decoded (zod, which also puts the fields in the Go struct order the apiserver
@@ -178,7 +178,7 @@ function createLeases(c: Cluster, master: NodeConfig): void {
  * The apiserver's identity lease name: base32 of a hash of its hostname, as genericapiserver
  * derives it (once per cluster: not worth a memo shared by every tenant).
  */
-export function apiserverIdentity(hostname: string): string {
+function apiserverIdentity(hostname: string): string {
   const enc = new TextEncoder();
   const hash = sha256(new Uint8Array([...lengthPrefixed(enc.encode(hostname)), ...lengthPrefixed(enc.encode("kube-apiserver"))]));
   return "apiserver-" + base32(hash.slice(0, 16)).replace(/=+$/, "").toLowerCase();
@@ -196,7 +196,7 @@ function firstServiceIP(cidr: string): string {
   return parts.join(".");
 }
 
-export function nodeLabels(n: NodeConfig): Record<string, string> {
+function nodeLabels(n: NodeConfig): Record<string, string> {
   const labels: Record<string, string> = {
     "beta.kubernetes.io/arch": "amd64",
     "beta.kubernetes.io/os": "linux",
@@ -394,7 +394,7 @@ function coreDNSDeployment(): KObject {
   };
 }
 
-export function corefile(domain: string): string {
+function corefile(domain: string): string {
   return `.:53 {
     errors
     health {
@@ -422,7 +422,7 @@ export function corefile(domain: string): string {
 }
 
 /** The KubeProxyConfiguration kubeadm writes (mode "" means iptables on Linux). */
-export function kubeProxyConfig(clusterCIDR: string): string {
+function kubeProxyConfig(clusterCIDR: string): string {
   return `apiVersion: kubeproxy.config.k8s.io/v1alpha1
 bindAddress: 0.0.0.0
 bindAddressHardFail: false

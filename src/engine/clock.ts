@@ -45,8 +45,3 @@ export function rememberedRfc3339(): (ms: number) => string {
 export function rfc3339Micro(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
-
-export function parseTime(s: string | null | undefined): number {
-  if (!s) return NaN;
-  return Date.parse(s);
-}

@@ -60,7 +60,7 @@ export interface ClusterSnapshot {
  * The apiserver as a client sees it: every write is followed by the controllers running to
  * quiescence, as if the client had waited for the cluster to react.
  */
-export class Client {
+class Client {
   constructor(private readonly cluster: Cluster) {}
   private get api(): ApiServer {
     return this.cluster.api;

@@ -36,14 +36,14 @@ export interface ClusterConfig {
   freeze: boolean;
 }
 
-export const DEFAULT_NODES: NodeConfig[] = [
+const DEFAULT_NODES: NodeConfig[] = [
   { name: "master", ip: "10.1.8.30", podCIDR: "10.244.0.0/24", controlPlane: true },
   { name: "node1", ip: "10.1.8.31", podCIDR: "10.244.1.0/24" },
   { name: "node2", ip: "10.1.8.32", podCIDR: "10.244.2.0/24" },
 ];
 
 /** 2026-01-01T00:00:00Z: tests and replays start here unless told otherwise. */
-export const DEFAULT_START = Date.UTC(2026, 0, 1, 0, 0, 0);
+const DEFAULT_START = Date.UTC(2026, 0, 1, 0, 0, 0);
 
 export function clusterConfig(partial: Partial<ClusterConfig> = {}): ClusterConfig {
   const cfg: ClusterConfig = {

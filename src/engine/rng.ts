@@ -112,7 +112,7 @@ function hashString(s: string): number {
 export const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
 /** The purposes a cluster draws randomness for; each has its own stream. */
-export type StreamName = "uid" | "event" | "name" | "alloc" | "schedule" | "runtime" | "traffic" | "bootstrap" | "leases" | "dns" | "devrandom";
+type StreamName = "uid" | "event" | "name" | "alloc" | "schedule" | "runtime" | "traffic" | "bootstrap" | "leases" | "dns" | "devrandom";
 
 /**
  * A cluster's randomness as independent named streams, all derived from the cluster's seed.

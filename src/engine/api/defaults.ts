@@ -97,7 +97,7 @@ function defaultVolume(v: unknown): void {
 }
 
 /** SetDefaults_PodSpec and everything reachable from a PodSpec (pods and pod templates). */
-export function defaultPodSpec(spec: unknown, isPod = false): void {
+function defaultPodSpec(spec: unknown, isPod = false): void {
   if (!isObj(spec)) return;
   setIfUnset(spec, "dnsPolicy", "ClusterFirst");
   setIfUnset(spec, "restartPolicy", "Always");
@@ -120,7 +120,7 @@ const NOT_READY = "node.kubernetes.io/not-ready";
 const UNREACHABLE = "node.kubernetes.io/unreachable";
 
 /** plugin/pkg/admission/defaulttolerationseconds, on pod create. */
-export function addDefaultTolerations(spec: Obj): void {
+function addDefaultTolerations(spec: Obj): void {
   const tolerations: Obj[] = Array.isArray(spec.tolerations) ? spec.tolerations : [];
   let notReady = false;
   let unreachable = false;

@@ -2,9 +2,9 @@
 // (the scheme's field-label conversion funcs and the registries' GetAttrs/ToSelectableFields),
 // and the error texts the apiserver returns for them.
 
-export type FieldOp = "=" | "!=";
+type FieldOp = "=" | "!=";
 
-export interface FieldRequirement {
+interface FieldRequirement {
   field: string;
   op: FieldOp;
   value: string;
@@ -194,7 +194,7 @@ export function convertFieldSelector(kind: string, sel: FieldSelector): FieldSel
 }
 
 /** The fields.Set a stored object offers to selectors. */
-export function selectableFields(kind: string, obj: any): Record<string, string> {
+function selectableFields(kind: string, obj: any): Record<string, string> {
   const getters = FIELDS[kind] ?? meta(!CLUSTER_SCOPED.has(kind));
   const out: Record<string, string> = {};
   for (const [k, g] of Object.entries(getters)) out[k] = g(obj);

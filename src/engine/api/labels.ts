@@ -3,13 +3,13 @@
 
 import { isQualifiedName, isValidLabelValue } from "./validation/names";
 
-export type Operator = "!" | "=" | "==" | "in" | "!=" | "notin" | "exists" | "gt" | "lt";
+type Operator = "!" | "=" | "==" | "in" | "!=" | "notin" | "exists" | "gt" | "lt";
 
 const UNARY: Operator[] = ["exists", "!"];
 const BINARY: Operator[] = ["in", "notin", "=", "==", "!=", "gt", "lt"];
 const VALID_OPERATORS = [...BINARY, ...UNARY];
 
-export type Labels = Readonly<Record<string, string>> | null | undefined;
+type Labels = Readonly<Record<string, string>> | null | undefined;
 
 /** A parse or construction failure; `message` is the text the apiserver returns. */
 export class SelectorError extends Error {
@@ -39,7 +39,7 @@ function aggregate(errs: string[]): string | null {
   return uniq.length === 1 ? uniq[0] : `[${uniq.join(", ")}]`;
 }
 
-export class Requirement {
+class Requirement {
   constructor(
     readonly key: string,
     readonly operator: Operator,
@@ -206,8 +206,8 @@ class NothingSelector implements Selector {
   }
 }
 
-export const everything = (): Selector => new InternalSelector([]);
-export const nothing = (): Selector => new NothingSelector();
+const everything = (): Selector => new InternalSelector([]);
+const nothing = (): Selector => new NothingSelector();
 
 // ---------------------------------------------------------------------------------------------
 // Lexer and parser (labels.Parse)
@@ -461,7 +461,7 @@ export function formatLabels(set: Labels, none = "<none>"): string {
   return s === "" ? none : s;
 }
 
-export interface LabelSelectorRequirementLike {
+interface LabelSelectorRequirementLike {
   key: string;
   operator: string;
   values?: readonly string[] | null;

@@ -4,7 +4,7 @@
 // binary quantities in the largest power of 1024 that divides them ("140Mi", "3867476Ki"),
 // decimal ones with an SI suffix whose exponent is a multiple of three ("1500m", "2", "5k").
 
-export type QuantityFormat = "DecimalSI" | "BinarySI" | "DecimalExponent";
+type QuantityFormat = "DecimalSI" | "BinarySI" | "DecimalExponent";
 
 /** value = n x 10^scale, exactly. */
 export interface Quantity {
@@ -81,12 +81,8 @@ export function cmp(q: Quantity, y: Quantity): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export function isZero(q: Quantity): boolean {
-  return q.n === 0n;
-}
-
 /** ScaledValue(scale): the value in units of 10^scale, rounded up (Value() is scale 0, MilliValue() -3). */
-export function scaledValue(q: Quantity, scale: number): number {
+function scaledValue(q: Quantity, scale: number): number {
   const shift = q.scale - scale;
   if (shift >= 0) return Number(q.n * 10n ** BigInt(shift));
   const d = 10n ** BigInt(-shift);
@@ -147,7 +143,7 @@ export function addInto(into: ResourceList, more: ResourceList): void {
 }
 
 /** maxResourceList: keeps, per resource, the larger of the two. */
-export function maxInto(into: ResourceList, other: ResourceList): void {
+function maxInto(into: ResourceList, other: ResourceList): void {
   for (const [k, q] of other) {
     const cur = into.get(k);
     if (!cur || cmp(q, cur) > 0) into.set(k, q);

@@ -101,7 +101,7 @@ export function apiVersionOf(info: ResourceInfo): string {
   return v;
 }
 
-export function splitApiVersion(apiVersion: string): { group: string; version: string } {
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const i = apiVersion.indexOf("/");
   return i < 0 ? { group: "", version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
 }

@@ -7,8 +7,8 @@ import type { ResourceInfo } from "./resources.js";
 import { field, invalid, type StatusError } from "./status.js";
 import type { KObject } from "./types.js";
 
-export const INT32_MIN = -2147483648;
-export const INT32_MAX = 2147483647;
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
 
 export function isInt32(n: number): boolean {
   return Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX;

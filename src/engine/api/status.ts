@@ -8,7 +8,7 @@ export interface StatusCause {
   field?: string;
 }
 
-export interface StatusDetails {
+interface StatusDetails {
   name?: string;
   group?: string;
   kind?: string;
@@ -54,7 +54,7 @@ function status(code: number, reason: string, message: string, details?: StatusD
 }
 
 /** "services" or "deployments.apps": how apimachinery names a GroupResource. */
-export function qualifiedResource(resource: string, group: string): string {
+function qualifiedResource(resource: string, group: string): string {
   return group ? `${resource}.${group}` : resource;
 }
 
@@ -117,10 +117,6 @@ export function methodNotAllowed(message: string): StatusError {
   return status(405, "MethodNotAllowed", message);
 }
 
-export function gone(message: string): StatusError {
-  return status(410, "Expired", message);
-}
-
 export function unsupportedMediaType(message: string): StatusError {
   return status(415, "UnsupportedMediaType", message);
 }
@@ -132,7 +128,7 @@ export function requestEntityTooLarge(message: string): StatusError {
 // ---------------------------------------------------------------------------------------------
 // field.Error (k8s.io/apimachinery/pkg/util/validation/field/errors.go)
 
-export type FieldErrorType =
+type FieldErrorType =
   | "FieldValueNotFound"
   | "FieldValueRequired"
   | "FieldValueDuplicate"
@@ -166,7 +162,7 @@ export function goSlice(values: readonly string[]): GoValue {
   return new GoValue(`[]string{${values.map((v) => JSON.stringify(v)).join(", ")}}`);
 }
 
-export function formatGoValue(v: unknown): string {
+function formatGoValue(v: unknown): string {
   if (v instanceof GoValue) return v.text;
   if (typeof v === "string") return JSON.stringify(v);
   if (typeof v === "number" || typeof v === "boolean") return String(v);
@@ -184,7 +180,7 @@ export interface FieldError {
   detail: string;
 }
 
-export function fieldErrorMessage(e: FieldError): string {
+function fieldErrorMessage(e: FieldError): string {
   // ErrorBody(): "<type>: <value>: <detail>" with the value omitted where the type prints none.
   let s = TYPE_STRINGS[e.type];
   if (e.hasValue && e.type !== "FieldValueRequired" && e.type !== "FieldValueForbidden" && e.type !== "InternalError") {
@@ -245,7 +241,7 @@ export function invalid(kind: string, group: string, name: string, errs: readonl
  * plugin/pkg/admission/resourcequota words it). Controllers recognize it (isQuotaExceeded) to
  * back off and report FailedCreate as the real ones do.
  */
-export class QuotaExceeded extends StatusError {}
+class QuotaExceeded extends StatusError {}
 
 export function quotaExceeded(resource: string, group: string, name: string, quota: string, key: string, used: number, limited: number): StatusError {
   const s = forbidden(resource, group, name, `exceeded quota: ${quota}, requested: ${key}=1, used: ${key}=${used}, limited: ${key}=${limited}`).status;

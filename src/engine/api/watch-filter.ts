@@ -8,7 +8,7 @@ import { parseSelector, type Selector } from "./labels.js";
 import type { WatchEventType } from "../store/store.js";
 import type { KObject } from "./types.js";
 
-export interface WatchScope {
+interface WatchScope {
   /** The kind (field selectors are per kind). */
   kind: string;
   namespace?: string;

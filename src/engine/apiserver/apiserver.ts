@@ -37,7 +37,7 @@ import type { UserInfo } from "../rbac/authorizer.js";
 import { parse as parseYaml } from "yaml";
 import { cloneJSON } from "../util/clone.js";
 
-export interface ApiServerConfig {
+interface ApiServerConfig {
   serviceCIDR: string;
   nodePortRange: [number, number];
 }
@@ -1001,7 +1001,7 @@ interface SimilarEvent {
  * now * 10^6 + seq in hex (the event name's suffix), exact past 2^53 without BigInt: `now` is
  * split at 24 bits so that each part times 10^6 stays an exact double.
  */
-export function eventNameSuffix(now: number, seq: number): string {
+function eventNameSuffix(now: number, seq: number): string {
   const lo = now % 16777216;
   const hi = (now - lo) / 16777216;
   let b = lo * 1000000 + seq;

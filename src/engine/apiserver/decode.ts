@@ -9,7 +9,7 @@ import type { KObject } from "../api/types.js";
 
 export type FieldValidation = "Strict" | "Warn" | "Ignore";
 
-export interface Decoded {
+interface Decoded {
   object: KObject;
   warnings: string[];
 }

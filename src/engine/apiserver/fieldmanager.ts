@@ -10,7 +10,7 @@ import { compare, jsonEqual, merge, removeFields, toFieldSet } from "../api/mana
 import { applyConflict, type StatusCause } from "../api/status.js";
 import type { KObject } from "../api/types.js";
 
-export interface ManagedFieldsEntry {
+interface ManagedFieldsEntry {
   manager: string;
   operation: "Apply" | "Update";
   apiVersion: string;
@@ -157,7 +157,7 @@ export function recordUpdate(live: KObject | undefined, next: KObject, a: Attrib
   if (!next.metadata.managedFields!.length) delete next.metadata.managedFields;
 }
 
-export interface ApplyResult {
+interface ApplyResult {
   /** The live object with the configuration merged in and the fields no longer applied pruned. */
   object: KObject;
   changed: boolean;

@@ -41,11 +41,11 @@ const DSS = rkey(R.daemonsets);
 const REVISIONS = rkey(R.controllerrevisions);
 
 /** apps.DefaultDaemonSetUniqueLabelKey */
-export const CONTROLLER_REVISION_HASH = "controller-revision-hash";
+const CONTROLLER_REVISION_HASH = "controller-revision-hash";
 /** extensions.DaemonSetTemplateGenerationKey */
-export const POD_TEMPLATE_GENERATION = "pod-template-generation";
+const POD_TEMPLATE_GENERATION = "pod-template-generation";
 /** The v1 form of the internal spec.templateGeneration. */
-export const TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation";
+const TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation";
 const COMPONENT = "daemonset-controller";
 /** dsc.burstReplicas */
 const BURST_REPLICAS = 250;
@@ -83,7 +83,7 @@ export function daemonPodTolerations(spec: { tolerations?: Toleration[] | null; 
 }
 
 /** util.ReplaceDaemonSetPodNodeNameNodeAffinity: pins the pod to `nodeName` for the scheduler. */
-export function replaceNodeNameAffinity(affinity: unknown, nodeName: string): Record<string, unknown> {
+function replaceNodeNameAffinity(affinity: unknown, nodeName: string): Record<string, unknown> {
   const terms = [{ matchFields: [{ key: "metadata.name", operator: "In", values: [nodeName] }] }];
   const aff = affinity && typeof affinity === "object" ? cloneJSON(affinity as Record<string, unknown>) : {};
   const na = (aff.nodeAffinity ?? {}) as Record<string, unknown>;
@@ -154,7 +154,7 @@ function daemonSetPatchJSON(ds: DaemonSet): string {
 }
 
 /** getPatch: the template as a strategic merge patch that replaces it, as stored in revisions. */
-export function daemonSetPatch(ds: DaemonSet): Record<string, unknown> {
+function daemonSetPatch(ds: DaemonSet): Record<string, unknown> {
   const template = cloneJSON(ds.spec.template) as Record<string, unknown>;
   // Go marshals metav1.Time's zero value as null and never omits it.
   template.metadata = { creationTimestamp: null, ...((template.metadata as object) ?? {}) };

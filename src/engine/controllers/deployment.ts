@@ -19,17 +19,17 @@ const DEPLOYS = rkey(R.deployments);
 const RSS = rkey(R.replicasets);
 const PODS = rkey(R.pods);
 
-export const REVISION = "deployment.kubernetes.io/revision";
-export const REVISION_HISTORY = "deployment.kubernetes.io/revision-history";
-export const DESIRED_REPLICAS = "deployment.kubernetes.io/desired-replicas";
-export const MAX_REPLICAS = "deployment.kubernetes.io/max-replicas";
-export const POD_TEMPLATE_HASH = "pod-template-hash";
+const REVISION = "deployment.kubernetes.io/revision";
+const REVISION_HISTORY = "deployment.kubernetes.io/revision-history";
+const DESIRED_REPLICAS = "deployment.kubernetes.io/desired-replicas";
+const MAX_REPLICAS = "deployment.kubernetes.io/max-replicas";
+const POD_TEMPLATE_HASH = "pod-template-hash";
 
 /** Annotations that belong to the Deployment and are not copied onto its ReplicaSets. */
 const SKIPPED_ANNOTATIONS = new Set(["kubectl.kubernetes.io/last-applied-configuration", REVISION, REVISION_HISTORY, DESIRED_REPLICAS, MAX_REPLICAS]);
 
 /** controller.ComputeHash: fnv32a over the template (and collision count), vowel-free encoded. */
-export function computeHash(template: PodTemplateSpec, collisionCount?: number | null): string {
+function computeHash(template: PodTemplateSpec, collisionCount?: number | null): string {
   // A null creationTimestamp is the zero Time: the same template as without it.
   const meta = template.metadata as { creationTimestamp?: unknown } | undefined;
   let input = canonicalJSON(meta?.creationTimestamp === null ? { ...template, metadata: { ...template.metadata, creationTimestamp: undefined } } : template);

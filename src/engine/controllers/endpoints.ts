@@ -23,11 +23,11 @@ const ENDPOINTS = resKey(R.endpoints);
 /** v1.EndpointsLastChangeTriggerTime */
 export const TRIGGER_TIME_ANNOTATION = "endpoints.kubernetes.io/last-change-trigger-time";
 /** v1.EndpointsOverCapacity */
-export const OVER_CAPACITY_ANNOTATION = "endpoints.kubernetes.io/over-capacity";
+const OVER_CAPACITY_ANNOTATION = "endpoints.kubernetes.io/over-capacity";
 /** v1.IsHeadlessService */
 export const HEADLESS_LABEL = "service.kubernetes.io/headless";
 /** maxCapacity: addresses an Endpoints object keeps at most. */
-export const MAX_ENDPOINTS_CAPACITY = 1000;
+const MAX_ENDPOINTS_CAPACITY = 1000;
 
 // ---------------------------------------------------------------------------------------------
 // Shared pod/service helpers (k8s.io/endpointslice/util/controller_utils.go, utils.go)
@@ -537,7 +537,7 @@ export function repackSubsets(subsets: EndpointSubset[]): EndpointSubset[] {
 }
 
 /** truncateEndpoints: keep 1000 addresses, ready first, each subset its proportion (rounded up). */
-export function truncateSubsets(subsets: EndpointSubset[]): boolean {
+function truncateSubsets(subsets: EndpointSubset[]): boolean {
   let totalReady = 0;
   let totalNotReady = 0;
   for (const s of subsets) {

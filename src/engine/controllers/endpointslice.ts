@@ -38,11 +38,11 @@ const SERVICES = resKey(R.services);
 const NODES = resKey(R.nodes);
 const SLICES = resKey(R.endpointslices);
 
-export const LABEL_SERVICE_NAME = "kubernetes.io/service-name";
-export const LABEL_MANAGED_BY = "endpointslice.kubernetes.io/managed-by";
-export const CONTROLLER_NAME = "endpointslice-controller.k8s.io";
-export const ANNOTATION_TOPOLOGY_MODE = "service.kubernetes.io/topology-mode";
-export const ANNOTATION_TOPOLOGY_AWARE_HINTS = "service.kubernetes.io/topology-aware-hints";
+const LABEL_SERVICE_NAME = "kubernetes.io/service-name";
+const LABEL_MANAGED_BY = "endpointslice.kubernetes.io/managed-by";
+const CONTROLLER_NAME = "endpointslice-controller.k8s.io";
+const ANNOTATION_TOPOLOGY_MODE = "service.kubernetes.io/topology-mode";
+const ANNOTATION_TOPOLOGY_AWARE_HINTS = "service.kubernetes.io/topology-aware-hints";
 const LABEL_ZONE = "topology.kubernetes.io/zone";
 /** The event source of the controller's recorder. */
 const COMPONENT = "endpoint-slice-controller";
@@ -156,7 +156,7 @@ interface Allocation {
 }
 
 /** A node's allocatable CPU in millicores (Quantity.MilliValue; 0 when missing or malformed). */
-export function cpuMillis(q: string | undefined): number {
+function cpuMillis(q: string | undefined): number {
   return milliValue(quantity(q));
 }
 
@@ -164,7 +164,7 @@ function withAddressType(s: string, at: AddressType): string {
   return `${s}, addressType: ${at}`;
 }
 
-export class TopologyCache {
+class TopologyCache {
   /** Zone -> share of the allocatable CPU of ready, non-control-plane nodes; undefined if insufficient. */
   cpuRatiosByZone: Map<string, number> | undefined;
   private readonly endpointsByService = new Map<string, Map<AddressType, Map<string, number>>>();

@@ -28,10 +28,10 @@ const PODS = rkey(R.pods);
 const SLICES = rkey(R.endpointslices);
 const NAMESPACES = rkey(R.namespaces);
 
-export const ANNOTATION_ADDRESS_POOL = "metallb.io/address-pool";
-export const ANNOTATION_LOADBALANCER_IPS = "metallb.io/loadBalancerIPs";
-export const ANNOTATION_IP_ALLOCATED_FROM_POOL = "metallb.io/ip-allocated-from-pool";
-export const ANNOTATION_ALLOW_SHARED_IP = "metallb.io/allow-shared-ip";
+const ANNOTATION_ADDRESS_POOL = "metallb.io/address-pool";
+const ANNOTATION_LOADBALANCER_IPS = "metallb.io/loadBalancerIPs";
+const ANNOTATION_IP_ALLOCATED_FROM_POOL = "metallb.io/ip-allocated-from-pool";
+const ANNOTATION_ALLOW_SHARED_IP = "metallb.io/allow-shared-ip";
 const DEPRECATED_ADDRESS_POOL = "metallb.universe.tf/address-pool";
 const DEPRECATED_LOADBALANCER_IPS = "metallb.universe.tf/loadBalancerIPs";
 const DEPRECATED_IP_ALLOCATED_FROM_POOL = "metallb.universe.tf/ip-allocated-from-pool";

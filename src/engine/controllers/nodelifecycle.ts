@@ -13,7 +13,7 @@ import type { StoreEvent } from "../store/store.js";
 import type { Controller, ControllerContext } from "./manager.js";
 
 const NODES = rkey(R.nodes);
-export const TAINT_UNSCHEDULABLE = "node.kubernetes.io/unschedulable";
+const TAINT_UNSCHEDULABLE = "node.kubernetes.io/unschedulable";
 
 type Taint = NonNullable<NonNullable<Node["spec"]>["taints"]>[number];
 const isUnschedulableTaint = (t: Taint) => t.key === TAINT_UNSCHEDULABLE && t.effect === "NoSchedule";

@@ -23,17 +23,17 @@ const SETS = rkey(R.statefulsets);
 const REVISIONS = rkey(R.controllerrevisions);
 
 /** apps.StatefulSetPodNameLabel */
-export const POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name";
+const POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name";
 /** apps.PodIndexLabel (PodIndexLabel feature, on by default) */
-export const POD_INDEX_LABEL = "apps.kubernetes.io/pod-index";
+const POD_INDEX_LABEL = "apps.kubernetes.io/pod-index";
 /** history.ControllerRevisionHashLabel; on pods its value is the revision's name. */
-export const CONTROLLER_REVISION_HASH = "controller-revision-hash";
+const CONTROLLER_REVISION_HASH = "controller-revision-hash";
 const COMPONENT = "statefulset-controller";
 
 const ORDINAL = /^(.*)-([0-9]+)$/;
 
 /** getParentNameAndOrdinal */
-export function parentAndOrdinal(pod: Pod): [string, number] {
+function parentAndOrdinal(pod: Pod): [string, number] {
   const m = ORDINAL.exec(pod.metadata.name ?? "");
   if (!m) return ["", -1];
   const n = Number(m[2]);

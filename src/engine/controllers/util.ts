@@ -154,13 +154,13 @@ export function sortedMap(m: Record<string, string>): Record<string, string> {
 // Taints, tolerations and required node affinity (component-helpers/scheduling/corev1), shared
 // by the DaemonSet controller and anything else that decides whether a pod fits a node.
 
-export interface TolerationLike {
+interface TolerationLike {
   key?: string;
   operator?: string;
   value?: string;
   effect?: string;
 }
-export interface TaintLike {
+interface TaintLike {
   key: string;
   value?: string;
   effect: string;
@@ -194,12 +194,12 @@ export function findUntoleratedTaint(
   return undefined;
 }
 
-export interface NodeSelectorRequirementLike {
+interface NodeSelectorRequirementLike {
   key: string;
   operator: string;
   values?: readonly string[] | null;
 }
-export interface NodeSelectorTermLike {
+interface NodeSelectorTermLike {
   matchExpressions?: readonly NodeSelectorRequirementLike[] | null;
   matchFields?: readonly NodeSelectorRequirementLike[] | null;
 }
@@ -229,7 +229,7 @@ function nodeRequirementMatches(r: NodeSelectorRequirementLike, value: string | 
 }
 
 /** nodeaffinity: one term matches when all its expressions and fields do; an empty term matches nothing. */
-export function nodeSelectorTermMatches(term: NodeSelectorTermLike, nodeName: string, labels: Record<string, string> | null | undefined): boolean {
+function nodeSelectorTermMatches(term: NodeSelectorTermLike, nodeName: string, labels: Record<string, string> | null | undefined): boolean {
   const exprs = term.matchExpressions ?? [];
   const fields = term.matchFields ?? [];
   if (exprs.length === 0 && fields.length === 0) return false;

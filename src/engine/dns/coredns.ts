@@ -22,7 +22,7 @@ const CACHE_CAP = 30; // cache 30: nothing is served with a longer TTL
 const SCHEMA_VERSION = "1.1.0";
 const TRIGGER_TIME = "endpoints.kubernetes.io/last-change-trigger-time";
 
-export interface CoreDNSOptions {
+interface CoreDNSOptions {
   domain: string;
   /** The cluster clock (ms), for the upstream's SOA serial. */
   now: () => number;

@@ -4,10 +4,7 @@
 // Scrub only compresses above the UDP fragment limit); upstream resolvers compress.
 
 export type RRType = "A" | "AAAA" | "CNAME" | "PTR" | "SRV" | "TXT" | "SOA" | "NS" | "MX" | "ANY";
-export type Rcode = "NOERROR" | "FORMERR" | "SERVFAIL" | "NXDOMAIN" | "NOTIMP" | "REFUSED";
-
-export const RCODE_NUMBER: Record<Rcode, number> = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5 };
-export const TYPE_NUMBER: Record<RRType, number> = { A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33, ANY: 255 };
+type Rcode = "NOERROR" | "FORMERR" | "SERVFAIL" | "NXDOMAIN" | "NOTIMP" | "REFUSED";
 
 export interface Question {
   /** Fully qualified, with the trailing dot. */
@@ -42,19 +39,13 @@ export interface Reply {
 }
 
 /** The request's EDNS as dig sends it: a 1232-byte buffer and an 8-byte client cookie. */
-export interface Edns {
+interface Edns {
   udp: number;
   cookie?: string;
 }
 
 export function fqdn(name: string): string {
   return name.endsWith(".") ? name : `${name}.`;
-}
-
-/** Wire length of an uncompressed name: one length byte per label plus the label, plus the root. */
-function nameLength(name: string): number {
-  const n = fqdn(name);
-  return n === "." ? 1 : n.length + 1;
 }
 
 function rdataLength(rr: RR, names: Compressor): number {
@@ -106,9 +97,4 @@ export function wireSize(q: Question, r: Reply, edns?: Edns): number {
   for (const rr of [...r.answer, ...r.authority, ...r.additional]) n += names.size(rr.name) + 10 + rdataLength(rr, names);
   if (edns) n += 11 + (edns.cookie ? 4 + edns.cookie.length / 2 : 0);
   return n;
-}
-
-/** The query's own size (the "udp N" CoreDNS logs): header, question and OPT. */
-export function querySize(q: Question, edns?: Edns): number {
-  return 12 + nameLength(q.name) + 4 + (edns ? 11 + (edns.cookie ? 4 + edns.cookie.length / 2 : 0) : 0);
 }

@@ -35,7 +35,7 @@ export function parseResolvConf(text: string): ResolvConf {
 }
 
 /** /etc/hosts: the first line naming `name` (canonical name or alias, any case). */
-export function hostsLookup(text: string, name: string): { address: string; canonical: string } | undefined {
+function hostsLookup(text: string, name: string): { address: string; canonical: string } | undefined {
   const want = name.toLowerCase().replace(/\.$/, "");
   for (const raw of text.split("\n")) {
     const [address, ...names] = raw.replace(/#.*/, "").trim().split(/\s+/);

@@ -7,10 +7,10 @@ import { fqdn, type Question, type Reply, type RR } from "./message.js";
 export const UPSTREAM_RESOLVER = "10.1.8.2";
 
 /** Hosts the lab network resolves: where labs download from (src/shell/net/internet serves them). */
-export const INTERNET_HOSTS = ["laoma.cloud", "hub.laoma.cloud", "github.com", "codeload.github.com", "raw.githubusercontent.com"];
+const INTERNET_HOSTS = ["laoma.cloud", "hub.laoma.cloud", "github.com", "codeload.github.com", "raw.githubusercontent.com"];
 
 /** The address a known host resolves to: stable per name, inside 198.18.0.0/15 (RFC 2544). */
-export function internetAddress(host: string): string {
+function internetAddress(host: string): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < host.length; i++) h = Math.imul(h ^ host.charCodeAt(i), 0x01000193) >>> 0;
   return `198.${18 + (h & 1)}.${(h >>> 8) & 0xff}.${1 + ((h >>> 16) % 254)}`;

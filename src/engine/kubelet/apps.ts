@@ -45,7 +45,7 @@ export function listenerApp(profile: ImageProfile, port: number, protocol: "TCP"
 }
 
 /** What the client sent beyond the path, for apps whose answer depends on it. */
-export interface HttpRequestInfo {
+interface HttpRequestInfo {
   /** The Host header ("10.96.0.20", "wordpress:80"). */
   host?: string;
   /** WordPress: whether its database (WORDPRESS_DB_HOST, user, password) accepts it. The caller

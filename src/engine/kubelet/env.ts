@@ -28,7 +28,7 @@ function envName(s: string): string {
 }
 
 /** envvars.FromServices: the Docker-link style variables of each service, in order. */
-export function serviceEnvVars(services: readonly ServiceEnvSource[]): [string, string][] {
+function serviceEnvVars(services: readonly ServiceEnvSource[]): [string, string][] {
   const out: [string, string][] = [];
   for (const svc of services) {
     const name = envName(svc.name);
@@ -53,7 +53,7 @@ export function serviceEnvVars(services: readonly ServiceEnvSource[]): [string, 
 }
 
 /** Expands $(VAR) references as the kubelet does ($$ escapes a dollar; unknown refs stay). */
-export function expandEnv(value: string, lookup: (name: string) => string | undefined): string {
+function expandEnv(value: string, lookup: (name: string) => string | undefined): string {
   let out = "";
   for (let i = 0; i < value.length; i++) {
     const c = value[i];
@@ -80,7 +80,7 @@ export function expandEnv(value: string, lookup: (name: string) => string | unde
   return out;
 }
 
-export interface EnvInputs {
+interface EnvInputs {
   pod: Pod;
   container: Container;
   imageEnv: Record<string, string>;
@@ -145,7 +145,7 @@ function fieldRefValue(pod: Pod, path: string, nodeIP: string): string {
   }
 }
 
-export interface DnsSettings {
+interface DnsSettings {
   clusterDNS: string;
   clusterDomain: string;
   /** The node's own resolv.conf (dnsPolicy Default). */

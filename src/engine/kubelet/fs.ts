@@ -2,7 +2,7 @@
 // configMap volumes and the files the kubelet provides (/etc/resolv.conf, /etc/hosts,
 // /etc/hostname) mounted on top. Only the overlay is per container; image files are shared.
 
-export type Mounts = () => ReadonlyMap<string, string>;
+type Mounts = () => ReadonlyMap<string, string>;
 
 /**
  * What a container's filesystem asks of its kubelet: the mounts (built again when the store has
@@ -23,7 +23,7 @@ export interface FsHost {
   volumes?(): readonly string[];
 }
 
-export interface FsEntry {
+interface FsEntry {
   path: string;
   kind: "file" | "dir";
 }

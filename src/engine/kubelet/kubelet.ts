@@ -1078,7 +1078,7 @@ export interface KubeletPodState {
 }
 
 /** Runs a readiness probe against the container's app and files. */
-export function probeSucceeds(probe: NonNullable<Container["readinessProbe"]>, spec: Container, profile: ImageProfile, fs: ContainerFs): boolean {
+function probeSucceeds(probe: NonNullable<Container["readinessProbe"]>, spec: Container, profile: ImageProfile, fs: ContainerFs): boolean {
   return probeFailure(probe, spec, profile, fs, "") === undefined;
 }
 
@@ -1087,7 +1087,7 @@ export function probeSucceeds(probe: NonNullable<Container["readinessProbe"]>, s
  * when it succeeds: pkg/probe/http's status and dial errors, pkg/probe/tcp's dial error, and an
  * exec probe's combined output as the image's userland prints it.
  */
-export function probeFailure(probe: NonNullable<Container["readinessProbe"]>, spec: Container, profile: ImageProfile, fs: ContainerFs, podIP: string): string | undefined {
+function probeFailure(probe: NonNullable<Container["readinessProbe"]>, spec: Container, profile: ImageProfile, fs: ContainerFs, podIP: string): string | undefined {
   if (probe.httpGet) {
     const h = probe.httpGet as { path?: string; port?: number | string; host?: string; scheme?: string };
     const port = probePort(spec, h.port);

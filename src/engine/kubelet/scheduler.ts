@@ -15,14 +15,14 @@ const PODS = rkey(R.pods);
 const NODES = rkey(R.nodes);
 
 /** Does any of the tolerations tolerate the taint (v1.Toleration.ToleratesTaint)? */
-export function tolerates(tolerations: readonly Toleration[] | null | undefined, taint: Taint): boolean {
+function tolerates(tolerations: readonly Toleration[] | null | undefined, taint: Taint): boolean {
   return (tolerations ?? []).some((t) => toleratesTaint(t, taint));
 }
 
-export type FitFailure = "unschedulable" | "taint" | "selector" | "notReady" | "tooManyPods";
+type FitFailure = "unschedulable" | "taint" | "selector" | "notReady" | "tooManyPods";
 
 /** Why `pod` cannot run on `node`, or undefined when it can. */
-export function fitFailure(pod: Pod, node: Node): { reason: FitFailure; taint?: Taint } | undefined {
+function fitFailure(pod: Pod, node: Node): { reason: FitFailure; taint?: Taint } | undefined {
   const ready = (node.status?.conditions ?? []).find((c) => c.type === "Ready")?.status === "True";
   if (!ready && !tolerates(pod.spec.tolerations, { key: "node.kubernetes.io/not-ready", effect: "NoSchedule" })) {
     return { reason: "notReady" };

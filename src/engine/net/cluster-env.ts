@@ -29,13 +29,13 @@ export function dataplaneOf(cluster: Cluster): Dataplane {
   return dp;
 }
 
-export interface PodIndexEntry {
+interface PodIndexEntry {
   pod: Pod;
   host: PodHost;
 }
 
 /** Pods by IP, rebuilt when the store changes. */
-export class PodIndex {
+class PodIndex {
   private rev = -1;
   private byIP = new Map<string, PodIndexEntry>();
   constructor(private readonly cluster: Cluster) {}
@@ -85,7 +85,7 @@ export function podIndexOf(cluster: Cluster): PodIndex {
 }
 
 
-export function clusterNetEnv(cluster: Cluster): NetEnv {
+function clusterNetEnv(cluster: Cluster): NetEnv {
   const nodes = cluster.config.nodes.map((n) => ({ name: n.name, ip: n.ip, podCIDR: n.podCIDR }));
   const controlPlane = new Set(cluster.config.nodes.filter((n) => n.controlPlane).map((n) => n.name));
   const pods = podIndexOf(cluster);

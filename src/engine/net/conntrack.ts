@@ -53,12 +53,10 @@ const GC_PERIOD_MS = 1000;
 
 const ipNum = ipv4Unchecked;
 
-/** Hash key of a flow (a small integer); flows are told apart by comparing the whole tuple. */
-function flowKey(src: string, sport: number, dst: string, dport: number): number {
-  return flowKeyOf(ipNum(src), sport, ipNum(dst), dport);
-}
-
-/** flowKey of addresses already read as numbers (ipNum: canonical addresses read the same either way). */
+/**
+ * Hash key of a flow (a small integer) from its addresses read as numbers (ipNum: canonical
+ * addresses read the same either way); flows are told apart by comparing the whole tuple.
+ */
 function flowKeyOf(src: number, sport: number, dst: number, dport: number): number {
   let h = Math.imul(src ^ Math.imul(sport, 0x27d4eb2d), 0x9e3779b1) ^ Math.imul(dst ^ Math.imul(dport, 0x165667b1), 0x85ebca6b);
   h ^= h >>> 15;
@@ -552,9 +550,6 @@ function isInt32(n: number): boolean {
   return n === (n | 0);
 }
 
-/** The hash of a flow's original tuple (tests reproduce collisions with it). */
-export { flowKey };
-
 function fields(t: Tuple): string {
   if (t.proto === "icmp") {
     // The reply of an echo request (type 8) is an echo reply (type 0); the id stays.
@@ -564,7 +559,7 @@ function fields(t: Tuple): string {
 }
 
 /** One line of `conntrack -L` (conntrack-tools 1.4.7, default output format). */
-export function formatEntry(e: CtEntry, now: number): string {
+function formatEntry(e: CtEntry, now: number): string {
   const secs = Math.max(0, Math.ceil((e.expires - now) / 1000));
   let s = `${e.orig.proto.padEnd(8)} ${PROTO_NUM[e.orig.proto]} ${secs} `;
   if (e.state) s += `${e.state} `;
@@ -576,7 +571,7 @@ export function formatEntry(e: CtEntry, now: number): string {
   return s;
 }
 
-export interface ConntrackListOptions {
+interface ConntrackListOptions {
   proto?: string;
   src?: string;
   dst?: string;

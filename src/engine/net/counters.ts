@@ -11,7 +11,7 @@
 import type { Rule } from "../proxy/iptables/model.js";
 import { saveRule, type CounterSource } from "../proxy/iptables/render.js";
 
-export interface Counter {
+interface Counter {
   packets: number;
   bytes: number;
 }
@@ -100,7 +100,7 @@ export function counterSource(c: RuleCounters): CounterSource {
 }
 
 /** Packets each way, client to server (in) and back (out), as ipvsadm --stats counts them. */
-export interface Exchange {
+interface Exchange {
   inPkts: number;
   inBytes: number;
   outPkts: number;

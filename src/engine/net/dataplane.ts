@@ -64,7 +64,7 @@ export interface IpvsHandle {
 }
 
 /** What IpvsHandle.schedule found at a destination. */
-export type IpvsScheduled =
+type IpvsScheduled =
   | { readonly found: false }
   | { readonly found: true; readonly service: string; readonly real: { readonly ip: string; readonly port: number } | undefined; readonly conn?: unknown };
 
@@ -113,7 +113,7 @@ export interface ConnectOptions {
 }
 
 /** The node network's gateway: the node's own resolver lives there; beyond it, nothing. */
-export const NODE_GATEWAY = "10.1.8.2";
+const NODE_GATEWAY = "10.1.8.2";
 
 const MAX_HOPS = 8;
 

@@ -12,13 +12,13 @@ import { Dataplane, type NetEnv, type NodeNet, type NodeRules, type PodHost } fr
 import { ipvsHandle } from "./ipvs-handle.js";
 import type { L4 } from "./packet.js";
 
-export const SIM_NODES: readonly NodeNet[] = [
+const SIM_NODES: readonly NodeNet[] = [
   { name: "master", ip: "10.1.8.30", podCIDR: "10.244.0.0/24" },
   { name: "node1", ip: "10.1.8.31", podCIDR: "10.244.1.0/24" },
   { name: "node2", ip: "10.1.8.32", podCIDR: "10.244.2.0/24" },
 ];
 
-export function simConfig(mode: ProxyMode, over: Partial<ProxyConfig> = {}): ProxyConfig {
+function simConfig(mode: ProxyMode, over: Partial<ProxyConfig> = {}): ProxyConfig {
   return {
     mode,
     clusterCIDR: "10.244.0.0/16",
@@ -124,7 +124,7 @@ export class SimNet {
 }
 
 /** The ProxyState one node's kube-proxy sees: endpoints on that node are local. */
-export function nodeState(services: SimOptions["services"], node: string): ProxyState {
+function nodeState(services: SimOptions["services"], node: string): ProxyState {
   const s = new Map<string, ServicePortInfo>();
   const e = new Map<string, readonly EndpointInfo[]>();
   for (const [svc, eps] of services) {

@@ -28,9 +28,9 @@ import { NftablesProxier } from "./nftables/proxier.js";
 import { ENDPOINTSLICES_RESOURCE, type NodeView, ProxyTracker, SERVICES_RESOURCE } from "./tracker.js";
 import type { Proxier, ProxyConfig, ProxyMode, ProxyNode } from "./types.js";
 
-export const KUBE_PROXY_NAMESPACE = "kube-system";
-export const KUBE_PROXY_CONFIGMAP = "kube-proxy";
-export const KUBE_PROXY_CONTAINER = "kube-proxy";
+const KUBE_PROXY_NAMESPACE = "kube-system";
+const KUBE_PROXY_CONFIGMAP = "kube-proxy";
+const KUBE_PROXY_CONTAINER = "kube-proxy";
 const POD_LABEL = "k8s-app";
 const POD_LABEL_VALUE = "kube-proxy";
 const PODS = "pods";
@@ -40,17 +40,17 @@ const CONFIGMAPS = "configmaps";
 // ---------------------------------------------------------------------------------------------
 // Configuration
 
-export interface KubeProxyStart {
+interface KubeProxyStart {
   config: ProxyConfig;
   /** mode was "" (platformApplyDefaults logs "Using iptables proxy"). */
   blankMode: boolean;
 }
 
 /** What a start of the process amounts to: a configuration to run, or the lines it dies with. */
-export type StartDecision = { ok: true; start: KubeProxyStart } | { ok: false; fatal: LogSpec[] };
+type StartDecision = { ok: true; start: KubeProxyStart } | { ok: false; fatal: LogSpec[] };
 
 /** One klog line before its header: severity, source file:line, message (structured). */
-export interface LogSpec {
+interface LogSpec {
   sev: "I" | "W" | "E";
   src: string;
   msg: string;
@@ -90,7 +90,7 @@ function q(s: string): string {
  * config.conf parsed, kept for its last text (only read, never changed): every node's kube-proxy
  * of a cluster reads the same text, and parsing YAML was most of a cluster's creation time.
  */
-export class ConfigDocs {
+class ConfigDocs {
   private text: string | undefined = undefined;
   private doc: Record<string, unknown> = {};
 
@@ -108,7 +108,7 @@ export class ConfigDocs {
  * config.conf -> the proxier configuration kube-proxy v1.33 would run with, or the error it
  * exits with. Defaults as K/pkg/proxy/apis/config/v1alpha1/defaults.go sets them.
  */
-export function readKubeProxyConfig(text: string | undefined, nodeIPs: readonly string[], docs = new ConfigDocs()): StartDecision {
+function readKubeProxyConfig(text: string | undefined, nodeIPs: readonly string[], docs = new ConfigDocs()): StartDecision {
   let doc: Record<string, unknown>;
   try {
     doc = docs.parse(text ?? "");
@@ -190,7 +190,7 @@ function preambleLogs(mode: ProxyMode, blankMode: boolean, config: ProxyConfig, 
 }
 
 /** The lines a successful start writes, in order. */
-export function startupLogs(start: KubeProxyStart, nodeIPs: readonly string[], version: string): LogSpec[] {
+function startupLogs(start: KubeProxyStart, nodeIPs: readonly string[], version: string): LogSpec[] {
   const { config } = start;
   const out = preambleLogs(config.mode, start.blankMode, config, nodeIPs);
   if (config.mode === "iptables") {
@@ -238,7 +238,7 @@ export function startupLogs(start: KubeProxyStart, nodeIPs: readonly string[], v
  * wall time with microseconds, thread id padded to 7, source). Lines of one start are spaced by
  * fixed microsecond steps so the output is deterministic.
  */
-export function klogLines(specs: readonly LogSpec[], t: number): string[] {
+function klogLines(specs: readonly LogSpec[], t: number): string[] {
   const pad = (n: number, w = 2) => String(n).padStart(w, "0");
   return specs.map((s, i) => {
     const us = t * 1000 + 140 + i * 387;
@@ -253,7 +253,7 @@ export function klogLines(specs: readonly LogSpec[], t: number): string[] {
 // Per-node state
 
 /** What a node's kube-proxy is and what earlier modes left behind on the node. */
-export interface NodeProxy {
+interface NodeProxy {
   readonly node: string;
   /** The mode of the running (or last started) kube-proxy; undefined before the first start. */
   readonly mode: ProxyMode | undefined;
@@ -279,7 +279,6 @@ class NodeProxyState implements NodeProxy {
   leftIptables: Ruleset | undefined;
   leftIpvs: IpvsProxier | undefined;
   leftNftables: NftablesProxier | undefined;
-  private merged: { cur: Ruleset; left: Ruleset; view: Ruleset; versions: string } | undefined;
 
   constructor(
     readonly node: string,
@@ -309,7 +308,7 @@ class NodeProxyState implements NodeProxy {
  * current mode's (EnsureRule does not add a rule that exists). The iptables proxier deletes
  * stale KUBE-SVC/SVL/EXT/FW/SEP chains, so those do not survive under it.
  */
-export function mergeRulesets(cur: Ruleset, left: Ruleset, curIsIptablesMode: boolean): Ruleset {
+function mergeRulesets(cur: Ruleset, left: Ruleset, curIsIptablesMode: boolean): Ruleset {
   const tables: Table[] = [];
   const names = new Set([...cur.tables.map((t) => t.name), ...left.tables.map((t) => t.name)]);
   for (const t of ["mangle", "filter", "nat"] as const) {
@@ -542,7 +541,7 @@ export class KubeProxies implements Controller {
   }
 }
 
-export function newProxier(node: ProxyNode, config: ProxyConfig, serviceCIDR: string, shared?: SharedServiceRecords): Proxier {
+function newProxier(node: ProxyNode, config: ProxyConfig, serviceCIDR: string, shared?: SharedServiceRecords): Proxier {
   switch (config.mode) {
     case "ipvs":
       return new IpvsProxier(node, config);

@@ -8,7 +8,7 @@
 // found a missing service- chain when this was computed from the external policy.
 import type { EndpointInfo, ServicePortInfo } from "./types.js";
 
-export interface TopologyOptions {
+interface TopologyOptions {
   nodeName: string;
   /** The node's topology.kubernetes.io/zone label ("" when unset). */
   zone: string;
@@ -29,7 +29,7 @@ export function usesLocalEndpoints(svc: ServicePortInfo): boolean {
   return svc.internalPolicyLocal || (svc.externalPolicyLocal && externallyAccessible(svc));
 }
 
-export interface Categorized {
+interface Categorized {
   /** Empty when the service never uses the Cluster policy. */
   cluster: readonly EndpointInfo[];
   /** Empty when the service never uses the Local policy. */

@@ -23,7 +23,7 @@ const DEFAULT_STICKY_SECONDS = 10800;
 const NONE: readonly EndpointInfo[] = Object.freeze([]);
 
 /** ShouldSkipService: headless, ExternalName and cluster-IP-less services are not proxied. */
-export function shouldSkipService(svc: Service): boolean {
+function shouldSkipService(svc: Service): boolean {
   const spec = svc.spec ?? {};
   if (spec.type === "ExternalName") return true;
   const cip = spec.clusterIP ?? "";
@@ -35,7 +35,7 @@ function isV4(ip: string): boolean {
 }
 
 /** The service's ports as kube-proxy's newBaseServiceInfo sees them (IPv4 family). */
-export function servicePortInfos(svc: Service): ServicePortInfo[] {
+function servicePortInfos(svc: Service): ServicePortInfo[] {
   if (shouldSkipService(svc)) return [];
   const spec = svc.spec ?? {};
   const clusterIP = [spec.clusterIP ?? "", ...(spec.clusterIPs ?? [])].find((ip) => isV4(ip));

@@ -138,7 +138,7 @@ export interface Proxier {
 // ---------------------------------------------------------------------------------------------
 // Equality of the model's values, for trackers and proxiers deciding what changed.
 
-export function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

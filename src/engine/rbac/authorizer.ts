@@ -32,7 +32,7 @@ export interface NonResourceAttributes {
   verb?: string;
 }
 
-export interface Decision {
+interface Decision {
   allowed: boolean;
   reason: string;
 }
@@ -128,14 +128,14 @@ export function authorize(store: Store, user: UserInfo, attrs: { resource?: Reso
   return { allowed: false, reason: "" };
 }
 
-export interface ResourceRule {
+interface ResourceRule {
   verbs: string[];
   apiGroups?: string[];
   resources?: string[];
   resourceNames?: string[];
 }
 
-export interface NonResourceRule {
+interface NonResourceRule {
   verbs: string[];
   nonResourceURLs?: string[];
 }

@@ -10,7 +10,7 @@ import { cloneJSON } from "../util/clone.js";
 const BOOTSTRAP_LABELS = { "kubernetes.io/bootstrapping": "rbac-defaults" };
 const AUTOUPDATE = { "rbac.authorization.kubernetes.io/autoupdate": "true" };
 
-export interface PolicyBody {
+interface PolicyBody {
   kind: PolicyObject["kind"];
   metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   [field: string]: unknown;
@@ -21,7 +21,7 @@ export interface PolicyBody {
  * name order, each rule once (clusterroleaggregation_controller.go). Roles it matches may be
  * aggregated themselves (edit carries view's label), so those are filled first.
  */
-export function aggregatedRules(target: PolicyObject, roles: readonly PolicyObject[], filled: Map<string, PolicyRule[]>): PolicyRule[] {
+function aggregatedRules(target: PolicyObject, roles: readonly PolicyObject[], filled: Map<string, PolicyRule[]>): PolicyRule[] {
   const hit = filled.get(target.name);
   if (hit) return hit;
   const selectors = target.aggregationRule?.clusterRoleSelectors ?? [];

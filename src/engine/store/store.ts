@@ -19,9 +19,9 @@ export interface StoreEvent {
   rv: number;
 }
 
-export type StoreListener = (ev: StoreEvent) => void;
+type StoreListener = (ev: StoreEvent) => void;
 
-export interface StoreOptions {
+interface StoreOptions {
   /** Deep-freeze stored objects (tests): a mutation outside the apiserver throws. */
   freeze?: boolean;
   /** How many changes the watch log keeps for resuming watches. */

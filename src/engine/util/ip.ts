@@ -138,10 +138,6 @@ export function parseCIDR(s: string): CIDR | undefined {
   return { base, prefix, size, text: `${formatIPv4(base)}/${prefix}` };
 }
 
-export function cidrContains(c: CIDR, ip: number): boolean {
-  return ip >= c.base && ip < c.base + c.size;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Sloppy parsing and prefixes, as kube-proxy reads its inputs (netutils.ParseIPSloppy /
 // ParseCIDRSloppy: surrounding whitespace trimmed, leading zeros allowed and read as decimal).
@@ -166,7 +162,7 @@ export interface Prefix {
   len: number;
 }
 
-export function maskOf(len: number): number {
+function maskOf(len: number): number {
   return len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
 }
 

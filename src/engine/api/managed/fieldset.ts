@@ -178,10 +178,6 @@ export function valuePE(v: unknown): PathElement {
   return `v:${JSON.stringify(v)}`;
 }
 
-export function indexPE(i: number): PathElement {
-  return `i:${i}`;
-}
-
 /** fieldpath.Path.String(): `.spec.containers[name="web"].image`, `[="x"]`, `[0]`. */
 export function pathString(path: readonly PathElement[]): string {
   let out = "";

@@ -21,7 +21,7 @@ function isListShape(s: Shape): s is Extract<Shape, { t: "list" }> | Extract<Sha
 }
 
 /** The path element of a list item; undefined when a keyed item lacks a key (it is skipped). */
-export function itemPE(s: Shape, item: unknown): PathElement | undefined {
+function itemPE(s: Shape, item: unknown): PathElement | undefined {
   if (s.t === "set") return valuePE(item);
   if (s.t !== "list" || !isObj(item)) return undefined;
   const keys: Record<string, unknown> = {};
@@ -82,7 +82,7 @@ function walkSet(v: unknown, s: Shape, path: PathElement[], out: FieldSet): void
 // ---------------------------------------------------------------------------------------------
 // Comparison (TypedValue.Compare)
 
-export interface Comparison {
+interface Comparison {
   added: FieldSet;
   modified: FieldSet;
   removed: FieldSet;

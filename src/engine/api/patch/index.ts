@@ -13,19 +13,14 @@ import { mergePatch } from "./merge.js";
 import { patchMetaFor } from "./meta.js";
 import { strategicMergePatch } from "./strategic.js";
 
-export { mergePatch } from "./merge.js";
-export { jsonPatch } from "./jsonpatch.js";
-export { strategicMergePatch } from "./strategic.js";
-export { PATCH_META, patchMetaFor, lookupField, type PatchMeta, type FieldPatchMeta, type PatchStrategy } from "./meta.js";
-export { PatchApplyError, PATCH_CONTENT_TYPES, strategicNotSupportedForCustomResource } from "./errors.js";
-export type { JsonValue, JsonObject } from "./json.js";
+export { PATCH_META, type PatchMeta } from "./meta.js";
 
-export type PatchType = "json" | "merge" | "strategic";
+type PatchType = "json" | "merge" | "strategic";
 
 /** metav1.PatchOptions.fieldValidation; the server treats an absent value as "Warn". */
-export type FieldValidation = "Ignore" | "Warn" | "Strict";
+type FieldValidation = "Ignore" | "Warn" | "Strict";
 
-export interface ApplyPatchOptions {
+interface ApplyPatchOptions {
   fieldValidation?: FieldValidation;
 }
 

@@ -233,7 +233,7 @@ export function goJsonSyntaxError(text: string): string | null {
   }
 }
 
-export type ParseResult = { ok: true; value: JsonValue } | { ok: false; message: string };
+type ParseResult = { ok: true; value: JsonValue } | { ok: false; message: string };
 
 /** json.Unmarshal into interface{}: Go's syntax error text, or the value. */
 export function parseGoJson(text: string): ParseResult {

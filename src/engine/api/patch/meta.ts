@@ -8,7 +8,7 @@
 
 export type PatchStrategy = "merge" | "replace" | "retainKeys";
 
-export interface FieldPatchMeta {
+interface FieldPatchMeta {
   /** The comma-separated `patchStrategy` tag, split. Empty for an untagged field. */
   readonly strategies: readonly PatchStrategy[];
   /** `patchMergeKey`: the element field a merging list of objects is keyed by. */

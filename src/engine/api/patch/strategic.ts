@@ -22,13 +22,13 @@ const RETAIN_KEYS = "$retainKeys";
 const SET_ELEMENT_ORDER = "$setElementOrder";
 
 // mergepatch's sentinel errors and how the apiserver answers each.
-export const ERR_BAD_JSON_DOC = "invalid JSON document";
-export const ERR_NO_LIST_OF_LISTS = "lists of lists are not supported";
-export const ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST = "invalid patch format of primitive list";
-export const ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS = "invalid patch format of retainKeys";
-export const ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER_LIST = "invalid patch format of setElementOrder list";
-export const ERR_PATCH_CONTENT_NOT_MATCH_RETAIN_KEYS = "patch content doesn't match retainKeys list";
-export const ERR_UNSUPPORTED_STRATEGIC_MERGE_PATCH_FORMAT = "strategic merge patch format is not supported";
+const ERR_BAD_JSON_DOC = "invalid JSON document";
+const ERR_NO_LIST_OF_LISTS = "lists of lists are not supported";
+const ERR_BAD_PATCH_FORMAT_FOR_PRIMITIVE_LIST = "invalid patch format of primitive list";
+const ERR_BAD_PATCH_FORMAT_FOR_RETAIN_KEYS = "invalid patch format of retainKeys";
+const ERR_BAD_PATCH_FORMAT_FOR_SET_ELEMENT_ORDER_LIST = "invalid patch format of setElementOrder list";
+const ERR_PATCH_CONTENT_NOT_MATCH_RETAIN_KEYS = "patch content doesn't match retainKeys list";
+const ERR_UNSUPPORTED_STRATEGIC_MERGE_PATCH_FORMAT = "strategic merge patch format is not supported";
 
 const BAD_REQUEST = new Set([
   ERR_BAD_JSON_DOC,
@@ -67,7 +67,7 @@ export interface Schema {
   readonly path: string;
   readonly client?: boolean;
 }
-export const child = (s: Schema, key: string): Schema => ({ meta: s.meta, path: s.path ? `${s.path}.${key}` : key, client: s.client });
+const child = (s: Schema, key: string): Schema => ({ meta: s.meta, path: s.path ? `${s.path}.${key}` : key, client: s.client });
 export const elements = (s: Schema): Schema => ({ meta: s.meta, path: `${s.path}[]`, client: s.client });
 
 export function lookup(s: Schema, key: string): { sub: Schema; strategy: string; mergeKey: string; retainKeys: boolean } {
@@ -96,7 +96,7 @@ export function goType(v: JsonValue | undefined): string {
 }
 
 /** `==` on two interface{} values holding scalars. */
-export function goEq(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+function goEq(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   if ((a === null || a === undefined) && (b === null || b === undefined)) return true;
   if (typeof a === "object" || typeof b === "object") return false;
   return a === b && goType(a) === goType(b);

@@ -3,7 +3,7 @@
 // (resources, security contexts, affinity...) are not validated.
 
 import { field, type FieldError, GoValue } from "../status";
-import { goMap, goQ, goServicePortKey } from "./gofmt";
+import { goQ, goServicePortKey } from "./gofmt";
 import {
   FIELD_IMMUTABLE,
   nonNegative,
@@ -51,7 +51,7 @@ function qualifiedName(value: string, path: string): FieldError[] {
 // ---------------------------------------------------------------------------------------------
 // IPs (k8s.io/apimachinery/pkg/util/validation/ip.go, validation.go ValidateNonSpecialIP)
 
-export function isValidIP(path: string, value: string): FieldError[] {
+function isValidIP(path: string, value: string): FieldError[] {
   const v4 = ipv4Octets(value);
   if (v4) return [];
   const v6 = parseIPv6(value);
@@ -85,7 +85,7 @@ export function validateNonSpecialIP(ip: string, path: string): FieldError[] {
   return errs;
 }
 
-export function isValidCIDR(path: string, value: string): FieldError[] {
+function isValidCIDR(path: string, value: string): FieldError[] {
   const bad = [field.invalid(path, value, "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)")];
   const slash = value.indexOf("/");
   if (slash < 0) return bad;
@@ -323,7 +323,7 @@ function checkHostPortConflicts(containers: any[], path: string): FieldError[] {
 
 const TOLERATION_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
 
-export function validateTolerations(tols: any[], path: string): FieldError[] {
+function validateTolerations(tols: any[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   tols.forEach((t, i) => {
     const idx = `${path}[${i}]`;
@@ -345,11 +345,11 @@ export function validateTolerations(tols: any[], path: string): FieldError[] {
   return errs;
 }
 
-export interface PodSpecOpts {
+interface PodSpecOpts {
   isPod: boolean;
 }
 
-export function validatePodSpec(spec: any, path: string, opts: PodSpecOpts): FieldError[] {
+function validatePodSpec(spec: any, path: string, opts: PodSpecOpts): FieldError[] {
   const s = spec ?? {};
   const errs: FieldError[] = [];
   if (s.terminationGracePeriodSeconds === undefined || s.terminationGracePeriodSeconds === null) {
@@ -752,7 +752,7 @@ export function validateServiceUpdate(svc: any, old: any): FieldError[] {
 // ---------------------------------------------------------------------------------------------
 // ConfigMap, Namespace, Node, Endpoints, Event
 
-export const MAX_CONFIGMAP_SIZE = 1024 * 1024;
+const MAX_CONFIGMAP_SIZE = 1024 * 1024;
 
 export function validateConfigMap(cm: any): FieldError[] {
   const errs = validateObjectMeta(cm?.metadata, true, nameIsDNSSubdomain);
@@ -890,5 +890,3 @@ export function validateEvent(ev: any): FieldError[] {
   if (ions && ns !== ions) errs.push(field.invalid("involvedObject.namespace", ions, "does not match event.namespace"));
   return errs;
 }
-
-export { goMap, FIELD_IMMUTABLE as FIELD_IMMUTABLE_MSG };

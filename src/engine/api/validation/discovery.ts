@@ -10,7 +10,7 @@ import { goQ } from "./gofmt";
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 const ADDRESS_TYPES = ["FQDN", "IPv4", "IPv6"];
-export const MAX_ENDPOINTS = 1000;
+const MAX_ENDPOINTS = 1000;
 const MAX_ADDRESSES = 100;
 const MAX_PORTS = 100;
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);

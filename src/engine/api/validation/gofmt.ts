@@ -8,7 +8,7 @@ import { GoValue } from "../status";
 /** %q of a string (JSON quoting coincides with Go's for printable text). */
 export const goQ = (s: string): string => JSON.stringify(s);
 
-export function goMapText(m: Record<string, string> | null | undefined): string {
+function goMapText(m: Record<string, string> | null | undefined): string {
   if (m === null || m === undefined) return "map[string]string(nil)";
   const keys = Object.keys(m).sort();
   return `map[string]string{${keys.map((k) => `${goQ(k)}:${goQ(m[k])}`).join(", ")}}`;
@@ -34,7 +34,7 @@ export function goLabelSelector(sel: any): GoValue {
 }
 
 /** intstr.IntOrString as a value (its String() has a pointer receiver, so %#v applies). */
-export function goIntOrStringText(v: unknown): string {
+function goIntOrStringText(v: unknown): string {
   if (typeof v === "string") return `intstr.IntOrString{Type:1, IntVal:0, StrVal:${goQ(v)}}`;
   const n = typeof v === "number" ? v : 0;
   return `intstr.IntOrString{Type:0, IntVal:${n}, StrVal:""}`;

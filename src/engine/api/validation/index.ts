@@ -32,7 +32,7 @@ import { validateEndpointSlice, validateEndpointSliceUpdate } from "./discovery"
 import { validateObjectMetaUpdate } from "./meta";
 import { validateIPAddressPool, validateL2Advertisement } from "./metallb";
 
-export { metallbWebhookDenial, webhookName } from "./metallb";
+export { metallbWebhookDenial } from "./metallb";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 

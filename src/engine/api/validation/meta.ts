@@ -3,14 +3,14 @@
 // finalizer-name check core's ValidateObjectMeta adds.
 
 import { field, type FieldError } from "../status";
-import { goMap, goQ } from "./gofmt";
+import { goQ } from "./gofmt";
 import { byteLen, isQualifiedName, isValidLabelValue, type NameFn, nameIsDNSLabel } from "./names";
 import { GoValue } from "../status";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 export const FIELD_IMMUTABLE = "field is immutable";
-export const IS_NEGATIVE = "must be greater than or equal to 0";
+const IS_NEGATIVE = "must be greater than or equal to 0";
 const TOTAL_ANNOTATION_SIZE = 256 * (1 << 10);
 
 /** field.TooLong as apimachinery v0.33 prints it: the value is omitted. */
@@ -170,5 +170,3 @@ export function validateObjectMetaUpdate(meta: any, old: any, path = "metadata")
   (m.finalizers ?? []).forEach((f: string, i: number) => errs.push(...validateKubeFinalizerName(f, `${path}.finalizers[${i}]`)));
   return errs;
 }
-
-export { goMap };

@@ -11,9 +11,7 @@ import { ipv4Octets, parseIPv6 } from "../../util/ip.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
-export const METALLB_NAMESPACE = "metallb-system";
-export const IPADDRESSPOOL_WEBHOOK = "ipaddresspoolvalidationwebhook.metallb.io";
-export const L2ADVERTISEMENT_WEBHOOK = "l2advertisementvalidationwebhook.metallb.io";
+const METALLB_NAMESPACE = "metallb-system";
 
 const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
@@ -39,7 +37,7 @@ export function validateL2Advertisement(a: any): FieldError[] {
 const parseIP = (s: string) => ipv4Octets(s) ?? (parseIPv6(s) ? s : null);
 
 /** config.ParseCIDR's error for one entry of spec.addresses, or null when it parses. */
-export function parseAddressError(cidr: string): string | null {
+function parseAddressError(cidr: string): string | null {
   if (!cidr.includes("-")) {
     const slash = cidr.indexOf("/");
     const ip = slash < 0 ? "" : cidr.slice(0, slash);
@@ -83,8 +81,4 @@ export function metallbWebhookDenial(kind: string, obj: any, isCreate = true): s
     if (e) return `parsing address pool ${name}: invalid CIDR ${JSON.stringify(String(c))} in pool ${JSON.stringify(name)}: ${e}`;
   }
   return null;
-}
-
-export function webhookName(kind: string): string {
-  return kind === "IPAddressPool" ? IPADDRESSPOOL_WEBHOOK : L2ADVERTISEMENT_WEBHOOK;
 }

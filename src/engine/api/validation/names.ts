@@ -29,11 +29,6 @@ const dns1035LabelErrMsg =
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 const dns1035LabelRe = new RegExp(`^${dns1035LabelFmt}$`);
 
-const envVarNameFmt = "[-._a-zA-Z][-._a-zA-Z0-9]*";
-const envVarNameErrMsg =
-  "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit";
-const envVarNameRe = new RegExp(`^${envVarNameFmt}$`);
-
 const configMapKeyFmt = "[-._a-zA-Z0-9]+";
 const configMapKeyErrMsg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
 const configMapKeyRe = new RegExp(`^${configMapKeyFmt}$`);
@@ -52,12 +47,12 @@ export function byteLen(s: string): number {
   return n;
 }
 
-export function maxLenError(length: number): string {
+function maxLenError(length: number): string {
   return `must be no more than ${length} characters`;
 }
 
 /** RegexError: note the doubled space that "', " + " or " produces between examples. */
-export function regexError(msg: string, fmt: string, ...examples: string[]): string {
+function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
   let s = `${msg} (e.g. `;
   examples.forEach((e, i) => {
@@ -67,7 +62,7 @@ export function regexError(msg: string, fmt: string, ...examples: string[]): str
   return `${s}regex used for validation is '${fmt}')`;
 }
 
-export const emptyError = (): string => "must be non-empty";
+const emptyError = (): string => "must be non-empty";
 export const inclusiveRangeError = (lo: number, hi: number): string => `must be between ${lo} and ${hi}, inclusive`;
 
 export function isDNS1123Subdomain(value: string): string[] {
@@ -87,7 +82,7 @@ export function isDNS1123Label(value: string): string[] {
   return errs;
 }
 
-export function isDNS1035Label(value: string): string[] {
+function isDNS1035Label(value: string): string[] {
   const errs: string[] = [];
   if (byteLen(value) > 63) errs.push(maxLenError(63));
   if (!dns1035LabelRe.test(value)) errs.push(regexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"));

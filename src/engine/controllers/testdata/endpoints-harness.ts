@@ -11,7 +11,7 @@ import { RandomStreams } from "../../rng.js";
 import { Store, type StoreEvent } from "../../store/store.js";
 import { type Controller, type ControllerContext, ControllerManager } from "../manager.js";
 
-export interface Harness {
+interface Harness {
   store: Store;
   clock: ManualClock;
   api: ApiServer;
@@ -27,7 +27,7 @@ export interface Harness {
   settle(): void;
 }
 
-export interface PodOpts {
+interface PodOpts {
   ns?: string;
   labels?: Record<string, string>;
   node?: string;
@@ -141,9 +141,4 @@ export function harness(make: (ctx: ControllerContext) => Controller[], cfg: Par
     settle: () => manager.settle(),
   };
   return h;
-}
-
-/** A stored object as JSON with what varies between runs of a golden test left as it is. */
-export function json(o: unknown): string {
-  return JSON.stringify(o, null, 2) + "\n";
 }

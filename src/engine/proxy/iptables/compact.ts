@@ -60,7 +60,7 @@ export class ServiceContext {
 }
 
 /** One endpoint of one service port that this node can reach: also its KUBE-SEP-* chain. */
-export class EndpointChain implements Chain {
+class EndpointChain implements Chain {
   private own: Rule[] | undefined = undefined;
   constructor(
     readonly svc: ServiceContext,

@@ -138,7 +138,7 @@ export interface Ruleset {
   readonly tables: readonly Table[];
 }
 
-export function getTable(rs: Ruleset, name: string): Table | undefined {
+function getTable(rs: Ruleset, name: string): Table | undefined {
   return rs.tables.find((t) => t.name === name);
 }
 

@@ -33,7 +33,7 @@ export const SVC_PREFIX = "KUBE-SVC-";
 export const SVL_PREFIX = "KUBE-SVL-";
 export const FW_PREFIX = "KUBE-FW-";
 export const EXT_PREFIX = "KUBE-EXT-";
-export const SEP_PREFIX = "KUBE-SEP-";
+const SEP_PREFIX = "KUBE-SEP-";
 
 /** Above this many endpoints in total, per-endpoint comments are omitted ("large cluster mode"). */
 export const LARGE_CLUSTER_ENDPOINTS_THRESHOLD = 1000;

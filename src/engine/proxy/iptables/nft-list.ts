@@ -95,7 +95,7 @@ function targetText(t: Target): string {
 }
 
 /** One rule as nft lists it (without the leading tabs). */
-export function nftRuleText(r: Rule, c: { packets: number; bytes: number } | undefined): string {
+function nftRuleText(r: Rule, c: { packets: number; bytes: number } | undefined): string {
   const items: string[] = [];
   const head: string[] = [];
   if (r.proto !== undefined) head.push(`meta l4proto ${r.proto}`);

@@ -18,17 +18,17 @@ import {
 import { KUBE_NODEPORTS, KUBE_SERVICES } from "./names.js";
 import { serviceName } from "./services.js";
 
-export const IPTABLES_VERSION = "v1.8.9";
-export const IPTABLES_BANNER = `iptables ${IPTABLES_VERSION} (nf_tables)`;
+const IPTABLES_VERSION = "v1.8.9";
+const IPTABLES_BANNER = `iptables ${IPTABLES_VERSION} (nf_tables)`;
 
 /** Result of one iptables command: `lines` is lazy; join it with `joinLines` or `toOutput`. */
-export interface RenderResult {
+interface RenderResult {
   lines: Iterable<string>;
   stderr: string;
   exitCode: number;
 }
 
-export interface CommandOutput {
+interface CommandOutput {
   stdout: string;
   stderr: string;
   exitCode: number;
@@ -335,7 +335,7 @@ function targetRestore(t: Target): string {
  * `-m P -p P`, a `-s` on such a rule comes after `--dport`; without a protocol match the addresses
  * (`-d` before `-s`) go before a conntrack match, else at the end of the matches.
  */
-export function restoreRule(chain: string, r: Rule): string {
+function restoreRule(chain: string, r: Rule): string {
   let s = `-A ${chain}`;
   let addrs = r.src === undefined && r.dst === undefined;
   const dst = () => (r.dst !== undefined ? `${r.dstNeg ? " !" : ""} -d ${r.dst}` : "");
@@ -429,7 +429,7 @@ export interface CounterSource {
  * xtables_print_num: exact with -x ("%8llu "), else up to 99999 as is ("%5llu ") and above in
  * K, M, G, T rounded ("%4lluK "); `table` false drops the padding (FMT_NOTABLE: policy lines).
  */
-export function counterText(n: number, exact: boolean, table: boolean): string {
+function counterText(n: number, exact: boolean, table: boolean): string {
   if (exact) return table ? `${padLeft(String(n), 8)} ` : `${n} `;
   if (n <= 99999) return table ? `${padLeft(String(n), 5)} ` : `${n} `;
   let v = n;
@@ -464,7 +464,7 @@ function port(proto: string, n: number, numeric: boolean): string {
 }
 
 /** Without -n, host addresses are looked up (/etc/hosts, DNS); the node's own /etc/hosts knows localhost. */
-export type HostResolver = (ip: string) => string | undefined;
+type HostResolver = (ip: string) => string | undefined;
 const defaultHosts: HostResolver = (ip) => (ip === "127.0.0.1" ? "localhost" : undefined);
 
 /** Address column: 0.0.0.0/0, a host without /32, or a CIDR; names from /etc/networks unless -n. */

@@ -31,28 +31,26 @@ import { AddrMap, IpsetEntries, VirtualServerMap } from "./index.js";
 import { estimate, type Counted } from "./estimator.js";
 import { pick, type RealServer, type SchedState, type Scheduler } from "./scheduler.js";
 
-export type { RealServer, Scheduler } from "./scheduler.js";
-
 export const DUMMY_DEVICE = "kube-ipvs0";
-export const DEFAULT_SCHEDULER = "rr";
+const DEFAULT_SCHEDULER = "rr";
 /** Schedulers simulated here; others are refused as a kernel without the module refuses them. */
 export const KNOWN_SCHEDULERS: ReadonlySet<string> = new Set(["rr", "wrr", "lc", "wlc", "sh", "dh", "sed", "nq"]);
 
 // iptables chains of IPVS mode.
-export const KUBE_SERVICES = "KUBE-SERVICES";
-export const KUBE_POSTROUTING = "KUBE-POSTROUTING";
-export const KUBE_MARK_MASQ = "KUBE-MARK-MASQ";
-export const KUBE_NODE_PORT = "KUBE-NODE-PORT";
-export const KUBE_LOAD_BALANCER = "KUBE-LOAD-BALANCER";
-export const KUBE_FORWARD = "KUBE-FORWARD";
-export const KUBE_PROXY_FIREWALL = "KUBE-PROXY-FIREWALL";
-export const KUBE_SOURCE_RANGES_FIREWALL = "KUBE-SOURCE-RANGES-FIREWALL";
-export const KUBE_IPVS_FILTER = "KUBE-IPVS-FILTER";
-export const KUBE_IPVS_OUT_FILTER = "KUBE-IPVS-OUT-FILTER";
-export const KUBE_FIREWALL = "KUBE-FIREWALL";
+const KUBE_SERVICES = "KUBE-SERVICES";
+const KUBE_POSTROUTING = "KUBE-POSTROUTING";
+const KUBE_MARK_MASQ = "KUBE-MARK-MASQ";
+const KUBE_NODE_PORT = "KUBE-NODE-PORT";
+const KUBE_LOAD_BALANCER = "KUBE-LOAD-BALANCER";
+const KUBE_FORWARD = "KUBE-FORWARD";
+const KUBE_PROXY_FIREWALL = "KUBE-PROXY-FIREWALL";
+const KUBE_SOURCE_RANGES_FIREWALL = "KUBE-SOURCE-RANGES-FIREWALL";
+const KUBE_IPVS_FILTER = "KUBE-IPVS-FILTER";
+const KUBE_IPVS_OUT_FILTER = "KUBE-IPVS-OUT-FILTER";
+const KUBE_FIREWALL = "KUBE-FIREWALL";
 
 // ipsets (ipset.go): name, type, comment, in the proxier's ipsetInfo order.
-export const SET = {
+const SET = {
   LOOP_BACK: "KUBE-LOOP-BACK",
   CLUSTER_IP: "KUBE-CLUSTER-IP",
   EXTERNAL_IP: "KUBE-EXTERNAL-IP",
@@ -72,9 +70,9 @@ export const SET = {
   IPVS_IPS: "KUBE-IPVS-IPS",
 } as const;
 
-export type SetType = "hash:ip" | "hash:ip,port" | "hash:ip,port,ip" | "hash:ip,port,net" | "bitmap:port";
+type SetType = "hash:ip" | "hash:ip,port" | "hash:ip,port,ip" | "hash:ip,port,net" | "bitmap:port";
 
-export const IPSET_INFO: ReadonlyArray<{ name: string; type: SetType; comment: string }> = [
+const IPSET_INFO: ReadonlyArray<{ name: string; type: SetType; comment: string }> = [
   { name: SET.LOOP_BACK, type: "hash:ip,port,ip", comment: "Kubernetes endpoints dst ip:port, source ip for solving hairpin purpose" },
   { name: SET.CLUSTER_IP, type: "hash:ip,port", comment: "Kubernetes service cluster ip + port for masquerade purpose" },
   { name: SET.EXTERNAL_IP, type: "hash:ip,port", comment: "Kubernetes service external ip + port for masquerade and filter purpose" },
@@ -102,7 +100,7 @@ export interface IpSet {
   readonly entries: Map<string, number>;
 }
 
-export type Protocol = "TCP" | "UDP" | "SCTP";
+type Protocol = "TCP" | "UDP" | "SCTP";
 
 /**
  * A virtual server. Its scheduler state (the kernel's svc->sched_data) is kept on it, not in an
@@ -131,10 +129,10 @@ export interface VirtualServer extends SchedState {
   est?: Counted["est"];
 }
 
-export type ConnState = "ESTABLISHED" | "TIME_WAIT" | "CLOSE" | "NONE";
+type ConnState = "ESTABLISHED" | "TIME_WAIT" | "CLOSE" | "NONE";
 
 /** An IPVS connection entry (ipvsadm -Lnc), as `connectionEntries` and `connect` copy it out. */
-export interface IpvsConnection {
+interface IpvsConnection {
   /** The entry's id (for `close`). */
   readonly id: number;
   readonly vs: VirtualServer;

@@ -17,7 +17,7 @@ function ipNum(ip: string): number {
 }
 
 /** ipvs_cmp_services: protocol number, then address, then port. */
-export function sortedServices(p: IpvsProxier): VirtualServer[] {
+function sortedServices(p: IpvsProxier): VirtualServer[] {
   // Decorate once: parsing addresses inside the comparator is n log n parses.
   const keyed = [...p.services.values()].map((vs) => ({ vs, k: PROTO_NUM[vs.protocol] * 2 ** 48 + ipNum(vs.ip) * 65536 + vs.port }));
   keyed.sort((a, b) => a.k - b.k);
@@ -42,7 +42,7 @@ function largenum(i: number): string {
   return rpad(`${Math.floor(i / 1_000_000_000)}G`, 9);
 }
 
-export type IpvsadmFormat = "list" | "stats" | "rate";
+type IpvsadmFormat = "list" | "stats" | "rate";
 
 function serviceHead(vs: VirtualServer): string {
   return `${vs.protocol}  ${vs.ip}:${vs.port}`;

@@ -40,7 +40,7 @@ const TAB_SIZE = 1 << TAB_BITS;
 const GOLDEN_RATIO_32 = 0x61c88647;
 
 /** Linux hash_32(val, bits). */
-export function hash32(val: number, bits: number): number {
+function hash32(val: number, bits: number): number {
   return (Math.imul(val >>> 0, GOLDEN_RATIO_32) >>> 0) >>> (32 - bits);
 }
 

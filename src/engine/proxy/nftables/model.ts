@@ -31,9 +31,9 @@ import { IndexedMap, TAG_ADDR, portNum, portTextNum, protoCode, protoPortTag } f
 import { ipv4Num } from "../../util/ip.js";
 import { TableHandles } from "./handles.js";
 
-export type AddrField = "saddr" | "daddr";
-export type L4Proto = "tcp" | "udp" | "sctp";
-export type CtState = "new" | "established" | "related" | "invalid";
+type AddrField = "saddr" | "daddr";
+type L4Proto = "tcp" | "udp" | "sctp";
+type CtState = "new" | "established" | "related" | "invalid";
 
 export type Verdict =
   | { readonly kind: "accept" }
@@ -81,10 +81,10 @@ export interface Rule {
   readonly comment?: string;
 }
 
-export type ChainType = "filter" | "nat";
-export type Hook = "prerouting" | "input" | "forward" | "output" | "postrouting";
+type ChainType = "filter" | "nat";
+type Hook = "prerouting" | "input" | "forward" | "output" | "postrouting";
 
-export interface BaseHook {
+interface BaseHook {
   readonly type: ChainType;
   readonly hook: Hook;
   /** Numeric priority (dstnat = -100, srcnat = 100, filter = 0). */
@@ -234,7 +234,7 @@ export function goto(chain: string): Expr {
 }
 
 /** Every chain a rule or map element can send a packet to. */
-export function* verdictTargets(table: NftTable): Generator<{ from: string; chain: string }> {
+function* verdictTargets(table: NftTable): Generator<{ from: string; chain: string }> {
   for (const chain of table.chains.values()) {
     for (const rule of chain.rules) {
       for (const e of rule.exprs) {

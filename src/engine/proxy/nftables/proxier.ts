@@ -29,7 +29,7 @@ import * as N from "./names.js";
 import { MadeRules, type MadeOnRead } from "../made-rules.js";
 import { categorizeEndpoints, externallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from "../topology.js";
 
-export interface NftablesProxierOptions {
+interface NftablesProxierOptions {
   /**
    * ServiceCIDRs of the cluster's IPv4 family (kube-proxy reads them from ServiceCIDR objects);
    * traffic to an unallocated address in them is dropped. Default: kubeadm's 10.96.0.0/12.

@@ -394,17 +394,17 @@ export function* listTableLines(table: NftTable, h?: Handles): Generator<string>
 }
 
 /** `nft list ruleset`: every table; here only kube-proxy's (nothing when it does not exist). */
-export function* listRulesetLines(table: NftTable | undefined, h?: Handles): Generator<string> {
+function* listRulesetLines(table: NftTable | undefined, h?: Handles): Generator<string> {
   if (table) yield* listTableLines(table, h);
 }
 
-export function* listChainLines(table: NftTable, chain: Chain, h?: Handles): Generator<string> {
+function* listChainLines(table: NftTable, chain: Chain, h?: Handles): Generator<string> {
   yield `table ${T(table)} {`;
   yield* chainBlock(chain, true, h);
   yield "}";
 }
 
-export function* listSetLines(table: NftTable, set: NftSet, h?: Handles): Generator<string> {
+function* listSetLines(table: NftTable, set: NftSet, h?: Handles): Generator<string> {
   yield `table ${T(table)} {`;
   yield* setBlock(set, true, h);
   yield "}";
