@@ -4,7 +4,7 @@
 // 100), so the number of rows per statement follows from the driver's limit.
 import { type ApiCallRow, type ClusterEventRow, type CommandRow, day, type HistoryBatch, type SnapshotRow, type TrafficRunRow } from "./platform.js";
 
-export type SqlValue = string | number | null;
+type SqlValue = string | number | null;
 export interface SqlStatement {
   sql: string;
   args: SqlValue[];

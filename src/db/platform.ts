@@ -81,7 +81,7 @@ export interface HistoryBatch {
   traffic?: TrafficRunRow[];
 }
 
-export interface Usage {
+interface Usage {
   tenant: string;
   since: string;
   /** day -> route -> calls */
@@ -91,7 +91,7 @@ export interface Usage {
   liveClusters: number;
 }
 
-export interface History {
+interface History {
   cluster: string;
   events: Array<{ ts: string; type: string; detail: unknown }>;
   commands: Array<{ ts: string; command: string; exitCode: number; durationMs: number }>;
@@ -125,7 +125,7 @@ export function day(ts: number): string {
   return new Date(ts).toISOString().slice(0, 10);
 }
 
-export async function sha256Hex(text: string): Promise<string> {
+async function sha256Hex(text: string): Promise<string> {
   const d = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -140,7 +140,7 @@ export function randomId(bytes = 12): string {
 }
 
 /** Runs statements in one transaction: the host's own driver (libSQL batch, transactionSync). */
-export interface SqlWriter {
+interface SqlWriter {
   /** `background`: nothing waits for it but its own caller (history); a writer may let other writes go first. */
   write(statements: SqlStatement[], opts?: { background?: boolean }): Promise<unknown> | void;
   /** Most parameters one statement may bind. */

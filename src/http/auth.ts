@@ -10,7 +10,7 @@ import { forbiddenMsg, notFoundMsg, rateLimited, unauthorized } from "./errors.j
 import { timingSafeEqual, verifyToken } from "./tokens.js";
 import { TtlCache } from "./ttl-cache.js";
 
-export type Principal =
+type Principal =
   | { kind: "admin" }
   | { kind: "tenant"; tenant: Tenant }
   | { kind: "cluster"; clusterId: string }
@@ -20,7 +20,7 @@ export type Principal =
 
 export type Env = { Variables: { tenantId: string | null; clusterId: string | null; principal: Principal; route?: string } };
 
-export interface Access {
+interface Access {
   row: ClusterRow;
   limits: Limits;
   principal: Principal;

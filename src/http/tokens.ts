@@ -27,7 +27,7 @@ async function mac(secret: string, purpose: string, id: string): Promise<string>
 }
 
 /** cluster and share: a cluster id; teacher and join: a classroom id (src/http/routes/classrooms.ts). */
-export type TokenKind = "cluster" | "share" | "teacher" | "join";
+type TokenKind = "cluster" | "share" | "teacher" | "join";
 const PREFIX: Record<TokenKind, string> = { cluster: "slc_", share: "sls_", teacher: "slt_", join: "slj_" };
 
 // Verified tokens, so a busy cluster pays for its HMAC once (WebCrypto costs ~50 µs a call, and

@@ -18,7 +18,7 @@ import { asWatch } from "./watch.js";
 import { ExecSession, type StreamSocket } from "./exec-session.js";
 import { CHANNEL_PROTOCOLS, pickProtocol } from "./remotecommand.js";
 
-export interface KubeApiDeps {
+interface KubeApiDeps {
   host: ClusterHost;
   /** The platform's access check for cluster `id` (token, tenant, rate limit); the tenant's limits. */
   access: (c: Context, id: string) => Promise<Limits>;
@@ -31,7 +31,7 @@ export interface KubeApiDeps {
 }
 
 /** What the host's socket tells a stream. */
-export interface StreamHandlers {
+interface StreamHandlers {
   onMessage(data: Uint8Array | string): void;
   onClose(): void;
 }
@@ -47,10 +47,10 @@ export type StreamUpgrade = (c: Context, protocol: string, open: (socket: Stream
  * 1.30+ falls back to it when a WebSocket upgrade is refused (so a request that reaches this
  * passed every check the WebSocket one would have met).
  */
-export const SPDY_REFUSED =
+const SPDY_REFUSED =
   "ServiceLab streams exec and attach over WebSocket (v5.channel.k8s.io, kubectl 1.30 and later), not SPDY: use kubectl 1.30 or later, or kubectl exec in the cluster's web terminal";
 /** port-forward: the pods' apps answer only inside the simulated cluster. */
-export const PORT_FORWARD_REFUSED =
+const PORT_FORWARD_REFUSED =
   "ServiceLab does not forward ports: the pods' applications answer only inside the simulated cluster (curl them from the cluster's web terminal, or expose them with a Service)";
 
 function refusal(message: string): KubeResponse {

@@ -186,7 +186,7 @@ export async function streamFollow(
 }
 
 /** One request on the Node host: serialised, the clock brought to now, limits checked, persisted. */
-export function nodeKube(h: OperatingHost): KubeBackend {
+function nodeKube(h: OperatingHost): KubeBackend {
   return {
     request: async (id, req, limits) => {
       try {

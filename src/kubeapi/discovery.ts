@@ -3,7 +3,7 @@
 // kubectl 1.33 asks for first. Only what the cluster serves is listed: a MetalLB kind appears
 // once its CustomResourceDefinition exists, as a CRD's resources do.
 
-import { apiVersionOf, RESOURCES, type ResourceInfo } from "../engine/api/resources.js";
+import { RESOURCES, type ResourceInfo } from "../engine/api/resources.js";
 import type { Cluster } from "../engine/cluster.js";
 
 /** Kinds with a /scale subresource (autoscaling/v1 Scale). */

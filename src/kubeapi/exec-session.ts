@@ -18,7 +18,7 @@ export interface StreamSocket {
   close(code: number, reason: string): void;
 }
 
-export interface ExecSessionDeps {
+interface ExecSessionDeps {
   plan: StreamPlan;
   /** The negotiated subprotocol (v5.channel.k8s.io or v4.channel.k8s.io). */
   protocol: string;
@@ -32,7 +32,7 @@ export interface ExecSessionDeps {
 }
 
 /** The most stdin a command takes (it is handed to the pod's shell whole). */
-export const MAX_STDIN_BYTES = 1 << 20;
+const MAX_STDIN_BYTES = 1 << 20;
 const IDLE_MS = 15 * 60_000;
 const MAX_MS = 60 * 60_000;
 /** SIGKILL's status: the container stopped under the command. */

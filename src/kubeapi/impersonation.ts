@@ -35,7 +35,7 @@ export function requester(imp: Impersonation | undefined): UserInfo {
   return { username, groups };
 }
 
-export interface RequestAttributes {
+interface RequestAttributes {
   verb: string;
   group: string;
   resource: string;

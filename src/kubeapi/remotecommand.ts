@@ -15,8 +15,8 @@ import type { Cluster } from "../engine/cluster.js";
 import { podShellPrompt } from "../shell/prompt.js";
 import { type KubeRequest, type KubeResponse, parseTarget } from "./serve.js";
 
-export const V5 = "v5.channel.k8s.io";
-export const V4 = "v4.channel.k8s.io";
+const V5 = "v5.channel.k8s.io";
+const V4 = "v4.channel.k8s.io";
 /** The subprotocols served, best first (kubectl 1.30+ offers only v5; client-node offers v4 first). */
 export const CHANNEL_PROTOCOLS = [V5, V4] as const;
 
@@ -24,9 +24,9 @@ export const STDIN = 0;
 export const STDOUT = 1;
 export const STDERR = 2;
 export const ERROR = 3;
-export const RESIZE = 4;
+const RESIZE = 4;
 /** v5: [255, channel] says the sender will write no more on that channel (stdin's EOF). */
-export const CLOSE = 255;
+const CLOSE = 255;
 
 /** What an exec or attach asks for, checked against the cluster. Plain data (crosses RPC). */
 export interface StreamPlan {
@@ -155,7 +155,7 @@ export function frame(channel: number, data: Uint8Array | string): Uint8Array {
   return out;
 }
 
-export type Incoming =
+type Incoming =
   | { type: "stdin"; data: Uint8Array }
   | { type: "resize"; width: number; height: number }
   | { type: "close"; channel: number }

@@ -24,7 +24,7 @@ import {
   unsupportedMediaType,
 } from "../engine/api/status.js";
 import type { DeleteOptions, PatchType, PropagationPolicy, WriteOptions } from "../engine/apiserver/apiserver.js";
-import type { KObject, Pod } from "../engine/api/types.js";
+import type { KObject } from "../engine/api/types.js";
 import type { Cluster } from "../engine/cluster.js";
 import { aggregated, AGGREGATED_V2, apiGroupList, apiResourceList, apiVersions, SCALABLE, versionInfo, wantsAggregated } from "./discovery.js";
 import { gvDocument, openapiIndex } from "./openapi.js";
@@ -62,11 +62,11 @@ export interface KubeResponse {
   warnings?: string[];
 }
 
-export const JSON_TYPE = "application/json";
-export const ENDPOINTS_DEPRECATION = "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice";
+const JSON_TYPE = "application/json";
+const ENDPOINTS_DEPRECATION = "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice";
 
 /** What a REST path names. */
-export interface Target {
+interface Target {
   info: ResourceInfo;
   namespace?: string;
   name?: string;
@@ -415,7 +415,7 @@ function readJson(req: KubeRequest): unknown {
 }
 
 /** A create or update body: JSON, or kubectl 1.32+'s protobuf. */
-export function readBody(req: KubeRequest, info: ResourceInfo): unknown {
+function readBody(req: KubeRequest, info: ResourceInfo): unknown {
   if (isProtobuf(req.contentType)) {
     const d = decodeProtobuf(req.body ?? new Uint8Array());
     if (d.kind !== info.kind) {

@@ -23,7 +23,7 @@ import { patchMetaFor } from "../engine/api/patch/meta.js";
 import { goSortArray } from "./gosort.js";
 import { goCompactJson } from "./output.js";
 
-export const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
 /**
  * The last-applied-configuration annotation as kubectl's GetModifiedConfiguration writes it: the
@@ -87,7 +87,7 @@ const fail = (msg: string): never => {
 };
 
 /** Go's json.Marshal of a map: keys sorted at every level (the wire form of the patch). */
-export function sortKeys(v: JsonValue): JsonValue {
+function sortKeys(v: JsonValue): JsonValue {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (isObject(v)) {
     const o: JsonObject = {};

@@ -14,7 +14,7 @@ import { formatLabels, formatLabelSelector } from "./table.js";
 type Obj = any;
 
 /** What a describer may read besides the object: the cluster as the apiserver lists it. */
-export interface DescribeSource {
+interface DescribeSource {
   now: number;
   list(info: ResourceInfo, namespace: string | undefined): readonly KObject[];
 }

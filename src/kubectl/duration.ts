@@ -33,7 +33,7 @@ export function humanDuration(ms: number): string {
 const parsed = new Map<string, number>();
 
 /** Date.parse, memoized: a table of many objects repeats the same few timestamps. */
-export function parseTimestamp(ts: string): number {
+function parseTimestamp(ts: string): number {
   let v = parsed.get(ts);
   if (v === undefined) {
     if (parsed.size > 10000) parsed.clear();

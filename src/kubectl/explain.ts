@@ -17,11 +17,11 @@ type Schema = {
   "x-kubernetes-group-version-kind"?: { group: string; version: string; kind: string }[];
 };
 
-export interface OpenAPIDocument {
+interface OpenAPIDocument {
   components?: { schemas?: Record<string, Schema> };
 }
 
-export interface ExplainRequest {
+interface ExplainRequest {
   group: string;
   version: string;
   kind: string;

@@ -3,7 +3,7 @@
 // algorithm's exact steps, and `kubectl get --sort-by` shows that order (events with the same
 // second, pods on the same node). Reproducing the steps reproduces kubectl's output.
 
-export interface SortData {
+interface SortData {
   len: number;
   less(i: number, j: number): boolean;
   swap(i: number, j: number): void;
@@ -14,7 +14,7 @@ const INCREASING = 1;
 const DECREASING = 2;
 
 /** sort.Sort. */
-export function goSort(data: SortData): void {
+function goSort(data: SortData): void {
   const n = data.len;
   if (n <= 1) return;
   pdqsort(data, 0, n, bitsLen(n));

@@ -148,7 +148,7 @@ function goExp(s: string): string {
 }
 
 /** strconv.FormatFloat(v, 'g', -1, 64), as %v prints a float64. */
-export function formatFloat(v: number, verb = "g", prec?: number): string {
+function formatFloat(v: number, verb = "g", prec?: number): string {
   if (Number.isNaN(v)) return "NaN";
   if (!Number.isFinite(v)) return v > 0 ? "+Inf" : "-Inf";
   switch (verb) {
@@ -295,7 +295,7 @@ export function byteOrder(a: string, b: string): number {
 }
 
 /** fmt.Sprint: operands with %v, a space between two operands when neither is a string. */
-export function sprint(args: GoValue[]): string {
+function sprint(args: GoValue[]): string {
   let out = "";
   for (let i = 0; i < args.length; i++) {
     if (i > 0 && typeof args[i] !== "string" && typeof args[i - 1] !== "string") out += " ";
@@ -305,7 +305,7 @@ export function sprint(args: GoValue[]): string {
 }
 
 /** fmt.Sprintln: operands with %v, spaces between, a newline after. */
-export function sprintln(args: GoValue[]): string {
+function sprintln(args: GoValue[]): string {
   return args.map((a) => fmtValue(a, "v")).join(" ") + "\n";
 }
 
@@ -1384,7 +1384,7 @@ function sliceValue(item: GoValue, idx: GoValue[]): GoValue {
 // ---------------------------------------------------------------------------------------------
 // Execution
 
-export interface ExecOptions {
+interface ExecOptions {
   /** missingkey=error (kubectl --allow-missing-template-keys=false): a missing map key is an error. */
   missingKeyError?: boolean;
 }

@@ -129,7 +129,7 @@ function openBracket(action: string): boolean {
   return depth > 0;
 }
 
-export function parseTemplate(tpl: string): Node[] {
+function parseTemplate(tpl: string): Node[] {
   const root: Node[] = [];
   const stack: Node[][] = [root];
   let i = 0;

@@ -8,7 +8,6 @@
 
 import { Document, type Scalar, visit } from "yaml";
 import type { z } from "zod";
-import type { ResourceInfo } from "../engine/api/resources.js";
 import { executeGoTemplate, fmtValue, type GoFunc, GoNum, goQuote, GoTemplateError, GoTemplateExecError, type GoValue, parseGoTemplate, type Template } from "./gotemplate.js";
 
 function sortKeys(v: unknown, order?: (a: string, b: string) => number): unknown {
@@ -31,7 +30,7 @@ const DIGIT = /\p{Nd}/u;
  * the letter first right after a digit; otherwise the digit runs there compare by value ("k2"
  * before "k10"), then by length; a prefix sorts first.
  */
-export function goYamlKeyOrder(a: string, b: string): number {
+function goYamlKeyOrder(a: string, b: string): number {
   const ar = [...a];
   const br = [...b];
   let digits = false;
@@ -113,11 +112,6 @@ function inGoOrder(schema: z.ZodType | undefined, v: unknown): unknown {
 /** json.MarshalIndent(obj, "", "    ") of the unstructured object, with a final newline. */
 export function toJson(obj: unknown): string {
   return JSON.stringify(sortKeys(obj), null, 4) + "\n";
-}
-
-/** `kind.group/name`, as -o name prints it. */
-export function resourceName(info: ResourceInfo, name: string): string {
-  return `${info.kind.toLowerCase()}${info.group ? "." + info.group : ""}/${name}`;
 }
 
 /** The List kubectl builds around several objects for -o yaml/json/jsonpath. */

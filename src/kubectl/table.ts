@@ -10,12 +10,12 @@ import { since } from "./duration.js";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = any;
 
-export interface Column {
+interface Column {
   name: string;
   priority: 0 | 1;
 }
 
-export interface TableDef {
+interface TableDef {
   columns: Column[];
   /** Every cell of the row (wide cells included); the caller drops priority-1 cells unless wide. */
   row(obj: Obj, now: number): string[];
@@ -389,7 +389,7 @@ export function tableFor(info: ResourceInfo): TableDef {
   return TABLES[info.kind] ?? { columns: [c("NAME"), c("AGE")], row: (o: Obj, now: number) => [o.metadata.name, age(o, now)] };
 }
 
-export interface TableOptions {
+interface TableOptions {
   wide?: boolean;
   /** Prefix a NAMESPACE column (-A). */
   withNamespace?: boolean;

@@ -5,7 +5,7 @@
 // also sets liggitt/tabwriter's RememberWidths: across flushes a column never gets narrower than
 // it has been, which keeps `kubectl get -w` rows aligned under the header (TabwriterStream).
 
-export interface TabwriterOptions {
+interface TabwriterOptions {
   minwidth: number;
   padding: number;
 }

@@ -7,7 +7,7 @@ import { lookupResource } from "../engine/api/resources.js";
 import type { Check, Condition, LabDefinition, Text } from "./types.js";
 
 /** What checks may read of the cluster's objects (the Store satisfies it). */
-export interface Reader {
+interface Reader {
   list(resource: string, namespace?: string): readonly KObject[];
   get(resource: string, namespace: string | undefined, name: string): KObject | undefined;
 }
@@ -23,7 +23,7 @@ export interface CommandRecord {
 }
 
 /** Why an endpoints check failed, drawn in the cluster view as a Service with no lines to pods. */
-export interface SelectorDiff {
+interface SelectorDiff {
   service: string;
   namespace: string;
   selector: Record<string, string> | null;
@@ -50,7 +50,7 @@ export interface StepResult {
 const both = (en: string, zh: string): Text => ({ en, zh });
 
 /** Reads a dotted path ("spec.ports.0.port"; a key with a dot escapes it: "data.index\\.html") of an object. */
-export function readPath(obj: unknown, path: string): unknown {
+function readPath(obj: unknown, path: string): unknown {
   let v: unknown = obj;
   for (const part of path.split(/(?<!\\)\./).map((p) => p.replace(/\\\./g, "."))) {
     if (v === null || typeof v !== "object") return undefined;
@@ -90,7 +90,7 @@ const nsText = (ns: string | undefined, resource = "") => (ns === "*" ? "any nam
 const nsTextZh = (ns: string | undefined, resource = "") => (ns === "*" ? "任何命名空间" : clusterScoped(resource) ? "集群" : `命名空间 ${ns ?? "default"}`);
 const kindName = (resource: string) => resource.split(".")[0].replace(/ies$/, "y").replace(/s$/, "");
 
-export function evaluateCheck(check: Check, r: Reader, commands: readonly CommandRecord[]): CheckResult {
+function evaluateCheck(check: Check, r: Reader, commands: readonly CommandRecord[]): CheckResult {
   const id = check.id;
   switch (check.kind) {
     case "object": {

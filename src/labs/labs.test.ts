@@ -15,7 +15,7 @@ import canary from "./catalog/canary.js";
 import type { LabDefinition } from "./types.js";
 
 /** The command lines of a step's Markdown, in order: one per fenced ```bash block. */
-export function bashBlocks(markdown: string): string[] {
+function bashBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```bash\n([\s\S]*?)\n```$/gm)].map((m) => m[1]);
 }
 

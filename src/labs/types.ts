@@ -73,7 +73,7 @@ export const Check = z.discriminatedUnion("kind", [
 ]);
 export type Check = z.infer<typeof Check>;
 
-export const Step = z
+const Step = z
   .object({
     id: z.string().regex(/^[a-z0-9-]+$/),
     title: Text,
@@ -82,7 +82,7 @@ export const Step = z
     checks: z.array(Check).min(1),
   })
   .strict();
-export type Step = z.infer<typeof Step>;
+type Step = z.infer<typeof Step>;
 
 export const LabDefinition = z
   .object({

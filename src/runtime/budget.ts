@@ -17,7 +17,7 @@
 // process's CPU clock (Node's process.cpuUsage), a slice is charged the smaller of its elapsed
 // time and the CPU the process used meanwhile; the time the line was yielded is never charged.
 
-export const SLICE = Symbol.for("servicelab.slice");
+const SLICE = Symbol.for("servicelab.slice");
 
 /**
  * The clock, taken before any line runs: just-bash's defense-in-depth box blocks
@@ -62,7 +62,7 @@ export class CommandStop extends Error {
 }
 
 /** SIGXCPU (24), as a shell under `ulimit -t` is killed: bash reports the signal's name. */
-export function cpuStop(budgetMs: number): CommandStop {
+function cpuStop(budgetMs: number): CommandStop {
   return new CommandStop("cpu", `bash: CPU time limit exceeded: the command line used more than ${budgetMs / 1000} s of CPU time; stopped\n`, 128 + 24);
 }
 
@@ -81,7 +81,7 @@ export function stopFor(why: StopReason, limits: { cpuMsPerCommand: number }): C
   return why === "cpu" ? cpuStop(limits.cpuMsPerCommand) : why === "interrupt" ? interruptStop() : timeLimitStop();
 }
 
-export interface LineBudgetOptions {
+interface LineBudgetOptions {
   /** CPU time the line may use, ms. */
   cpuMs: number;
   /** Gives the thread to other work for a moment (Node: setImmediate); none on Workers. */
@@ -177,12 +177,6 @@ export class LineBudget {
     const r: unknown = this.controller.signal.reason;
     return this.controller.signal.aborted && r instanceof CommandStop ? r : undefined;
   }
-}
-
-/** The slice of the line `signal` belongs to, for commands that run long on their own. */
-export function sliceOf(signal: AbortSignal | undefined): (() => Promise<void> | undefined) | undefined {
-  const f = signal && (signal as unknown as Record<symbol, unknown>)[SLICE];
-  return typeof f === "function" ? (f as () => Promise<void> | undefined) : undefined;
 }
 
 /** Strips just-bash's own note for an aborted line: the stop's message replaces it. */

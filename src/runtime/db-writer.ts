@@ -18,7 +18,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 
 /** A statement as libSQL's client takes it (its arguments cross the thread by structured clone). */
-export type WriteStatement = InStatement;
+type WriteStatement = InStatement;
 
 /** The worker: plain JS source, so it needs no loader or bundle entry of its own. */
 const WORKER = `

@@ -17,10 +17,10 @@ import type { StopReason } from "./budget.js";
 export const MAX_ENTRIES = 2000;
 /** The lines' own text, together: 2000 here-documents of a request's 256 KiB would be 512 MB. */
 export const MAX_COMMAND_CHARS = 4 * 1024 * 1024;
-export const WITH_OUTPUT = 200;
-export const MAX_OUTPUT = 64 * 1024;
-export const CMD_PREFIX = "#cmd|";
-export const JOURNAL_KEY = "#journal";
+const WITH_OUTPUT = 200;
+const MAX_OUTPUT = 64 * 1024;
+const CMD_PREFIX = "#cmd|";
+const JOURNAL_KEY = "#journal";
 export const ORIGIN_KEY = "#origin";
 
 export interface JournalEntry {

@@ -6,7 +6,7 @@ import type { LogLine } from "../engine/kubelet/kubelet.js";
 import { type Revision, RevisionMemo } from "./revision-memo.js";
 
 export const LOG_PREFIX = "#log|";
-export const LOG_CHUNK = 256;
+const LOG_CHUNK = 256;
 const logRowKey = (stream: string, n: number) => `${LOG_PREFIX}${stream}|${n}`;
 
 /** A log as its rows hold it: the kubelet's epoch it was written at, lines and rows. */

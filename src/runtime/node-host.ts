@@ -18,7 +18,7 @@ import { replayTo } from "./time-travel.js";
 import { realTime, type TimeSource } from "../shell/time.js";
 import { interruptStop } from "./budget.js";
 
-export interface NodeHostOptions {
+interface NodeHostOptions {
   shell?: ShellFactory;
   history?: HistorySink;
   /** Unused clusters leave memory after this long (they stay on disk). */

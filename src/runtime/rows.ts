@@ -4,15 +4,15 @@ import type { Delta } from "./cluster-rows.js";
 
 export const UPSERT_OBJECT =
   "INSERT INTO cluster_objects (cluster_id, key, body) VALUES (?, ?, ?) ON CONFLICT(cluster_id, key) DO UPDATE SET body = excluded.body";
-export const DELETE_OBJECT = "DELETE FROM cluster_objects WHERE cluster_id = ? AND key = ?";
+const DELETE_OBJECT = "DELETE FROM cluster_objects WHERE cluster_id = ? AND key = ?";
 export const DELETE_ALL_OBJECTS = "DELETE FROM cluster_objects WHERE cluster_id = ?";
-export const UPSERT_META =
+const UPSERT_META =
   "INSERT INTO cluster_state (cluster_id, meta, updated_at) VALUES (?, ?, ?) ON CONFLICT(cluster_id) DO UPDATE SET meta = excluded.meta, updated_at = excluded.updated_at";
 export const DELETE_META = "DELETE FROM cluster_state WHERE cluster_id = ?";
 export const SELECT_META = "SELECT meta FROM cluster_state WHERE cluster_id = ?";
 export const SELECT_OBJECTS = "SELECT key, body FROM cluster_objects WHERE cluster_id = ?";
 
-export interface Stmt {
+interface Stmt {
   sql: string;
   args: Array<string | number>;
 }

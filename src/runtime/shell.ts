@@ -22,7 +22,7 @@ export interface ExecResult {
 }
 
 /** How a host runs one line: its time and stop signal, and the terminal it may stream to. */
-export interface LineOptions {
+interface LineOptions {
   /** The line's stop (src/runtime/budget.ts). */
   signal?: AbortSignal;
   time?: LineTime;

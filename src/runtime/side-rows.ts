@@ -4,8 +4,8 @@ import type { Cluster } from "../engine/cluster.js";
 import { RevisionMemo } from "./revision-memo.js";
 import type { ShellRunner } from "./shell.js";
 
-export const SIDE = ["#config", "#kubelet", "#shell", "#proxies"] as const;
-export type SideKey = (typeof SIDE)[number];
+const SIDE = ["#config", "#kubelet", "#shell", "#proxies"] as const;
+type SideKey = (typeof SIDE)[number];
 /** The engine's snapshot without objects, config and kubelet state (the meta row's part). */
 export type SnapshotMeta = ReturnType<Cluster["snapshotMeta"]>;
 

@@ -20,7 +20,7 @@ export interface TrafficRun {
 const TRACED_PER_COMMAND = 64;
 
 /** One command line's connections as it runs: a count per tally key, the first traced one of each. */
-export interface LineTraffic {
+interface LineTraffic {
   tally: Map<string, number>;
   traces: Map<string, ConnectResult>;
 }

@@ -15,7 +15,7 @@ const TYPES: Record<string, string> = {
   ".txt": "text/plain; charset=utf-8",
 };
 
-export interface WebAssets {
+interface WebAssets {
   /** A built file for this request, or undefined to let the app answer. */
   asset(req: Request): Response | undefined;
   page(c: Context): Response;

@@ -10,9 +10,9 @@ import { InMemoryFs } from "just-bash";
  * files are one row, rewritten when they change, and a Durable Object's SQLite takes at most
  * 2 MB in one value (at 16 MiB each 4 MB write also took 5 s to persist on Node).
  */
-export const FS_BYTES = 1024 * 1024;
+const FS_BYTES = 1024 * 1024;
 /** Files, directories and links one node's filesystem holds (a full inode table is ENOSPC too). */
-export const FS_ENTRIES = 4096;
+const FS_ENTRIES = 4096;
 
 /** A write that does not fit: errno ENOSPC; commands that print an error's text print strerror's. */
 export class NoSpaceError extends Error {

@@ -9,7 +9,7 @@ import { foldPatterns } from "./grep.js";
 import { od } from "./od.js";
 
 /** The shell that reads a line: bash, BusyBox's ash, or Debian's dash as /bin/sh. */
-export type ShellVoice = "bash" | "ash" | "dash";
+type ShellVoice = "bash" | "ash" | "dash";
 
 export interface ShellPlace {
   /** Who speaks for the shell: its messages (`command not found`, redirections) are in its words. */
@@ -30,7 +30,7 @@ export interface ShellPlace {
 type Result = { stdout: string; stderr: string; exitCode: number };
 
 /** What the place's shell says of a command it cannot find, and its status 127. */
-export function notFound(place: Pick<ShellPlace, "voice" | "name">, command: string): Result {
+function notFound(place: Pick<ShellPlace, "voice" | "name">, command: string): Result {
   const stderr = place.voice === "ash" ? `sh: ${command}: not found\n` : place.voice === "dash" ? `sh: 1: ${command}: not found\n` : `${place.name}: ${command}: command not found\n`;
   return { stdout: "", stderr, exitCode: 127 };
 }

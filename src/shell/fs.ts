@@ -13,11 +13,11 @@ type Content = Parameters<InMemoryFs["writeFile"]>[1];
  * writes. A command here reads a file whole, so an endless device is read to this bound:
  * `head -c 16 /dev/urandom` and `dd bs=512 count=1` get what they ask for, and nothing reads for ever.
  */
-export const DEVICE_READ_BYTES = 65_536;
+const DEVICE_READ_BYTES = 65_536;
 
 const DEVICES = new Set(["/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"]);
 
-export interface ShellFsOptions {
+interface ShellFsOptions {
   /** Paths a write must refuse with EROFS (a configMap volume and everything under it). */
   readOnly?: (path: string) => boolean;
   /** Random 32-bit words for /dev/urandom (the cluster's seeded stream: replays read the same bytes). */
@@ -29,7 +29,7 @@ export interface ShellFsOptions {
  * strerror's text, which just-bash's commands print after their own words
  * (`touch: cannot touch '/nope/x': No such file or directory`).
  */
-export class ErrnoError extends Error {
+class ErrnoError extends Error {
   constructor(
     readonly code: "ENOENT" | "EROFS" | "ENOTDIR",
     readonly syscall: string,

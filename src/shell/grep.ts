@@ -5,7 +5,7 @@
 const SHORT_WITH_ARG = new Set(["e", "f", "m", "A", "B", "C", "d", "D"]);
 
 /** A POSIX basic regular expression rewritten as an extended one. */
-export function breToEre(bre: string): string {
+function breToEre(bre: string): string {
   let out = "";
   for (let i = 0; i < bre.length; i++) {
     const ch = bre[i];

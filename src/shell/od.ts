@@ -3,7 +3,7 @@
 // -o -x. just-bash's od knows only a separate `-t x1` and ignores -N, so
 // `head -c 16 /dev/urandom | od -An -tx1` printed octal.
 
-export interface OdResult {
+interface OdResult {
   stdout: string;
   stderr: string;
   exitCode: number;

@@ -26,10 +26,10 @@ import { utf8Length } from "./net/http.js";
 import { clusterTime, LineTime, sleepMs } from "./time.js";
 import { watchCommand } from "./watch.js";
 
-export type ShellResult = Output;
+type ShellResult = Output;
 
 /** How one command line runs: its time (source, stop signal) and the terminal it may stream to. */
-export interface RunOptions {
+interface RunOptions {
   stdin?: string;
   /** The line's stop (the host's: src/runtime/budget.ts). */
   signal?: AbortSignal;
@@ -52,7 +52,7 @@ interface KubectlShell {
   run?(command: string): Promise<Output>;
 }
 
-export interface SessionOptions {
+interface SessionOptions {
   editor?: Editor;
   /**
    * An editor the host lends per command line (the web UI's hosted editor): used when `editor`
@@ -167,7 +167,7 @@ const MAX_AWK_ITERATIONS = 20_000;
  * Durable Object holds 128 MB for everything, so a line gets a quarter of it; past it the line
  * stops with just-bash's message for the limit it met.
  */
-export const LINE_MEMORY_BYTES = 32 * 1024 * 1024;
+const LINE_MEMORY_BYTES = 32 * 1024 * 1024;
 const MEMORY_LIMITS = {
   maxLiveBytes: LINE_MEMORY_BYTES,
   maxInputBytes: LINE_MEMORY_BYTES,

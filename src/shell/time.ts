@@ -21,7 +21,7 @@ export interface TimeSource {
 }
 
 /** How long an open-ended wait of a simulated source goes on unchanged (longer than a pod's 30 s grace). */
-export const SIMULATED_QUIET_MS = 45_000;
+const SIMULATED_QUIET_MS = 45_000;
 
 /**
  * The host's timers and clock, taken at load: just-bash's defense box blocks them for code

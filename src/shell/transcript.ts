@@ -14,7 +14,7 @@ export interface Step {
   exitCode: number;
 }
 
-export function parseScript(text: string): string[] {
+function parseScript(text: string): string[] {
   const cmds: string[] = [];
   for (const line of text.split("\n")) {
     if (line.startsWith("$ ")) cmds.push(line.slice(2));

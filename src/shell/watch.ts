@@ -8,7 +8,7 @@ import type { Command } from "just-bash";
 import type { LineTime } from "./time.js";
 
 /** What watch needs of the terminal it runs in. */
-export interface WatchHost {
+interface WatchHost {
   readonly lineTime: LineTime;
   readonly terminalColumns: number;
   readonly node: string;
@@ -130,7 +130,7 @@ function parseArgs(args: string[]): Parsed {
 }
 
 /** ctime(3) in UTC, as the node's clock reads: "Wed Dec  2 03:19:24 2026". */
-export function ctime(ms: number): string {
+function ctime(ms: number): string {
   const d = new Date(ms);
   const day = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][d.getUTCDay()];
   const mon = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][d.getUTCMonth()];
@@ -139,7 +139,7 @@ export function ctime(ms: number): string {
 }
 
 /** The header line as output_header() lays it out at `width` columns. */
-export function header(interval: number, command: string, host: string, now: number, width: number): string {
+function header(interval: number, command: string, host: string, now: number, width: number): string {
   const left = `Every ${interval.toFixed(1)}s: `;
   const ts = `${host}: ${ctime(now)}`;
   // procps counts ctime's newline: the time ends in the last column.

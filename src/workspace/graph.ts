@@ -3,7 +3,7 @@
 import type { Cluster } from "../engine/cluster.js";
 import type { KObject } from "../engine/api/types.js";
 
-export interface GraphPod {
+interface GraphPod {
   namespace: string;
   name: string;
   node: string;
@@ -18,7 +18,7 @@ export interface GraphPod {
   labels: Record<string, string>;
 }
 
-export interface GraphEndpoint {
+interface GraphEndpoint {
   ip: string;
   pod?: string;
   node?: string;

@@ -47,7 +47,7 @@ export interface WorkspaceView {
 const JOURNAL_PAGE_BYTES = 1024 * 1024;
 
 /** Rebuilds the cluster as it was after a journal line (src/runtime/time-travel.ts, bound to the host's shell and limits). */
-export type Replay = (core: ClusterCore, seq: number) => Promise<ClusterCore>;
+type Replay = (core: ClusterCore, seq: number) => Promise<ClusterCore>;
 
 export async function inspect(core: ClusterCore, q: z.output<typeof InspectQuery>, now: number, replay: Replay): Promise<unknown> {
   switch (q.view) {

@@ -7,7 +7,7 @@ import { ipvsadmList } from "../engine/proxy/ipvs/render.js";
 import { nftList } from "../engine/proxy/nftables/render.js";
 import { ctime } from "../shell/net/commands.js";
 
-export interface RulesSection {
+interface RulesSection {
   /** The command that prints this text on the node. */
   command: string;
   lines: string[];

@@ -7,7 +7,7 @@ import type { Graph, GraphService } from "./graph.js";
 import type { Rule, Ruleset } from "../engine/proxy/iptables/model.js";
 import type { JournalEntry } from "../runtime/journal.js";
 
-export interface TrafficBar {
+interface TrafficBar {
   pod: string;
   connections: number;
   /** Observed share of the answered connections. */
@@ -34,7 +34,7 @@ export interface TrafficView {
  * ruleset (the structures iptables-save prints): the KUBE-SERVICES rule commented
  * "<ns/name[:port]> cluster IP" jumps to it, and each of its KUBE-SEP jumps DNATs to an endpoint.
  */
-export function iptablesShares(rs: Ruleset, servicePort: string): Map<string, number> | undefined {
+function iptablesShares(rs: Ruleset, servicePort: string): Map<string, number> | undefined {
   const nat = rs.tables.find((t) => t.name === "nat")?.chains;
   if (!nat) return undefined;
   const jumpOf = (r: Rule) => (r.target?.t === "jump" ? r.target.chain : undefined);
@@ -69,7 +69,7 @@ function serviceOf(graph: Graph, pods: ReadonlySet<string>): GraphService | unde
 }
 
 /** The proxy a node routes with: its mode, and its iptables ruleset (iptables and IPVS modes). */
-export interface NodeProxyView {
+interface NodeProxyView {
   mode: string;
   iptables?: Ruleset;
 }

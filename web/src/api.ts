@@ -15,7 +15,7 @@ export class ApiError extends Error {
 /** The network itself failed (server down, connection lost): the request may or may not have run. */
 export class NetworkError extends Error {}
 
-export async function request<T>(method: string, path: string, token?: string, body?: unknown): Promise<T> {
+async function request<T>(method: string, path: string, token?: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
     res = await fetch(path, {
@@ -50,13 +50,13 @@ export interface LabSummary {
   steps: number;
 }
 
-export interface CheckDef {
+interface CheckDef {
   id: string;
   kind: string;
   title: Text;
   hint?: Text;
 }
-export interface StepDef {
+interface StepDef {
   id: string;
   title: Text;
   body: Text;
@@ -68,13 +68,13 @@ export interface LabDef extends Omit<LabSummary, "steps"> {
 
 // The server's own types for what it answers (one definition: the web build strips type imports).
 import type { CheckResult, StepResult } from "../../src/labs/checks";
-import type { Graph, GraphEndpoint, GraphPod, GraphService } from "../../src/workspace/graph";
+import type { Graph, GraphService } from "../../src/workspace/graph";
 import type { RulesView } from "../../src/workspace/rules";
 import type { TrafficView } from "../../src/workspace/traffic";
 import type { WorkspaceView } from "../../src/workspace/inspect";
 import type { JournalEntry } from "../../src/runtime/journal";
-import type { TraceStep, ConnectResult } from "../../src/engine/net/packet";
-export type { CheckResult, StepResult, Graph, GraphEndpoint, GraphPod, GraphService, RulesView, TrafficView, JournalEntry, TraceStep };
+import type { ConnectResult } from "../../src/engine/net/packet";
+export type { CheckResult, StepResult, Graph, GraphService, RulesView, TrafficView, JournalEntry };
 
 /** The workspace view, and a classroom student's time (the app adds it to the core's view). */
 export interface Workspace extends WorkspaceView {
@@ -95,7 +95,7 @@ export interface PastView {
   rules: RulesView;
 }
 
-export interface ExecAnswer {
+interface ExecAnswer {
   stdout: string;
   stderr: string;
   exitCode: number;
@@ -159,13 +159,13 @@ export async function execStreamed(id: string, token: string, command: string, c
   throw new NetworkError("the answer ended before the command did");
 }
 
-export interface Created {
+interface Created {
   id: string;
   token: string;
   lab: string;
 }
 
-export interface ClassroomInfo {
+interface ClassroomInfo {
   id: string;
   title: string;
   lab: string;
@@ -200,7 +200,7 @@ export interface Dashboard {
   links: { teacher: { token: string; url: string }; join: { token: string; url: string } };
 }
 
-export interface Joined {
+interface Joined {
   student: { id: string; name: string; code: string };
   cluster: { id: string; token: string; lab: string };
   deadline: string;

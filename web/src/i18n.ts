@@ -4,7 +4,7 @@
 import { signal } from "./signal";
 
 export type Text = { en: string; zh: string };
-export type Lang = "en" | "zh";
+type Lang = "en" | "zh";
 
 function initial(): Lang {
   const q = new URLSearchParams(location.search).get("lang");

@@ -8,7 +8,7 @@ export type LiveMessage =
   | { type: "exec"; command: string; exitCode: number; stdout: string; stderr: string; entry?: { seq: number; prompt: string; command: string; stdout: string; stderr: string; cut?: boolean } }
   | { type: "gone"; reason: string };
 
-export interface LiveHandlers {
+interface LiveHandlers {
   message(m: LiveMessage): void;
   state(s: "connecting" | "open" | "reconnecting" | "gone"): void;
 }

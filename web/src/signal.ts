@@ -1,7 +1,7 @@
 // A value that views re-render on: the smallest store that serves (a getter, a setter, a hook).
 import { useEffect, useState } from "preact/hooks";
 
-export interface Signal<T> {
+interface Signal<T> {
   get(): T;
   set(v: T): void;
   subscribe(fn: (v: T) => void): () => void;

@@ -11,9 +11,9 @@ import { commonPrefix } from "./completion";
 import { needsMore, splitCommands } from "../../src/shell/command-lines";
 
 /** More output than this from one command is cut with a notice (xterm keeps 5000 lines anyway). */
-export const OUTPUT_LIMIT = 256 * 1024;
+const OUTPUT_LIMIT = 256 * 1024;
 
-export interface TerminalOptions {
+interface TerminalOptions {
   readOnly: boolean;
   submit(command: string): Promise<void>;
   complete(line: string): { word: string; candidates: string[] };

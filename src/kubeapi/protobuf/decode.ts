@@ -12,7 +12,7 @@ import { badRequest } from "../../engine/api/status.js";
 import { MESSAGES, type FieldDef } from "./messages.js";
 import { Reader, toSigned64, WIRE, WireError, type WireField } from "./wire.js";
 
-export const PROTOBUF = "application/vnd.kubernetes.protobuf";
+const PROTOBUF = "application/vnd.kubernetes.protobuf";
 const MAGIC = [0x6b, 0x38, 0x73, 0x00];
 
 /** Pointer fields of the kinds we decode whose zero value is meaningful. */
@@ -53,7 +53,7 @@ export function isProtobuf(contentType: string | undefined): boolean {
   return !!contentType && contentType.split(";")[0].trim().toLowerCase() === PROTOBUF;
 }
 
-export interface DecodedProtobuf {
+interface DecodedProtobuf {
   apiVersion: string;
   kind: string;
   object: Record<string, unknown>;

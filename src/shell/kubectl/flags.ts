@@ -1,7 +1,7 @@
 // pflag-style parsing for kubectl: --flag=value, --flag value, -n value, -nvalue, bool flags,
 // repeated flags for arrays, "--" ending flags, and pflag's error texts.
 
-export type FlagType = "bool" | "string" | "int" | "array";
+type FlagType = "bool" | "string" | "int" | "array";
 
 export interface FlagSpec {
   name: string;

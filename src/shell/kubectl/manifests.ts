@@ -8,7 +8,7 @@ import { KubectlError } from "./errors.js";
 import { goYamlProblem, yamlDocuments } from "./yaml-errors.js";
 
 /** An object as a file holds it: whatever fields it has, until the apiserver decodes it. */
-export interface ManifestObject {
+interface ManifestObject {
   apiVersion?: string;
   kind?: string;
   metadata?: ObjectMeta;

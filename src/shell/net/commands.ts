@@ -32,7 +32,7 @@ function parseURL(u: string): { scheme: string; host: string; port: number; path
 
 // ---- curl ------------------------------------------------------------------------------------
 
-export const curl: NodeCommand = async (args, ctx) => {
+const curl: NodeCommand = async (args, ctx) => {
   let silent = false;
   let showErr = false;
   let verbose = false;
@@ -135,7 +135,7 @@ export const curl: NodeCommand = async (args, ctx) => {
 
 // ---- wget: GNU Wget 1.21 on the node (Rocky Linux 9), BusyBox's in pods -------------------------
 
-export const wget: NodeCommand = async (args, ctx) => (ctx.pod ? busyboxWget(args, ctx) : gnuWget(args, ctx));
+const wget: NodeCommand = async (args, ctx) => (ctx.pod ? busyboxWget(args, ctx) : gnuWget(args, ctx));
 
 async function busyboxWget(args: string[], ctx: NodeCommandContext): Promise<NodeCommandResult> {
   let out: string | undefined;
@@ -308,7 +308,7 @@ async function gnuWget(args: string[], ctx: NodeCommandContext): Promise<NodeCom
 
 // ---- ping (iputils) --------------------------------------------------------------------------
 
-export const ping: NodeCommand = async (args, ctx) => {
+const ping: NodeCommand = async (args, ctx) => {
   let count = 4;
   let host: string | undefined;
   for (let i = 0; i < args.length; i++) {
@@ -368,7 +368,7 @@ function nodeCounters(ctx: NodeCommandContext) {
   return counterSource(dataplaneOf(ctx.cluster).kernel(ctx.node).counters);
 }
 
-export const iptablesSaveCmd: NodeCommand = (args, ctx) => {
+const iptablesSaveCmd: NodeCommand = (args, ctx) => {
   let table: string | undefined;
   let withRuleCounters = false;
   for (let i = 0; i < args.length; i++) {
@@ -386,7 +386,7 @@ export const iptablesSaveCmd: NodeCommand = (args, ctx) => {
  */
 const IPTABLES_VERSION = "iptables v1.8.9 (nf_tables)";
 
-export const iptables: NodeCommand = (args, ctx) => {
+const iptables: NodeCommand = (args, ctx) => {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) return ok(`${IPTABLES_VERSION}\n`);
   let table = "filter";
   let chain: string | undefined;
@@ -429,7 +429,7 @@ const NFT_LONG: Record<string, string> = {
   "--echo": "e", "--terse": "t", "--numeric-time": "T", "--service": "S", "--guid": "u", "--check": "c",
 };
 
-export const nft: NodeCommand = (args, ctx) => {
+const nft: NodeCommand = (args, ctx) => {
   const p = ctx.cluster.proxies.node(ctx.node).nftables();
   // getopt stops at the first word that is not an option: nft's options come before the command.
   let handles = false;
@@ -456,7 +456,7 @@ export const nft: NodeCommand = (args, ctx) => {
   return nftList(p?.table, words, { handles });
 };
 
-export const ipvsadm: NodeCommand = (args, ctx) => {
+const ipvsadm: NodeCommand = (args, ctx) => {
   const p = ctx.cluster.proxies.node(ctx.node).ipvs();
   const flags = args.join(" ");
   const empty = "IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\n";
@@ -477,7 +477,7 @@ export const ipvsadm: NodeCommand = (args, ctx) => {
   return ok(out);
 };
 
-export const ipset: NodeCommand = (args, ctx) => {
+const ipset: NodeCommand = (args, ctx) => {
   const p = ctx.cluster.proxies.node(ctx.node).ipvs();
   if (args[0] !== "list" && args[0] !== "-L") return fail(`ipset v7.17: Unknown argument: \`${args[0] ?? ""}'\n`, 1);
   if (!p) return args[1] ? fail(ipsetMissing(args[1]), 1) : ok("");
@@ -485,7 +485,7 @@ export const ipset: NodeCommand = (args, ctx) => {
   return out === undefined ? fail(ipsetMissing(args[1] ?? ""), 1) : ok(out);
 };
 
-export const conntrack: NodeCommand = (args, ctx) => {
+const conntrack: NodeCommand = (args, ctx) => {
   const dp = dataplaneOf(ctx.cluster);
   const now = ctx.cluster.now();
   const o: { proto?: string; src?: string; dst?: string; dport?: number } = {};
@@ -567,7 +567,7 @@ function ipBrief(links: Link[], what: "addr" | "link"): string {
   return links.map((l) => `${l.name.padEnd(16)} ${l.state.padEnd(14)} ${(what === "addr" ? l.addrs : [l.mac, `<${l.flags}>`]).map((a) => `${a} `).join("")}\n`).join("");
 }
 
-export const ip: NodeCommand = (args, ctx) => {
+const ip: NodeCommand = (args, ctx) => {
   // iproute2's options come before the object: -br/-brief, -4, -6, -c, -d, -s, -o.
   let brief = false;
   while (args[0]?.startsWith("-")) {
@@ -622,7 +622,7 @@ import { ipAddrShowDummy as ipAddrDummy } from "../../engine/proxy/ipvs/render.j
 // ---- explain -------------------------------------------------------------------------------------
 
 /** `explain [--from pod/NAME|node/NAME|IP] [-u|--udp] [--json] HOST[:PORT]`: one connection's full trace. */
-export const explain: NodeCommand = async (args, ctx) => {
+const explain: NodeCommand = async (args, ctx) => {
   let from: string | undefined;
   let target: string | undefined;
   let proto: L4 = "tcp";

@@ -21,7 +21,7 @@ export function sourceOf(w: Where): Source {
   return { kind: "node", node: w.pod?.spec.nodeName ?? w.node };
 }
 
-export interface Fetch {
+interface Fetch {
   conn: ConnectResult;
   /** Set when an HTTP server answered. */
   response?: HttpResponse;
@@ -64,7 +64,7 @@ export function fetch(w: Where, ip: string, port: number, path: string, method =
  * defaults "example username"/"example password") known to that server (root with
  * MYSQL_ROOT_PASSWORD, or MYSQL_USER with MYSQL_PASSWORD).
  */
-export function wordpressDatabaseAccepts(cluster: Cluster, pod: Pod, container: string): boolean {
+function wordpressDatabaseAccepts(cluster: Cluster, pod: Pod, container: string): boolean {
   const kubelet = cluster.kubelet;
   const env = new Map(kubelet.environment(pod, container));
   const [dbHost, dbPort] = (env.get("WORDPRESS_DB_HOST") || "mysql").split(":");

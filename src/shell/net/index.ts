@@ -3,7 +3,7 @@
 import { type NodeCommands, nodeCommands } from "../node-commands.js";
 import { NET_COMMANDS } from "./commands.js";
 
-export function registerNetCommands(registry: NodeCommands = nodeCommands): NodeCommands {
+function registerNetCommands(registry: NodeCommands = nodeCommands): NodeCommands {
   for (const [name, fn] of Object.entries(NET_COMMANDS)) registry.register(name, fn);
   return registry;
 }

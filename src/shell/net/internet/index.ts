@@ -6,7 +6,7 @@
 import { METALLB_NATIVE_YAML, METALLB_README, METALLB_VERSION } from "./metallb-v0.14.8.js";
 import { gzipStored, tar } from "./targz.js";
 
-export interface InternetObject {
+interface InternetObject {
   contentType: string;
   body: Uint8Array;
 }

@@ -4,7 +4,7 @@
 // so the archive is the same in Node and in workerd and is built in a few milliseconds; every
 // gunzip reads it.
 
-export interface TarEntry {
+interface TarEntry {
   /** Path inside the archive; directories end with "/". */
   path: string;
   content?: string;
@@ -60,7 +60,7 @@ export function tar(entries: TarEntry[], mtime: number): Uint8Array {
 }
 
 let CRC_TABLE: Uint32Array | undefined;
-export function crc32(data: Uint8Array): number {
+function crc32(data: Uint8Array): number {
   if (!CRC_TABLE) {
     CRC_TABLE = new Uint32Array(256);
     for (let n = 0; n < 256; n++) {
