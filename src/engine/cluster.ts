@@ -15,6 +15,7 @@ import type { KObject } from "./api/types.js";
 import { bootstrap } from "./bootstrap.js";
 import { ManualClock } from "./clock.js";
 import { type ClusterConfig, clusterConfig } from "./config.js";
+import { ClusterRoleAggregationController } from "./controllers/clusterrole-aggregation.js";
 import { DaemonSetController } from "./controllers/daemonset.js";
 import { DeploymentController } from "./controllers/deployment.js";
 import { EndpointsController } from "./controllers/endpoints.js";
@@ -135,6 +136,7 @@ export class Cluster {
       new NamespaceController(ctx),
       new NodeLifecycleController(ctx),
       new ServiceAccountController(ctx),
+      new ClusterRoleAggregationController(ctx),
       new GarbageCollector(ctx),
       new DeploymentController(ctx),
       new ReplicaSetController(ctx),

@@ -49,9 +49,12 @@ describe("the default policy", () => {
     expect(ra.rules).toBe(rb.rules);
     expect(Object.isFrozen(ra.rules[0].verbs)).toBe(true);
     expect(a.store.get("clusterroles.rbac.authorization.k8s.io", undefined, "view")!.metadata.uid).not.toBe(b.store.get("clusterroles.rbac.authorization.k8s.io", undefined, "view")!.metadata.uid);
-    a.client.patch(CR, undefined, "view", "merge", { metadata: { labels: { x: "y" } }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }] });
-    expect((a.api.get(CR, undefined, "view") as unknown as { rules: Rule[] }).rules).toEqual([{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }]);
+    a.client.patch(CR, undefined, "system:heapster", "merge", { metadata: { labels: { x: "y" } }, rules: [{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }] });
+    expect((a.api.get(CR, undefined, "system:heapster") as unknown as { rules: Rule[] }).rules).toEqual([{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }]);
     expect(defaultPolicyBodies().find((o) => o.metadata.name === "view")!.rules).toBe(rb.rules);
+    // An aggregated role's rules are the controller's: an edit of them is put back.
+    a.client.patch(CR, undefined, "view", "merge", { rules: [{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }] });
+    expect((a.api.get(CR, undefined, "view") as unknown as { rules: Rule[] }).rules).toEqual(rb.rules);
     expect(rb.rules.length).toBeGreaterThan(1);
   });
 });
@@ -117,3 +120,26 @@ describe("the RBAC authorizer", () => {
     expect(sar.status).toEqual({ allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "system:kube-scheduler" of ClusterRole "system:kube-scheduler" to User "system:kube-scheduler"' });
   });
 });
+
+describe("the clusterrole-aggregation controller", () => {
+  it("widens view, edit and admin with a role labelled aggregate-to-view, and narrows them when it goes", () => {
+    const c = testCluster();
+    const view0 = c.store.get("clusterroles.rbac.authorization.k8s.io", undefined, "view") as unknown as { rules: Rule[]; metadata: { resourceVersion: string } };
+    // A new cluster's aggregated roles are already what the controller makes: nothing written, rules still shared.
+    expect(view0.rules).toBe(defaultPolicyBodies().find((o) => o.metadata.name === "view")!.rules);
+    const crd = { verbs: ["get", "list", "watch"], apiGroups: ["stable.example.com"], resources: ["crontabs"] };
+    c.client.create(CR, undefined, { metadata: { name: "crontab-reader", labels: { "rbac.authorization.k8s.io/aggregate-to-view": "true" } }, rules: [crd] });
+    const rules = (n: string) => (c.api.get(CR, undefined, n) as unknown as { rules: Rule[] }).rules;
+    // In name order: "crontab-reader" < "system:aggregate-to-view".
+    expect(rules("view")).toEqual([crd, ...view0.rules]);
+    expect(rules("edit")).toContainEqual(crd);
+    expect(rules("admin")).toContainEqual(crd);
+    const jane = { username: "jane", groups: ["system:authenticated"] };
+    c.client.create(CRB, undefined, { metadata: { name: "jane-view" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" }, subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "jane" }] });
+    expect(authorize(c.store, jane, { resource: { verb: "list", group: "stable.example.com", resource: "crontabs", namespace: "default" } }).allowed).toBe(true);
+    c.client.delete(CR, undefined, "crontab-reader");
+    expect(rules("view")).toEqual(view0.rules);
+    expect(rules("admin")).not.toContainEqual(crd);
+  });
+});
+
