@@ -24,13 +24,15 @@ export interface KubectlCommand<O> {
 export interface CommandGroup {
   name: string;
   subcommands: Readonly<Record<string, Command>>;
+  /** cobra's DefaultSubCommandRun: run alone, the group prints its help here and exits 1 (kubectl.ts). */
+  helpAlone?: "stdout" | "stderr";
   pick(args: string[], out: Out): { command: Command; args: string[] };
 }
 
 /** What the verb table holds (method parameters are bivariant, so any command's options fit). */
 export type Command = KubectlCommand<unknown> | CommandGroup;
 
-function isGroup(c: Command): c is CommandGroup {
+export function isGroup(c: Command): c is CommandGroup {
   return "subcommands" in c;
 }
 
@@ -57,13 +59,14 @@ export function own<T>(table: Readonly<Record<string, T>>, key: string): T | und
 }
 
 /**
- * rollout, set and config: the first word names the subcommand (kubectl.ts already refused a
+ * rollout, set, config and auth: the first word names the subcommand (kubectl.ts already refused a
  * missing or unknown one, as cobra does); one of kubectl's that ServiceLab does not run is said so.
  */
-export function subcommandGroup(name: string, subcommands: Readonly<Record<string, Command>>): CommandGroup {
+export function subcommandGroup(name: string, subcommands: Readonly<Record<string, Command>>, helpAlone: "stdout" | "stderr" = "stderr"): CommandGroup {
   return {
     name,
     subcommands,
+    helpAlone,
     pick(args) {
       const sub = own(SUBCOMMAND_ALIASES[name] ?? {}, args[0]) ?? args[0];
       const command = own(subcommands, sub);

@@ -7,7 +7,7 @@ import { JsonPathError } from "../../kubectl/jsonpath.js";
 import { checkClientConfig } from "./client-config.js";
 import { subcommandFirst, SUBCOMMANDS, takesValue, wantsHelp } from "./cmdline.js";
 import { ROOT_COMMANDS, unknownCommandMessage } from "./commands.js";
-import { execute, own } from "./command.js";
+import { execute, isGroup, own } from "./command.js";
 import type { KubectlContext, Output } from "./context.js";
 import { KubectlError, notInServiceLab, serverError } from "./errors.js";
 import { HelpRequested, UsageError } from "./flags.js";
@@ -64,14 +64,11 @@ async function dispatch(argv: string[], ctx: KubectlContext, o: Out): Promise<vo
   }
   let args = [...pre, ...argv.slice(i + 1)];
   if (SUBCOMMANDS.has(verb)) args = subcommandFirst(args);
-  if (GROUPS.has(verb)) checkGroupSubcommand(verb, args, o);
+  if (isGroup(command) && command.helpAlone) checkGroupSubcommand(verb, command.helpAlone, args, o);
   // The client's configuration is loaded before any request (config and options make none).
   if (verb !== "config" && verb !== "options" && !wantsHelp(args)) await checkClientConfig(args, ctx);
   await execute(command, args, ctx, o);
 }
-
-/** Commands that only group subcommands (cobra runs DefaultSubCommandRun for them alone). */
-const GROUPS = new Set(["rollout", "set", "config", "auth"]);
 
 /** Verbs run here without parsing flags. */
 const NO_FLAGS = new Set(["top", "cluster-info"]);
@@ -87,17 +84,17 @@ function helpCommand(args: string[], o: Out): void {
 }
 
 /**
- * kubectl rollout / set / config / auth, whose own run (cmdutil.DefaultSubCommandRun) prints the
+ * A group (rollout, set, config, auth), whose own run (cmdutil.DefaultSubCommandRun) prints the
  * command's help when no subcommand is given (rollout on stdout, the others on stderr) and
  * fails on words that are not one of its subcommands; both exit 1.
  */
-function checkGroupSubcommand(verb: string, args: string[], o: Out): void {
+function checkGroupSubcommand(verb: string, helpOn: "stdout" | "stderr", args: string[], o: Out): void {
   const sub = args[0];
   const known = sub !== undefined && isCommand([verb, sub]);
   // -h without one of its subcommands: the command's own help, on stdout, exit 0.
   if (!known && wantsHelp(args)) throw new HelpRequested(`kubectl ${verb}`);
   if (sub === undefined || sub.startsWith("-")) {
-    if (verb === "rollout") o.out(helpFor([verb]));
+    if (helpOn === "stdout") o.out(helpFor([verb]));
     else o.err(helpFor([verb]));
     throw new KubectlError("", 1);
   }

@@ -56,7 +56,7 @@ export const VERBS: Readonly<Record<string, Command>> = {
     resume: rolloutResumeCommand,
     status: rolloutStatusCommand,
     undo: rolloutUndoCommand,
-  }),
+  }, "stdout"),
   wait: waitCommand,
   auth: subcommandGroup("auth", { "can-i": authCanICommand, whoami: authWhoamiCommand }),
   config: subcommandGroup("config", {
