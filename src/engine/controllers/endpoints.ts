@@ -61,10 +61,12 @@ export function shouldSetHostname(pod: Pod, svc: Service): boolean {
 }
 
 /**
- * isIPv4, remembered by address: both controllers ask it of every selected pod's IP on every
- * sync (a regular expression match each time), and a pod's IP is one string for its lifetime.
+ * isIPv4, remembered by address for one controller (never the process): both controllers ask it
+ * of every selected pod's IP on every sync, and a pod's IP is one string for its lifetime.
  */
-export const isIPv4Address: (ip: string) => boolean = memoize(isIPv4, 16384);
+export function rememberedIsIPv4(): (ip: string) => boolean {
+  return memoize(isIPv4, 16384);
+}
 
 /** The pod's IPs (status.podIPs, or podIP where podIPs was not filled in). */
 export function podIPs(pod: Pod): string[] {
@@ -450,16 +452,16 @@ const MD5_S = [7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9,
 const MD5_K = Array.from({ length: 64 }, (_, i) => Math.floor(Math.abs(Math.sin(i + 1)) * 0x100000000) | 0);
 
 /**
- * md5Hex of short inputs, remembered: a Service's ports are hashed on every sync of its
- * Endpoints (kube-dns's three on each of a new cluster's), and their dumps repeat.
+ * md5Hex of short inputs, remembered for one controller: a Service's ports are hashed on every
+ * sync of its Endpoints (kube-dns's three on each of a new cluster's), and their dumps repeat.
  */
-function md5HexShort(input: string): string {
-  return input.length > 512 ? md5Hex(input) : md5Remembered(input);
+function rememberedMd5(): (input: string) => string {
+  const remembered = memoize(md5Hex, 1024);
+  return (input) => (input.length > 512 ? md5Hex(input) : remembered(input));
 }
-const md5Remembered = memoize(md5Hex, 1024);
 
-function byHash<T>(items: T[], spew: (x: T) => string): T[] {
-  const keyed = items.map((x) => [md5HexShort(spew(x)), x] as const);
+function byHash<T>(items: T[], spew: (x: T) => string, hash: (input: string) => string): T[] {
+  const keyed = items.map((x) => [hash(spew(x)), x] as const);
   keyed.sort((p, q) => (p[0] < q[0] ? -1 : p[0] > q[0] ? 1 : 0));
   return keyed.map((k) => k[1]);
 }
@@ -501,7 +503,7 @@ function portKey(p: EndpointPort | undefined): string {
  * addresses (a sentinel port -1). Then SortSubsets: addresses by IP/UID, ports and subsets by
  * the md5 of their spew dump, as Go sorts them.
  */
-export function repackSubsets(subsets: EndpointSubset[]): EndpointSubset[] {
+export function repackSubsets(subsets: EndpointSubset[], hash: (input: string) => string = md5Hex): EndpointSubset[] {
   const allAddrs = new Map<string, EndpointAddress>();
   // port key -> (addrKey -> ready); insertion-ordered maps keep this deterministic.
   const portToAddrs = new Map<string, PortAddrs>();
@@ -530,10 +532,10 @@ export function repackSubsets(subsets: EndpointSubset[]): EndpointSubset[] {
     const s: EndpointSubset = {};
     if (ready.length) s.addresses = ready;
     if (notReady.length) s.notReadyAddresses = notReady;
-    if (g.ports) s.ports = g.ports.length > 1 ? byHash(g.ports, (p) => `(v1.EndpointPort)${spewCorePortBody(p)}`) : g.ports;
+    if (g.ports) s.ports = g.ports.length > 1 ? byHash(g.ports, (p) => `(v1.EndpointPort)${spewCorePortBody(p)}`, hash) : g.ports;
     final.push(s);
   }
-  return final.length > 1 ? byHash(final, spewSubset) : final;
+  return final.length > 1 ? byHash(final, spewSubset, hash) : final;
 }
 
 /** truncateEndpoints: keep 1000 addresses, ready first, each subset its proportion (rounded up). */
@@ -623,7 +625,7 @@ function podSubset(epa: EndpointAddress, ready: boolean, epp: EndpointPort | und
 }
 
 /** The address family the Service's Endpoints carry (its first ipFamily). */
-function serviceFamily(svc: Service, pod: Pod): "IPv4" | "IPv6" {
+function serviceFamily(svc: Service, pod: Pod, isIPv4Address: (ip: string) => boolean): "IPv4" | "IPv6" {
   const fam = svc.spec?.ipFamilies?.[0];
   if (fam === "IPv4" || fam === "IPv6") return fam;
   const cip = svc.spec?.clusterIP;
@@ -637,6 +639,8 @@ export class EndpointsController implements Controller {
   readonly name = "endpoints";
   private readonly index: ServiceMembership;
   private readonly triggers = new TriggerTimeTracker();
+  private readonly isIPv4Address = rememberedIsIPv4();
+  private readonly md5 = rememberedMd5();
 
   constructor(private readonly ctx: ControllerContext) {
     this.index = ServiceMembership.of(ctx.store);
@@ -680,7 +684,7 @@ export class EndpointsController implements Controller {
 
     const pods = this.index.podsOf(ns, name);
     const triggerTime = this.triggers.compute(svc, pods);
-    const subsets = repackSubsets(this.buildSubsets(svc, pods));
+    const subsets = repackSubsets(this.buildSubsets(svc, pods), this.md5);
 
     const current = store.get(ENDPOINTS, ns, name) as Endpoints | undefined;
     const svcLabels = svc.metadata.labels ?? {};
@@ -731,8 +735,8 @@ export class EndpointsController implements Controller {
     const subsets: EndpointSubset[] = [];
     for (const pod of pods) {
       if (!shouldPodBeInEndpoints(pod, publish)) continue;
-      const fam = serviceFamily(svc, pod);
-      const ip = podIPs(pod).find((x) => isIPv4Address(x) === (fam === "IPv4"));
+      const fam = serviceFamily(svc, pod, this.isIPv4Address);
+      const ip = podIPs(pod).find((x) => this.isIPv4Address(x) === (fam === "IPv4"));
       if (!ip) continue;
       const epa: EndpointAddress = { ip };
       if (shouldSetHostname(pod, svc)) epa.hostname = pod.spec.hostname;

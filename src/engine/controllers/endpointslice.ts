@@ -19,7 +19,7 @@ import {
   findPort,
   HEADLESS_LABEL,
   isHeadless,
-  isIPv4Address,
+  rememberedIsIPv4,
   podIPs,
   rfc3339Nano,
   serviceSelector,
@@ -507,6 +507,7 @@ export class EndpointSliceController implements Controller {
   /** Service key -> its slices managed by this controller, by name. */
   private readonly slices = new Map<string, Map<string, EndpointSlice>>();
   private readonly retries = new Map<string, number>();
+  private readonly isIPv4Address = rememberedIsIPv4();
   /** Port hashes by dump.ForHash text (see portMapKey). */
   readonly portHashes = memoize(fnv128aHex, 10_000);
   private nodesDirty = true;
@@ -838,7 +839,7 @@ export class EndpointSliceController implements Controller {
     // "ready" is never true for a terminating pod unless publishNotReadyAddresses is set.
     const ready = !!svc.spec?.publishNotReadyAddresses || (serving && !terminating);
     const ep: Endpoint = {
-      addresses: podIPs(pod).filter((ip) => isIPv4Address(ip) === (at === "IPv4")),
+      addresses: podIPs(pod).filter((ip) => this.isIPv4Address(ip) === (at === "IPv4")),
       conditions: { ready, serving, terminating },
     };
     if (shouldSetHostname(pod, svc)) ep.hostname = pod.spec.hostname;
