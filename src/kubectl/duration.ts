@@ -30,22 +30,9 @@ export function humanDuration(ms: number): string {
 }
 
 /** translateTimestampSince: `<unknown>` for a missing timestamp. */
-const parsed = new Map<string, number>();
-
-/** Date.parse, memoized: a table of many objects repeats the same few timestamps. */
-function parseTimestamp(ts: string): number {
-  let v = parsed.get(ts);
-  if (v === undefined) {
-    if (parsed.size > 10000) parsed.clear();
-    v = Date.parse(ts);
-    parsed.set(ts, v);
-  }
-  return v;
-}
-
 export function since(timestamp: string | null | undefined, now: number): string {
   if (!timestamp) return "<unknown>";
-  return humanDuration(now - parseTimestamp(timestamp));
+  return humanDuration(now - Date.parse(timestamp));
 }
 
 /** time.RFC1123Z as describe prints start times: "Thu, 01 Jan 2026 00:00:00 +0000". */
