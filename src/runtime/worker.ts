@@ -72,6 +72,21 @@ function platformOf(env: Env): DurableObjectStub<PlatformObject> {
 
 const getShell = (): Promise<ShellFactory> => shellFactory();
 
+/**
+ * The shell writes synchronously; each chunk is one RPC call back into the Worker. Chained, so
+ * they arrive in order, and drained before the result is returned (the route counts what it
+ * streamed). A Worker that went away loses its chunks, not the line.
+ */
+function relayOutput(write: (chunk: string, kept: boolean) => void | Promise<void>) {
+  let chain: Promise<void> = Promise.resolve();
+  return {
+    write: (chunk: string, kept: boolean) => {
+      chain = chain.then(() => write(chunk, kept)).catch(() => undefined);
+    },
+    drained: () => chain,
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /** One cluster: its rows in this object's SQLite, its engine in memory while awake. */
@@ -199,11 +214,17 @@ export class ClusterObject extends DurableObject<Env> {
               this.waiting = undefined;
             },
           };
-          // (No streaming over RPC here: the output comes with the result.)
-          const r = await core.exec(command, Date.now(), limits, { hostedEditor: opts.hostedEditor, timeLimitMs: opts.timeLimitMs ?? MAX_LINE_MS, columns: opts.columns, time: realTime, around });
-          core.onEdit = undefined;
-          await this.persist(core);
-          return r;
+          // A streaming line's output goes back to the Worker as it is written (opts.write is an
+          // RPC stub of the route's callback); every chunk is delivered before the result.
+          const out = opts.write ? relayOutput(opts.write) : undefined;
+          try {
+            const r = await core.exec(command, Date.now(), limits, { hostedEditor: opts.hostedEditor, timeLimitMs: opts.timeLimitMs ?? MAX_LINE_MS, columns: opts.columns, time: realTime, around, write: out?.write });
+            core.onEdit = undefined;
+            await this.persist(core);
+            return r;
+          } finally {
+            await out?.drained();
+          }
         } catch (e) {
           this.core = undefined; // not acknowledged: rebuilt from the rows on the next call
           throw e;

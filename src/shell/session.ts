@@ -6,7 +6,7 @@
 
 import * as justBash from "just-bash";
 import { Bash, defineCommand, getCommandNames, InMemoryFs } from "just-bash";
-import type { Command, DefenseInDepthBox, parse as Parse } from "just-bash";
+import type { Command, DefenseInDepthBox } from "just-bash";
 import { R } from "../engine/api/resources.js";
 import type { Pod } from "../engine/api/types.js";
 import type { Cluster } from "../engine/cluster.js";
@@ -362,7 +362,7 @@ export class Session {
     this.interruptCaught = false;
     this.columns = opts.columns && opts.columns >= 20 && opts.columns <= 1000 ? Math.floor(opts.columns) : 80;
     const write = opts.write;
-    const name = write ? terminalCommand(line) : undefined;
+    const name = write ? terminalCommand(line, (l) => this.bash.transform(l).ast) : undefined;
     this.tty = write && name ? { name, write: (chunk, kept = true) => (kept && (this.streamed += chunk), write(chunk, kept)) } : undefined;
     // Any other line writes each command's output as the command ends (scripts/patch-just-bash.mjs,
     // TTY); the result still holds all of it, so what was written is taken off its front.
@@ -872,13 +872,11 @@ export class Session {
  * The command a line is, when it is only that one command with its stdout on the terminal (no
  * pipe, redirection, list, substitution or assignment) and one that streams: its name.
  */
-function terminalCommand(line: string): string | undefined {
+function terminalCommand(line: string, parse: (line: string) => ReturnType<Bash["transform"]>["ast"]): string | undefined {
   const first = /^\s*([A-Za-z]+)/.exec(line)?.[1];
   if (!first || !STREAMING.has(first)) return undefined;
-  // The Worker's just-bash is its browser build, which exports no parser: read it off the
-  // namespace (as the defense box is); without it no line streams, as Workers answer whole.
-  const parse = Reflect.get(justBash, "parse") as typeof Parse | undefined;
-  if (!parse) return undefined;
+  // Parsed by the session's Bash (transform with no plugins: the AST alone), not just-bash's
+  // `parse` export: the Worker's browser build exports none, and both hosts stream alike.
   let script;
   try {
     script = parse(line);

@@ -186,6 +186,56 @@ describe("Workers host", () => {
     }
   });
 
+  it('streams a line\'s output as NDJSON while it runs ("stream": true), as the Node host does', async () => {
+    useShell(undefined);
+    try {
+    const c = await call("POST", "/v1/clusters", { body: { lab: "clusterip-web" } });
+    type Message = { out?: string; screen?: boolean; result?: { stdout: string; exitCode: number; stopped?: string; streamed: number }; error?: unknown };
+    const streamed = async (body: unknown) => {
+      const t0 = Date.now();
+      const r = await SELF.fetch(new Request(`https://lab.test/v1/clusters/${c.body.id}/exec`, { method: "POST", headers: { authorization: `Bearer ${c.body.token}` }, body: JSON.stringify(body) }));
+      expect(r.headers.get("content-type")).toBe("application/x-ndjson");
+      const reader = r.body!.pipeThrough(new TextDecoderStream()).getReader();
+      const got: Array<{ at: number; m: Message }> = [];
+      let buf = "";
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buf += value;
+        for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+          got.push({ at: Date.now() - t0, m: JSON.parse(buf.slice(0, nl)) as Message });
+          buf = buf.slice(nl + 1);
+        }
+      }
+      expect(buf).toBe("");
+      return got;
+    };
+    // A loop writes each command's output when it ends: one line a second, each its own message.
+    const loop = await streamed({ command: "for i in 1 2 3; do echo $i; sleep 1; done", stream: true });
+    const outs = loop.filter((g) => g.m.out !== undefined);
+    expect(outs.map((g) => g.m.out)).toEqual(["1\n", "2\n", "3\n"]);
+    expect(outs[0].at).toBeLessThan(900);
+    expect(outs[1].at - outs[0].at).toBeGreaterThanOrEqual(900);
+    expect(loop.at(-1)!.m.result).toMatchObject({ stdout: "", exitCode: 0, streamed: 6 });
+    expect(loop.at(-1)!.at).toBeGreaterThanOrEqual(2_900);
+    expect(loop.filter((g) => g.m.result)).toHaveLength(1);
+
+    // kubectl get -w: the table comes at once, the time limit ends the watch with 124.
+    const watch = await streamed({ command: "kubectl get pods -w", stream: true, timeLimitMs: 1_500 });
+    const first = watch[0];
+    expect(first.m.out).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\nweb-/);
+    expect(first.at).toBeLessThan(1_000);
+    const last = watch.at(-1)!;
+    expect(last.m.result).toMatchObject({ exitCode: 124, stopped: "timeout" });
+    expect(last.at).toBeGreaterThanOrEqual(1_400);
+    expect(last.m.result!.streamed).toBe(watch.reduce((n, g) => n + (g.m.out?.length ?? 0), 0));
+    // The terminal takes the next line, answered whole as before.
+    expect((await call("POST", `/v1/clusters/${c.body.id}/exec`, { token: c.body.token, body: { command: "echo ok" } })).body.stdout).toBe("ok\n");
+    } finally {
+      useShell(testShell);
+    }
+  });
+
   it("the live channel delivers in order and resumes after a reconnect", async () => {
     const c = await call("POST", "/v1/clusters");
     const open = async (since?: number) => {
