@@ -48,6 +48,8 @@ export interface ClusterSnapshot {
   eventSeq: number;
   /** Pending timed requeues, in firing order. */
   timers?: [number, string, string][];
+  /** Controllers' client token buckets not full (see ClientRateLimits): [controller, ms, at]. */
+  clientRateLimits?: [string, number, number][];
   /** What each node's kube-proxy started with (absent in snapshots older than kube-proxy). */
   proxies?: KubeProxiesState;
   /**
@@ -128,6 +130,7 @@ export class Cluster {
       rng: this.rng,
       config: this.config,
       requeueAt: (c, k, at) => this.manager.requeueAt(c, k, at),
+      takeToken: (c) => this.manager.rateLimits.take(c.name, this.clock.now()),
     };
     this.scheduler = new Scheduler(ctx);
     this.kubelet = new Kubelet(ctx);
@@ -157,6 +160,7 @@ export class Cluster {
       // Saved timers keep their order; then every controller looks at everything once, which
       // re-derives any timer a snapshot without them lacks (idempotent when nothing changed).
       this.manager.loadTimers(snapshot.timers ?? []);
+      this.manager.rateLimits.load(snapshot.clientRateLimits ?? []);
       this.manager.resyncAll();
       this.manager.settle();
     }
@@ -180,6 +184,7 @@ export class Cluster {
       crds: [...this.api.crds].sort(),
       eventSeq: this.api.eventSeq,
       timers: this.manager.saveTimers(),
+      clientRateLimits: this.manager.rateLimits.save(this.clock.now()),
       proxies: this.proxies.save(),
       ...(this.api.quota ? { quota: this.api.quota } : {}),
     };

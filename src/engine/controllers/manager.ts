@@ -9,6 +9,7 @@ import type { ManualClock } from "../clock.js";
 import type { ClusterConfig } from "../config.js";
 import type { RandomStreams } from "../rng.js";
 import type { Store, StoreEvent } from "../store/store.js";
+import { ClientRateLimits } from "./client-rate-limit.js";
 
 export interface ControllerContext {
   readonly api: ApiServer;
@@ -18,6 +19,11 @@ export interface ControllerContext {
   readonly config: ClusterConfig;
   /** Queue `key` of the calling controller again at clock time `atMs`. */
   requeueAt(controller: Controller, key: string, atMs: number): void;
+  /**
+   * Takes a token of the calling controller's client rate limit for one write (see
+   * ClientRateLimits): undefined when taken, else the clock time to retry the write at.
+   */
+  takeToken(controller: Controller): number | undefined;
 }
 
 export interface Controller {
@@ -72,6 +78,8 @@ export class ControllerManager {
   private readonly armed = new Map<Controller, Map<string, number[]>>();
   private seq = 0;
   private settling = false;
+  /** Each controller's client token bucket (kube-api-qps, kube-api-burst). */
+  readonly rateLimits = new ClientRateLimits();
   /** Failed syncs in a row, by controller and key (see failed); cleared by a sync that succeeds. */
   private readonly failures = new Map<Controller, Map<string, number>>();
   /** Reconciles run so far, for tests and benchmarks. */

@@ -52,9 +52,17 @@ describe("the host's quota", () => {
     const c = testCluster();
     c.setQuota({ pods: 60, objects: 3000 });
     c.client.create(R.deployments, "default", deploymentBody("web", "nginx", 1));
+    const before = c.store.count("pods");
     const t = performance.now();
     c.client.patch(R.deployments, "default", "web", "merge", { spec: { replicas: 2147483647 } });
     expect(performance.now() - t).toBeLessThan(2000);
+    // The controller's client rate limit: the rest of its burst of 30 (one went on the first pod)
+    // at once, then 20 a second, until the quota refuses the 61st pod.
+    expect(c.store.count("pods")).toBe(before + 29);
+    expect(warnings(c, "FailedCreate")).toEqual([]);
+    c.advance(1000);
+    expect(c.store.count("pods")).toBe(before + 49);
+    c.advance(100);
     expect(c.store.count("pods")).toBe(60);
     const failed = warnings(c, "FailedCreate");
     expect(failed).toHaveLength(1);
@@ -108,6 +116,14 @@ describe("the host's quota", () => {
     c.client.create(R.deployments, "default", deploymentBody("web", "nginx", 2147483647));
     const restored = Cluster.restore(c.snapshot());
     expect(restored.api.quota).toEqual({ pods: 40, objects: 3000 });
+    // The client rate limit's spent burst is restored too: both go on at 20 pods a second.
+    expect(restored.store.count("pods")).toBe(c.store.count("pods"));
+    c.advance(50);
+    restored.advance(50);
+    expect(restored.store.count("pods")).toBe(c.store.count("pods"));
+    c.advance(1000);
+    restored.advance(1000);
     expect(restored.store.count("pods")).toBe(40);
+    expect(c.store.count("pods")).toBe(40);
   });
 });

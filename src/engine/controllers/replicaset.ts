@@ -1,6 +1,7 @@
 // The ReplicaSet controller (K/pkg/controller/replicaset/replica_set.go): keeps the number of
 // active pods it controls at spec.replicas, deleting the least valuable pods first, adopts
-// matching orphans, and reports replicas, ready and available counts.
+// matching orphans, and reports replicas, ready and available counts. Its pod creates and
+// deletes spend its client's rate limit (client-rate-limit.ts): 30 at once, then 20 a second.
 
 import { memoize } from "../util/memo.js";
 import { storedSelector } from "../api/labels.js";
@@ -127,6 +128,7 @@ export class ReplicaSetController implements Controller {
     }
     if (diff > 0) {
       for (const p of podsToDelete(active, Math.min(diff, BURST_REPLICAS))) {
+        if (!this.token(key)) break;
         this.ctx.api.delete(R.pods, ns, p.metadata.name!);
         this.ctx.api.recordEvent({
           involved: rs as KObject,
@@ -156,6 +158,8 @@ export class ReplicaSetController implements Controller {
     let remaining = n;
     for (let batch = Math.min(remaining, SLOW_START_INITIAL_BATCH); batch > 0; batch = Math.min(2 * batch, remaining)) {
       for (let i = 0; i < batch; i++) {
+        // The client's rate limit: the rest waits for the next token (the status says what is).
+        if (!this.token(key)) return failing?.error;
         const refused = this.createPod(rs);
         if (refused === undefined) continue;
         if (refused === TERMINATING) return undefined;
@@ -169,6 +173,18 @@ export class ReplicaSetController implements Controller {
     }
     this.failing.delete(key);
     return undefined;
+  }
+
+  /**
+   * A token of this controller's client for one pod create or delete; without one, the sync
+   * stops and the ReplicaSet is synced again when the next token is due (where client-go's
+   * call would block until then).
+   */
+  private token(key: string): boolean {
+    const retryAt = this.ctx.takeToken(this);
+    if (retryAt === undefined) return true;
+    this.ctx.requeueAt(this, key, retryAt);
+    return false;
   }
 
   /** Owned pods plus matching orphans (adopted by adding the controller reference). */

@@ -47,7 +47,7 @@ export function harness(make: (ctx: ControllerContext) => Controller[], cfg: Par
   const store = new Store({ freeze: true });
   const api = new ApiServer(store, clock, rng, { serviceCIDR: config.serviceCIDR, nodePortRange: config.nodePortRange });
   const manager = new ControllerManager(store, clock);
-  const ctx: ControllerContext = { api, store, clock, rng, config, requeueAt: (c, k, at) => manager.requeueAt(c, k, at) };
+  const ctx: ControllerContext = { api, store, clock, rng, config, requeueAt: (c, k, at) => manager.requeueAt(c, k, at), takeToken: (c) => manager.rateLimits.take(c.name, clock.now()) };
   for (const c of make(ctx)) manager.add(c);
   let events: StoreEvent[] = [];
   store.subscribe((e) => events.push(e));

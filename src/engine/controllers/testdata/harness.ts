@@ -38,7 +38,7 @@ export function newHarness(make: (ctx: ControllerContext) => Controller[], parti
   api.crds.add("ipaddresspools.metallb.io");
   api.crds.add("l2advertisements.metallb.io");
   const manager = new ControllerManager(store, clock);
-  const ctx: ControllerContext = { api, store, clock, rng, config, requeueAt: (c, k, at) => manager.requeueAt(c, k, at) };
+  const ctx: ControllerContext = { api, store, clock, rng, config, requeueAt: (c, k, at) => manager.requeueAt(c, k, at), takeToken: (c) => manager.rateLimits.take(c.name, clock.now()) };
   for (const ns of ["default", "kube-system", "metallb-system"]) api.create(R.namespaces, undefined, { metadata: { name: ns } });
   for (const n of config.nodes) addNode(api, clock, n.name, n.ip, !!n.controlPlane);
   for (const c of make(ctx)) manager.add(c);
