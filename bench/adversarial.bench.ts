@@ -34,7 +34,8 @@ export default async function (report: Report) {
       await ex(c, "kubectl get pods");
       return c;
     };
-    // The first scale builds pods up to podsPerCluster (300, system pods included) and stops.
+    // The first scale builds the ReplicaSet controller's client burst (30 pods); the rest come at
+    // 20 a second on the cluster clock until podsPerCluster (300, system pods included).
     const times: number[] = [];
     const atLimit: number[] = [];
     const invalid: number[] = [];
@@ -45,8 +46,8 @@ export default async function (report: Report) {
       invalid.push((await ex(c, "kubectl scale deploy d --replicas=99999999999")).ms);
     }
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-    report("kubectl scale --replicas=2147483647, first (builds 291 pods, stops)", `${med(times).toFixed(1)} ms`, "< 50 ms");
-    report("kubectl scale --replicas=2147483647, at the pod limit", `${med(atLimit).toFixed(1)} ms`, "< 50 ms");
+    report("kubectl scale --replicas=2147483647, first (builds the burst of 30 pods)", `${med(times).toFixed(1)} ms`, "< 50 ms");
+    report("kubectl scale --replicas=2147483647, again at once", `${med(atLimit).toFixed(1)} ms`, "< 50 ms");
     report("kubectl scale --replicas=99999999999 (the apiserver's 422)", `${med(invalid).toFixed(1)} ms`);
 
     // The suite's worst cases, one cluster, peak RSS over all of them.

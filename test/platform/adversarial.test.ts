@@ -65,9 +65,15 @@ describe("adversarial input", () => {
     expect((await ex(victim, "kubectl get deploy -o name")).stdout).toBe("deployment.apps/d\n");
   });
 
-  it("kubectl scale --replicas=2147483647: the ReplicaSet stops at podsPerCluster with FailedCreate", async () => {
+  it("kubectl scale --replicas=2147483647: the ReplicaSet stops at podsPerCluster with FailedCreate", { timeout: 60_000 }, async () => {
     const a = await attack("kubectl scale deploy d --replicas=2147483647", 3000);
     expect(a.stdout).toBe("deployment.apps/d scaled\n");
+    // The ReplicaSet controller's client rate limit (burst 30, then 20 a second): the write
+    // builds the burst, and the cluster's clock brings the rest, up to the limit in ~13 s.
+    const first = Number((await ex(victim, "kubectl get pods -A --no-headers | wc -l")).stdout);
+    expect(first).toBeGreaterThanOrEqual(40);
+    expect(first).toBeLessThan(100);
+    await attack("sleep 14", 20_000);
     expect(Number((await ex(victim, "kubectl get pods -A --no-headers | wc -l")).stdout)).toBe(300);
     const ev = await ex(victim, "kubectl get events --field-selector reason=FailedCreate -o jsonpath='{.items[0].message}'");
     expect(ev.stdout).toMatch(/^Error creating: pods "d-[a-z0-9]+-[a-z0-9]{5}" is forbidden: exceeded quota: podsPerCluster, requested: pods=1, used: pods=300, limited: pods=300$/);
