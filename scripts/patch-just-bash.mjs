@@ -1,7 +1,9 @@
 // Patches of just-bash's interpreter (run by `npm install` as postinstall; each idempotent):
 // SIGPIPE for pipelines into head, a slice hook between commands (below, SLICE), errno texts for
 // redirections (ERRNO), slices in sed's and awk's loops (LOOPS), a stopped line's output kept
-// (ABORT) and each command's output written to the terminal as it ends (TTY).
+// (ABORT), each command's output written to the terminal as it ends (TTY), and a stopped
+// pipeline's later stages run on what reached them, a stopped command's redirection written
+// (PIPE DRAIN, last: it builds on SIGPIPE's and TTY's stage call).
 //
 // SIGPIPE
 //
@@ -356,6 +358,7 @@ console.log("patch-just-bash: sed's and awk's loops give the slice (" + sedDone 
 // The patch makes ExecutionAbortedError an ExecutionLimitError (its stderr unchanged): every
 // builder then passes the output on, a command substitution stops instead of swallowing the
 // stop, and the top level still answers it first as an abort (status 124) with the output.
+// What a stage before a pipeline's last wrote goes through the later stages (PIPE DRAIN, below).
 // src/shell/abort-output.test.ts checks the behaviour.
 const ABORT_MARK = "/* servicelab:abort-output */";
 const LIMIT_CLASS = /([\w$]+)=class extends [\w$]+\{limitType;name="ExecutionLimitError";/;
@@ -477,7 +480,13 @@ if (tty) console.log(`patch-just-bash: commands write to the terminal as they en
 // line's budget; its waits end at once). Then the line ends stopped: the stop is thrown again
 // with what the last stage printed (which also reached the terminal, TTY). Without that hook, or
 // stopped again while draining, what the stopped stage wrote is dropped as before.
-// src/shell/abort-output.test.ts checks the behaviour.
+// A stopped command's output reaches its redirection too: a compound command's redirection is
+// applied to its stop (just-bash does, but its budget checks refused the write of a stopped line:
+// it runs unstopped now), a simple command's output that ended within its grace rides on the
+// stop and its redirection is applied (`kubectl get -w > f`), and the stop's own note stays the
+// terminal's. Idempotent (the mark); a bundle written by the earlier ABORT patch (which dropped
+// a stopped stage's output at the stage call) is upgraded in place.
+// src/shell/abort-output.test.ts and test/platform/interrupt.test.ts check the behaviour.
 const DRAIN_MARK = "/* servicelab:pipe-drain */";
 const DRAIN_HELPER = `${DRAIN_MARK}
 // The line's signal is in the state (statements, commands) and in the execution scope (its
