@@ -118,7 +118,9 @@ export class WatchStream {
         if (m.resource !== this.key) return [];
         // Resumed from a resourceVersion, the watcher was never told what it already had: the
         // channel does not carry old objects, so a change of an existing object is MODIFIED.
-        const type = this.filter.event(m.verb, m.object, this.plan.since !== undefined && m.verb !== "ADDED" ? true : undefined);
+        // (Only an object whose namespace and name the watch selects can have matched before.)
+        const resumed = this.plan.since !== undefined && m.verb !== "ADDED";
+        const type = this.filter.event(m.verb, m.object, resumed ? this.filter.mayHaveMatched(m.object) : undefined);
         return type ? [this.line(type, m.object)] : [];
       }
       case "gone":

@@ -22,4 +22,17 @@ describe("WatchFilter", () => {
     expect(f.event("ADDED", pod("a", {}))).toBe("ADDED");
     expect(f.event("ADDED", pod("b", {}))).toBeUndefined();
   });
+
+  it("a watch resumed from a resourceVersion never hears of an object outside its namespace or name", () => {
+    // kubectl rollout status watches one Deployment from the list's resourceVersion: a change of
+    // a same-named Deployment in another namespace was once sent to it as DELETED.
+    const f = new WatchFilter({ kind: "Pod", namespace: "default", fieldSelector: "metadata.name=a" });
+    const elsewhere = pod("a", {}, "other");
+    expect(f.event("MODIFIED", elsewhere, f.mayHaveMatched(elsewhere))).toBeUndefined();
+    const other = pod("b", {});
+    expect(f.event("MODIFIED", other, f.mayHaveMatched(other))).toBeUndefined();
+    const own = pod("a", {});
+    expect(f.event("MODIFIED", own, f.mayHaveMatched(own))).toBe("MODIFIED");
+    expect(f.event("DELETED", own, f.mayHaveMatched(own))).toBe("DELETED");
+  });
 });

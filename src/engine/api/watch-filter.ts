@@ -34,6 +34,18 @@ export class WatchFilter {
     return true;
   }
 
+  /**
+   * Whether `o` may have matched before a change this watcher saw no "before" of (a watch resumed
+   * from a resourceVersion): its namespace and name never change, so an object outside the
+   * watched namespace or name never matched, and its change is no event of this watcher's.
+   */
+  mayHaveMatched(o: KObject): boolean {
+    if (this.scope.namespace && o.metadata.namespace !== this.scope.namespace) return false;
+    const name = this.fields?.requiresExactMatch("metadata.name");
+    const ns = this.fields?.requiresExactMatch("metadata.namespace");
+    return (name === undefined || name === o.metadata.name) && (ns === undefined || ns === o.metadata.namespace);
+  }
+
   /** An object the watcher starts out knowing (the list before the watch, or its initial ADDED events). */
   know(o: KObject): boolean {
     if (!this.matches(o)) return false;
