@@ -19,7 +19,9 @@ const kubectl = (args: string[], opts: { cwd?: string } = {}): Promise<Out> => r
 const terminal = (command: string): Promise<Out> => srv.terminal(cl, command);
 
 /** AGE cells move between the two runs: mask them. */
-const ages = (s: string) => s.replace(/\b\d+(?:d\d*h?|h\d*m?|m\d*s?|s)\b/g, "<age>");
+// The padding after an age goes too: the two runs may straddle a second where an age grows a
+// digit (99s, 100s), which moves its row's next column by one.
+const ages = (s: string) => s.replace(/\b\d+(?:d\d*h?|h\d*m?|m\d*s?|s)\b */g, "<age> ");
 
 /** A held lease's renewal time moves on every few seconds: the two runs may straddle a renewal. */
 const renewals = (s: string) => s.replace(/^(\s*(?:RenewTime|Renew Time|renewTime):\s*).*$/gm, "$1<renewed>");

@@ -318,11 +318,20 @@ describe("Workers host", () => {
       metadata: { name: "big" },
       spec: { replicas: 80, selector: { matchLabels: { app: "big" } }, template: { metadata: { labels: { app: "big" } }, spec: { containers: [{ name: "c", image: "nginx" }] } } },
     });
-    // The Deployment itself is admitted; its ReplicaSet stops creating pods at the limit, with
-    // the controller's FailedCreate event, as under a ResourceQuota.
+    // The Deployment itself is admitted; its ReplicaSet creates pods at its client's rate (30
+    // at once, then 20 a second, on the cluster's clock, which follows the wall clock) and stops
+    // at the limit with the controller's FailedCreate event, as under a ResourceQuota.
     expect(many.status).toBe(201);
-    const events = ((await (await k8s("GET", "/api/v1/namespaces/default/events")).json()) as any).items;
-    expect(events.some((e: any) => e.reason === "FailedCreate" && e.message.includes("exceeded quota: objectsPerCluster"))).toBe(true);
+    const failedCreate = async () =>
+      ((await (await k8s("GET", "/api/v1/namespaces/default/events")).json()) as any).items.some(
+        (e: any) => e.reason === "FailedCreate" && e.message.includes("exceeded quota: objectsPerCluster"),
+      );
+    let refused = await failedCreate();
+    for (let i = 0; i < 40 && !refused; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      refused = await failedCreate();
+    }
+    expect(refused).toBe(true);
     const over = await k8s("POST", "/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "over" } });
     expect(over.status).toBe(403);
     expect(((await over.json()) as any).message).toMatch(/^configmaps "over" is forbidden: exceeded quota: objectsPerCluster, requested: objects=1, used: objects=130, limited: objects=130$/);
