@@ -30,7 +30,7 @@ import type { Store } from "../store/store.js";
 import { ClusterIPAllocator, NodePortAllocator } from "./allocators.js";
 import { decode, type FieldValidation } from "./decode.js";
 import { ServiceAllocations } from "./service-alloc.js";
-import { type Attribution, podAdmissionFields, recordApply, recordUpdate } from "./fieldmanager.js";
+import { type Attribution, recordApply, recordUpdate } from "./fieldmanager.js";
 import { review } from "../rbac/reviews.js";
 import { defaultPolicyBodies } from "../rbac/policy-objects.js";
 import type { UserInfo } from "../rbac/authorizer.js";
@@ -125,11 +125,6 @@ export class ApiServer {
    * spec validation a status update cannot change anyway.
    */
   trusted = false;
-  /**
-   * The manager of trusted writes (kube-controller-manager, kubelet, ...): set by the controller
-   * manager for the controller running; none for the cluster's bootstrap writes.
-   */
-  manager: string | undefined;
   /** Validate the controllers' writes too (tests: a controller bug shows as a 422). */
   paranoid = false;
   /** The host's limits, admitted at every create (see Quota); none when undefined. */
@@ -317,10 +312,7 @@ export class ApiServer {
     if (this.quota) this.admitQuota(info, name);
     if (this.store.get(key(info), meta.namespace, name)) throw alreadyExists(info.resource, info.group, name);
 
-    if (this.managerOf(opts) && !opts.appliedFields) {
-      const admitted = info === R.pods ? podAdmissionFields((body as { spec?: unknown } | undefined)?.spec) : undefined;
-      recordUpdate(undefined, obj, { ...this.attribution(info, opts), admitted });
-    }
+    if (opts.fieldManager && !this.trusted && !opts.appliedFields) recordUpdate(undefined, obj, this.attribution(info, opts));
     let undo = NOOP;
     if (info === R.services) undo = this.services.create(obj as Service, name);
     if (opts.dryRun) {
@@ -526,20 +518,12 @@ export class ApiServer {
     return this.commitUpdate(info, old, obj, opts);
   }
 
-  /**
-   * Who a write is recorded for: the client's fieldManager, else (a trusted write) the running
-   * component's user agent, as client-go's requests carry it (see ControllerManager.settle).
-   */
-  private managerOf(opts: WriteOptions): string | undefined {
-    return opts.fieldManager ?? (this.trusted ? this.manager : undefined);
-  }
-
   /** How a write is attributed in managedFields. */
   private attribution(info: ResourceInfo, opts: WriteOptions): Attribution {
     return {
       kind: info.kind,
       apiVersion: apiVersionOf(info),
-      manager: this.managerOf(opts) ?? "",
+      manager: opts.fieldManager ?? "",
       subresource: opts.subresource,
       hasStatus: info.hasStatus,
       now: this.rfc3339(this.clock.now()),
@@ -638,7 +622,7 @@ export class ApiServer {
     const errs: FieldError[] = skip ? [] : validateUpdate(info.kind, obj, old);
     if (errs.length) throw invalid(info.kind, info.group, name, errs);
     obj.metadata.resourceVersion = old.metadata.resourceVersion;
-    if (this.managerOf(opts) && !opts.appliedFields) recordUpdate(old, obj, this.attribution(info, opts));
+    if (opts.fieldManager && !this.trusted && !opts.appliedFields) recordUpdate(old, obj, this.attribution(info, opts));
     if (deepEqual(stripTypeMeta(obj), stripTypeMeta(old))) return withTypeMeta(info, old);
 
     let undo = NOOP;

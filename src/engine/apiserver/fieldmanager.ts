@@ -39,31 +39,7 @@ export interface Attribution {
   hasStatus: boolean;
   /** RFC 3339 time of the write. */
   now: string;
-  /** Fields mutating admission set on a create: it runs after the managers are recorded, so no one owns them. */
-  admitted?: FieldSet;
 }
-
-/**
- * The pod fields the ServiceAccount, DefaultTolerationSeconds and Priority admission plugins set
- * when the created pod's `spec` (as sent) leaves them unset: the create handler records managed
- * fields before mutating admission (K/staging/.../endpoints/handlers/create.go), so a pod's
- * creator never owns them.
- */
-export function podAdmissionFields(spec: unknown): FieldSet {
-  const sent = (spec && typeof spec === "object" ? spec : {}) as Record<string, unknown>;
-  const out = new FieldSet();
-  const unset = (f: string) => sent[f] === undefined || sent[f] === null || sent[f] === "";
-  if (unset("serviceAccountName") && unset("serviceAccount")) {
-    out.insert(["f:spec", "f:serviceAccountName"]);
-    out.insert(["f:spec", "f:serviceAccount"]);
-  }
-  if (unset("tolerations")) out.insert(["f:spec", "f:tolerations"]);
-  if (unset("priority")) out.insert(["f:spec", "f:priority"]);
-  if (unset("preemptionPolicy")) out.insert(["f:spec", "f:preemptionPolicy"]);
-  return out;
-}
-
-const NOTHING = new FieldSet();
 
 /** More Update entries than this are folded into "ancient-changes" (capManagersManager). */
 const MAX_UPDATE_MANAGERS = 10;
@@ -148,7 +124,9 @@ function ownable(s: FieldSet, a: Attribution): FieldSet {
 
 function prune(set: FieldSet): FieldSet {
   // Sets are compared and encoded without members that became empty.
-  return set.difference(NOTHING);
+  const out = new FieldSet();
+  for (const p of set.paths()) out.insert(p);
+  return out;
 }
 
 /**
@@ -157,59 +135,13 @@ function prune(set: FieldSet): FieldSet {
  * `next.metadata.managedFields`.
  */
 export function recordUpdate(live: KObject | undefined, next: KObject, a: Attribution): void {
-  if (!live && createdAlike(next, a)) return;
-  const shape = shapeOf(a.kind);
-  const cmp = compare(...touched(live, next, shape, a), shape);
-  let changed = ownable(cmp.added.union(cmp.modified), a);
-  if (a.admitted) changed = changed.difference(a.admitted);
-  const removed = cmp.removed;
-  const stored = live?.metadata.managedFields;
-  if (Array.isArray(stored) && next.metadata.managedFields === stored) {
-    // The write carries the stored entries as they are (the controllers' and kubelet's writes):
-    // a no-op keeps them, and otherwise only the entries the change reaches are decoded.
-    if (changed.empty() && removed.empty()) return;
-    const some = updateSome(stored, changed, removed, a);
-    if (some) {
-      next.metadata.managedFields = some as KObject["metadata"]["managedFields"];
-      return;
-    }
-  }
   const managers = liveOrNew(live, next, true);
-  attribute(managers, changed, removed, a);
-  next.metadata.managedFields = encode(capUpdates(managers, a)) as KObject["metadata"]["managedFields"];
-  if (!next.metadata.managedFields!.length) delete next.metadata.managedFields;
-  if (!live) rememberCreate(next, a);
-}
-
-/**
- * The last create's entries by the (stored, shared) spec object it carried: a controller's
- * pods share their template's defaulted spec and, but for name and uid, their metadata, so the
- * next pod of the same second reuses the entries instead of walking the whole pod again.
- */
-const lastCreate = new WeakMap<object, { key: string; entries: unknown }>();
-
-function createKey(next: KObject, a: Attribution): string | undefined {
-  if (!next.spec || typeof next.spec !== "object" || next.metadata.managedFields !== undefined) return undefined;
-  const { name: _n, uid: _u, creationTimestamp: _c, resourceVersion: _r, namespace: _ns, ...meta } = next.metadata;
-  const admitted = a.admitted ? JSON.stringify(a.admitted.toFieldsV1()) : "";
-  return JSON.stringify([a.kind, a.apiVersion, a.manager, a.subresource ?? "", a.now, admitted, meta, a.hasStatus ? null : next.status ?? null]);
-}
-
-function createdAlike(next: KObject, a: Attribution): boolean {
-  const hit = next.spec && typeof next.spec === "object" ? lastCreate.get(next.spec) : undefined;
-  if (!hit || hit.key !== createKey(next, a)) return false;
-  next.metadata.managedFields = hit.entries as KObject["metadata"]["managedFields"];
-  return true;
-}
-
-function rememberCreate(next: KObject, a: Attribution): void {
-  const entries = next.metadata.managedFields;
-  const key = createKey({ ...next, metadata: { ...next.metadata, managedFields: undefined } } as KObject, a);
-  if (key !== undefined && next.spec && typeof next.spec === "object") lastCreate.set(next.spec, { key, entries });
-}
-
-/** The Update's bookkeeping on decoded managers: `changed` becomes the writer's, `removed` no one's. */
-function attribute(managers: Managed[], changed: FieldSet, removed: FieldSet, a: Attribution): void {
+  const shape = shapeOf(a.kind);
+  const before = withoutManaged(live) ?? (zeroObject(shape) as KObject);
+  const after = withoutManaged(next)!;
+  const cmp = compare(before, after, shape);
+  const changed = ownable(cmp.added.union(cmp.modified), a);
+  const removed = cmp.removed;
   const id = idOf({ manager: a.manager, operation: "Update", apiVersion: a.apiVersion, subresource: a.subresource });
   let mine = managers.find((m) => idOf(m) === id);
   for (const m of managers) m.set = m.set.difference(changed).difference(removed);
@@ -221,47 +153,8 @@ function attribute(managers: Managed[], changed: FieldSet, removed: FieldSet, a:
     mine.set = mine.set.union(changed);
     mine.time = a.now;
   }
-}
-
-/**
- * recordUpdate on stored entries, decoding only the writer's own and those sharing a top-level
- * field with the change (a status write never decodes the spec's owners); the rest are kept as
- * stored. Undefined when the entries do not decode or the update cap would fold some.
- */
-function updateSome(entries: readonly unknown[], changed: FieldSet, removed: FieldSet, a: Attribution): ManagedFieldsEntry[] | undefined {
-  const top = new Set<string>([...changed.children.keys(), ...removed.children.keys()]);
-  const id = idOf({ manager: a.manager, operation: "Update", apiVersion: a.apiVersion, subresource: a.subresource });
-  const kept: ManagedFieldsEntry[] = [];
-  const reached: ManagedFieldsEntry[] = [];
-  let updates = 1;
-  for (const raw of entries) {
-    const e = raw as ManagedFieldsEntry;
-    if (!e || typeof e !== "object" || !e.fieldsV1 || typeof e.fieldsV1 !== "object") return undefined;
-    const mine = idOf({ manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource }) === id;
-    if (e.operation === "Update" && !mine) updates++;
-    if (mine || Object.keys(e.fieldsV1).some((k) => top.has(k))) reached.push(e);
-    else kept.push(e);
-  }
-  if (updates > MAX_UPDATE_MANAGERS) return undefined;
-  const managers = decode(reached);
-  if (!managers) return undefined;
-  attribute(managers, changed, removed, a);
-  return sortEntries([...kept, ...encodeEach(managers.filter((m) => !m.set.empty()))]);
-}
-
-/**
- * The parts of the object an Update compares: a status write changes nothing but status, and a
- * main-resource write of a kind with a status subresource cannot own status, so the other part
- * is left out of the walk (the kubelet's and controllers' status writes are the hot path).
- */
-function touched(live: KObject | undefined, next: KObject, shape: Shape, a: Attribution): [unknown, unknown] {
-  const before = withoutManaged(live) ?? (zeroObject(shape) as KObject);
-  const after = withoutManaged(next)!;
-  if (a.subresource === "status") return [{ status: before.status }, { status: after.status }];
-  if (!a.hasStatus) return [before, after];
-  const { status: _b, ...b } = before;
-  const { status: _a, ...n } = after;
-  return [b, n];
+  next.metadata.managedFields = encode(capUpdates(managers, a)) as KObject["metadata"]["managedFields"];
+  if (!next.metadata.managedFields!.length) delete next.metadata.managedFields;
 }
 
 interface ApplyResult {
@@ -375,35 +268,25 @@ function capUpdates(managers: Managed[], a: Attribution): Managed[] {
 
 /** The entries in the apiserver's order: Apply before Update, then by time, manager, version, subresource. */
 function encode(managers: Managed[]): ManagedFieldsEntry[] {
-  return sortEntries(encodeEach(managers));
-}
-
-function encodeEach(managers: Managed[]): ManagedFieldsEntry[] {
-  const out: ManagedFieldsEntry[] = [];
-  for (const m of managers) {
-    const set = prune(m.set);
-    if (set.empty()) continue;
-    out.push({
-      manager: m.manager,
-      operation: m.operation,
-      apiVersion: m.apiVersion,
-      ...(m.time ? { time: m.time } : {}),
-      fieldsType: "FieldsV1" as const,
-      fieldsV1: set.toFieldsV1(),
-      ...(m.subresource ? { subresource: m.subresource } : {}),
+  const sorted = managers
+    .map((m) => ({ ...m, set: prune(m.set) }))
+    .filter((m) => !m.set.empty())
+    .sort((p, q) => {
+      if (p.operation !== q.operation) return p.operation < q.operation ? -1 : 1;
+      const pt = p.time ? Date.parse(p.time) : 0;
+      const qt = q.time ? Date.parse(q.time) : 0;
+      if (pt !== qt) return pt - qt;
+      if (p.manager !== q.manager) return p.manager < q.manager ? -1 : 1;
+      if (p.apiVersion !== q.apiVersion) return p.apiVersion < q.apiVersion ? -1 : 1;
+      return (p.subresource ?? "") < (q.subresource ?? "") ? -1 : (p.subresource ?? "") > (q.subresource ?? "") ? 1 : 0;
     });
-  }
-  return out;
-}
-
-function sortEntries(entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
-  return entries.sort((p, q) => {
-    if (p.operation !== q.operation) return p.operation < q.operation ? -1 : 1;
-    const pt = p.time ? Date.parse(p.time) : 0;
-    const qt = q.time ? Date.parse(q.time) : 0;
-    if (pt !== qt) return pt - qt;
-    if (p.manager !== q.manager) return p.manager < q.manager ? -1 : 1;
-    if (p.apiVersion !== q.apiVersion) return p.apiVersion < q.apiVersion ? -1 : 1;
-    return (p.subresource ?? "") < (q.subresource ?? "") ? -1 : (p.subresource ?? "") > (q.subresource ?? "") ? 1 : 0;
-  });
+  return sorted.map((m) => ({
+    manager: m.manager,
+    operation: m.operation,
+    apiVersion: m.apiVersion,
+    ...(m.time ? { time: m.time } : {}),
+    fieldsType: "FieldsV1" as const,
+    fieldsV1: m.set.toFieldsV1(),
+    ...(m.subresource ? { subresource: m.subresource } : {}),
+  }));
 }
