@@ -1,9 +1,7 @@
 // Patches of just-bash's interpreter (run by `npm install` as postinstall; each idempotent):
 // SIGPIPE for pipelines into head, a slice hook between commands (below, SLICE), errno texts for
 // redirections (ERRNO), slices in sed's and awk's loops (LOOPS), a stopped line's output kept
-// (ABORT), each command's output written to the terminal as it ends (TTY), and a stopped
-// pipeline's later stages run on what reached them, a stopped command's redirection written
-// (PIPE DRAIN, last: it builds on SIGPIPE's and TTY's stage call).
+// (ABORT) and each command's output written to the terminal as it ends (TTY).
 //
 // SIGPIPE
 //
@@ -358,7 +356,6 @@ console.log("patch-just-bash: sed's and awk's loops give the slice (" + sedDone 
 // The patch makes ExecutionAbortedError an ExecutionLimitError (its stderr unchanged): every
 // builder then passes the output on, a command substitution stops instead of swallowing the
 // stop, and the top level still answers it first as an abort (status 124) with the output.
-// What a stage before a pipeline's last wrote goes through the later stages (PIPE DRAIN, below).
 // src/shell/abort-output.test.ts checks the behaviour.
 const ABORT_MARK = "/* servicelab:abort-output */";
 const LIMIT_CLASS = /([\w$]+)=class extends [\w$]+\{limitType;name="ExecutionLimitError";/;
@@ -383,15 +380,18 @@ for (const file of abortFiles) {
 }
 if (!abortClasses) throw new Error("patch-just-bash: no bundle defines ExecutionAbortedError (just-bash changed?)");
 
-// What a command or process substitution printed was its capture: never the terminal's. Stopped
-// there, the stop is passed on without that output (its stderr did reach the terminal). Inline
-// code: no helper whose scope could differ between bundles. (A pipeline's stage: PIPE DRAIN below.)
+// What a command or process substitution printed was its capture, and what a pipeline's stage
+// before the last printed went into the pipe: never the terminal's. Stopped there, the stop is
+// passed on without that output (its stderr did reach the terminal). Inline code: no helper
+// whose scope could differ between bundles.
 const SUBST_MARK = "/* servicelab:abort-subst */";
 const dropCapture = (e, when = "true") => `throw(${e}&&${e}.name==="ExecutionAbortedError"&&${when}&&(${e}.stdout=""),${e})`;
 // `<p> instanceof <Limit>)throw <p>;if(<p> instanceof <Exit>){<ctx>.state.lastExitCode=<p>.exitCode,...expansionStderr=` (command substitution)
 const CMD_SUBST = /([\w$]+) instanceof ([\w$]+)\)throw \1;(if\(\1 instanceof [\w$]+\)\{([\w$]+)\.state\.lastExitCode=\1\.exitCode,\4\.state\.env\.set\("\?",String\(\1\.exitCode\)\),\1\.stderr&&\(\4\.state\.expansionStderr=)/;
 // `catch(<m>){if(<m> instanceof <Limit>)throw <m>;if(<m> instanceof <Exit>)return{stdout:...};throw <m>}finally{` (process substitution)
 const PROC_SUBST = /catch\(([\w$]+)\)\{if\(\1 instanceof ([\w$]+)\)throw \1;(if\(\1 instanceof [\w$]+\)return\{stdout:\1\.stdout,stderr:\1\.stderr,exitCode:\1\.exitCode\};throw \1\}finally\{)/;
+// The SIGPIPE patch's stage call (above): `__slPipeStage(<ctx>,<pipeline>,<index>,()=><run>(<cmd>,<stdin>),<ExitError>)`
+const PIPE_STAGE = /__slPipeStage\(([\w$]+),([\w$]+),([\w$]+),\(\)=>([\w$]+)\(([\w$]+),([\w$]+)\),([\w$]+)\)/;
 let subst = 0;
 for (const b of bundles) {
   const file = join(root, b);
@@ -403,10 +403,14 @@ for (const b of bundles) {
   };
   const c = CMD_SUBST.exec(src);
   if (!c) fail("the command substitution's catch");
-  src = src.slice(0, c.index) + `${c[1]} instanceof ${c[2]})${SUBST_MARK}${dropCapture(c[1])};${c[3]}` + src.slice(c.index + c[0].length);
+  src = src.slice(0, c.index) + `${c[1]} instanceof ${c[2]})${dropCapture(c[1])};${c[3]}` + src.slice(c.index + c[0].length);
   const pr = PROC_SUBST.exec(src);
   if (!pr) fail("the process substitution's catch");
   src = src.slice(0, pr.index) + `catch(${pr[1]}){if(${pr[1]} instanceof ${pr[2]})${dropCapture(pr[1])};${pr[3]}` + src.slice(pr.index + pr[0].length);
+  const ps = PIPE_STAGE.exec(src);
+  if (!ps) fail("the pipeline's stage call (SIGPIPE patch)");
+  const [call, , pipeline, index] = ps;
+  src = src.slice(0, ps.index) + `${SUBST_MARK}${call}.catch((__slE)=>{${dropCapture("__slE", `${index}<${pipeline}.commands.length-1`)}})` + src.slice(ps.index + call.length);
   writeFileSync(file, src);
   subst++;
 }
@@ -465,169 +469,3 @@ for (const b of bundles) {
   tty++;
 }
 if (tty) console.log(`patch-just-bash: commands write to the terminal as they end, ${tty} bundle(s) patched`);
-
-// PIPE DRAIN
-//
-// Why: bash runs a pipeline's commands together, so when Ctrl-C stops `kubectl get pods -w |
-// grep web` (or `for ...; sleep 1; done | tee log`) the student has seen every line grep matched
-// so far. just-bash runs the stages one after the other: stopped in a stage before the last, the
-// later stages never ran and the line showed nothing.
-//
-// What the patch does: a pipeline stopped in a stage before its last (the stage's abort, or the
-// line found stopped when the next stage begins, as after `kubectl get -w` returns at the stop)
-// runs its later stages on what that stage wrote, on the signal the host gives for it under
-// Symbol.for("servicelab.drain") on the line's signal (src/runtime/budget.ts: charged to the
-// line's budget; its waits end at once). Then the line ends stopped: the stop is thrown again
-// with what the last stage printed (which also reached the terminal, TTY). Without that hook, or
-// stopped again while draining, what the stopped stage wrote is dropped as before.
-// A stopped command's output reaches its redirection too: a compound command's redirection is
-// applied to its stop (just-bash does, but its budget checks refused the write of a stopped line:
-// it runs unstopped now), a simple command's output that ended within its grace rides on the
-// stop and its redirection is applied (`kubectl get -w > f`), and the stop's own note stays the
-// terminal's. Idempotent (the mark); a bundle written by the earlier ABORT patch (which dropped
-// a stopped stage's output at the stage call) is upgraded in place.
-// src/shell/abort-output.test.ts and test/platform/interrupt.test.ts check the behaviour.
-const DRAIN_MARK = "/* servicelab:pipe-drain */";
-const DRAIN_HELPER = `${DRAIN_MARK}
-// The line's signal is in the state (statements, commands) and in the execution scope (its
-// budget checks), whose abort also poisons it: both move to the drain's signal, and back.
-function __slDrainStart(ctx, frame, drain) {
-  const scope = ctx.executionScope;
-  frame.line = ctx.state.signal;
-  frame.scope = scope.signal;
-  frame.poisoned = scope.poisoned;
-  const d = drain();
-  ctx.state.signal = d;
-  scope.signal = d;
-  if (scope.poisoned && scope.poisoned.name === "ExecutionAbortedError") scope.poisoned = undefined;
-}
-function __slDrainEnd(ctx, frame) {
-  const scope = ctx.executionScope;
-  ctx.state.signal = frame.line;
-  scope.signal = frame.scope;
-  scope.poisoned = scope.poisoned || frame.poisoned;
-}
-function __slDrainBefore(ctx, pipeline, index) {
-  const frame = ctx.state.__slDrain, line = ctx.state.signal;
-  if (index === 0 || !frame || frame.line || !line || !line.aborted) return;
-  const drain = line[Symbol.for("servicelab.drain")];
-  if (typeof drain === "function") __slDrainStart(ctx, frame, drain);
-}
-function __slDrainStage(ctx, pipeline, index, e) {
-  if (!(e && e.name === "ExecutionAbortedError" && index < pipeline.commands.length - 1)) throw e;
-  const frame = ctx.state.__slDrain, line = ctx.state.signal;
-  const drain = line && line[Symbol.for("servicelab.drain")];
-  // What the stage wrote went into the pipe, not to the terminal.
-  if (!frame || frame.line || typeof drain !== "function") throw ((e.stdout = ""), e);
-  frame.stop = e;
-  __slDrainStart(ctx, frame, drain);
-  const size = new TextEncoder().encode(e.stdout || "").length;
-  return { stdout: e.stdout || "", stderr: "", exitCode: 130, internalOutputAccounting: { stdout: size, stderr: 0 } };
-}
-// A compound command's redirection applied to its stop (what it wrote so far goes to the file):
-// the scope's budget checks would refuse the write of a stopped line, so it runs unstopped.
-// The stop's own note (the end of its stderr) is the terminal's, not the file's.
-async function __slUnstopped(ctx, e, write) {
-  if (!e || e.name !== "ExecutionAbortedError") return write();
-  const scope = ctx.executionScope, signal = scope.signal, poisoned = scope.poisoned;
-  const note = /bash: [^\\n]*(?:aborted|execution deadline[^\\n]*)\\n?$/.exec(e.stderr || "");
-  if (note) e.stderr = e.stderr.slice(0, note.index);
-  scope.signal = undefined;
-  if (poisoned && poisoned.name === "ExecutionAbortedError") scope.poisoned = undefined;
-  try {
-    return await write();
-  } finally {
-    if (note) e.stderr = (e.stderr || "") + note[0];
-    scope.signal = signal;
-    scope.poisoned = scope.poisoned || poisoned;
-  }
-}
-async function __slPipeline(ctx, pipeline, run, inner, Aborted) {
-  if (pipeline.commands.length < 2) return inner(ctx, pipeline, run);
-  const outer = ctx.state.__slDrain, frame = (ctx.state.__slDrain = {});
-  let r;
-  try {
-    r = await inner(ctx, pipeline, run);
-  } catch (x) {
-    // Stopped again while draining: the line's stop, with what the last stage printed.
-    if (frame.line && x && x.name === "ExecutionAbortedError") {
-      const stop = frame.stop || new Aborted("", "bash: execution aborted\\n");
-      stop.stdout = x.stdout || "";
-      throw stop;
-    }
-    throw x;
-  } finally {
-    ctx.state.__slDrain = outer;
-    if (frame.line) __slDrainEnd(ctx, frame);
-  }
-  if (!frame.line) return r;
-  const stop = frame.stop || new Aborted("", "bash: execution aborted\\n");
-  stop.stdout = r.stdout;
-  stop.stderr = r.stderr + stop.stderr;
-  throw stop;
-}
-`;
-// The executor: `async function <Sf>(<ctx>,<pipeline>,<run>){let <r>=<pipeline>.timed?`
-const PIPELINE_FN = /async function ([\w$]+)\(([\w$]+),([\w$]+),([\w$]+)\)\{let [\w$]+=\3\.timed\?/;
-// Its stage call as SIGPIPE and TTY left it, and the catch an earlier ABORT patch put after it.
-const STAGE_CALL = /(\/\* servicelab:abort-subst \*\/)?(__slPipeStage\(([\w$]+),([\w$]+),([\w$]+),\(\)=>\{const __slT=[^]{0,300}?\.finally\(\(\)=>\{\3\.state\.__slTty=__slT\}\)\},[\w$]+\))(\.catch\(\(__slE\)=>\{throw\(__slE&&__slE\.name==="ExecutionAbortedError"&&[\w$]+<[\w$]+\.commands\.length-1&&\(__slE\.stdout=""\),__slE\)\}\))?/;
-// A compound command's redirections, applied to what it threw: `catch(<o>){throw!(<o> instanceof <ControlFlow>)||!<i>||await <apply>(<ctx>,<o>,<redirs>,<i>),<o>}finally{`
-const REDIRECT_THROWN = /catch\(([\w$]+)\)\{throw!\(\1 instanceof ([\w$]+)\)\|\|!([\w$]+)\|\|await ([\w$]+)\(([\w$]+),\1,([\w$]+),\3\),\1\}finally\{/;
-// A simple command's run and the redirection of its result after it:
-// `try{<v>=await this.runCommand(<name>,...)}catch(<P>){if(<P> instanceof <A>||<P> instanceof <B>)<k>=<P>,<v>=<empty>;else throw <P>}`
-// ... `<v>=await <apply>(this.ctx,<v>,<cmd>.redirections,<r>.targets,<r>.dupSources,<r>.standardRoutes,`
-const SIMPLE_RUN = /try\{([\w$]+)=await this\.runCommand\(([\w$]+),[^)]*\)\}catch\(([\w$]+)\)\{if\(\3 instanceof [\w$]+\|\|\3 instanceof [\w$]+\)[\w$]+=\3,\1=[\w$]+;else throw \3\}/;
-// The statement's check of the line's stop: `.state.signal?.aborted)throw new <ExecutionAbortedError>;`
-const STOP_CHECK = /\.state\.signal\?\.aborted\)throw new ([\w$]+);/;
-// A command stopped while it runs: `let <m>=await Promise.race([<d>.then(()=>!0),<grace>]),<w>=...;throw <m>||<scope>.poisonAfterAbort(<w>),<w>}`
-// (<d>: the command's outcome; <m>: it ended within the grace). What it printed by then rides on the stop.
-const COMMAND_STOP = /let ([\w$]+)=await Promise\.race\(\[([\w$]+)\.then\(\(\)=>!0\),([^]{0,400}?);throw \1\|\|([\w$]+)\.poisonAfterAbort\(([\w$]+)\),\5\}/;
-let drained = 0;
-for (const b of bundles) {
-  const file = join(root, b);
-  if (!existsSync(file)) continue;
-  let src = readFileSync(file, "utf8");
-  if (src.includes(DRAIN_MARK)) continue;
-  const fail = (what) => {
-    throw new Error(`patch-just-bash: ${b}: ${what} does not match (just-bash changed? review the PIPE DRAIN patch)`);
-  };
-  const sc = STAGE_CALL.exec(src);
-  if (!sc) fail("the pipeline's stage call (SIGPIPE and TTY patches)");
-  const [whole, mark = "", call, ctx, pipeline, index] = sc;
-  const pf = PIPELINE_FN.exec(src);
-  if (!pf || src.lastIndexOf("async function", sc.index) !== pf.index) fail("the pipeline executor");
-  const stop = STOP_CHECK.exec(src);
-  if (!stop) fail("the statement's stop check");
-  src = src.slice(0, sc.index) + `${mark}(__slDrainBefore(${ctx},${pipeline},${index}),${call}).catch((__slE)=>__slDrainStage(${ctx},${pipeline},${index},__slE))` + src.slice(sc.index + whole.length);
-  const [head, name, a, p, r] = pf;
-  const wrapper = `async function ${name}(${a},${p},${r}){return __slPipeline(${a},${p},${r},__slPipelineInner,${stop[1]})}`;
-  src = src.slice(0, pf.index) + DRAIN_HELPER + wrapper + head.replace(`async function ${name}(`, "async function __slPipelineInner(") + src.slice(pf.index + head.length);
-  const cs = COMMAND_STOP.exec(src);
-  if (!cs) fail("the command runner's stop");
-  {
-    const [w0, m, d, rest, scope, w] = cs;
-    const kept = `let __slO,${m}=await Promise.race([${d}.then((__slR)=>(__slR&&__slR.kind==="result"&&__slR.result&&typeof __slR.result.stdout==="string"&&(__slO=__slR.result.stdout),!0)),${rest};if(__slO)${w}.stdout=__slO;throw ${m}||${scope}.poisonAfterAbort(${w}),${w}}`;
-    src = src.slice(0, cs.index) + kept + src.slice(cs.index + w0.length);
-  }
-  const rt = REDIRECT_THROWN.exec(src);
-  if (!rt) fail("the compound command's redirection of a throw");
-  {
-    const [w0, o, cf, i, apply, ctx2, redirs] = rt;
-    src = src.slice(0, rt.index) + `catch(${o}){throw!(${o} instanceof ${cf})||!${i}||await __slUnstopped(${ctx2},${o},()=>${apply}(${ctx2},${o},${redirs},${i})),${o}}finally{` + src.slice(rt.index + w0.length);
-  }
-  // A simple command stopped with output (above) and redirected: the output goes where its
-  // redirections send it (`kubectl get -w > f`), as bash's had written it there.
-  const sr = SIMPLE_RUN.exec(src);
-  if (!sr) fail("the simple command's run");
-  {
-    const [w0, v, name, P] = sr;
-    const apply = new RegExp(String.raw`${esc(v)}=await ([\w$]+)\(this\.ctx,${esc(v)},([\w$]+)\.redirections,([\w$]+)\.targets,\3\.dupSources,\3\.standardRoutes,`).exec(src.slice(sr.index, sr.index + 800));
-    if (!apply) fail("the simple command's redirection");
-    const [, rn, cmd, r] = apply;
-    const thrown = `else{if(${P}&&${P}.name==="ExecutionAbortedError"&&${cmd}.redirections.length)await __slUnstopped(this.ctx,${P},async()=>{const __slR=await ${rn}(this.ctx,{stdout:${P}.stdout||"",stderr:"",exitCode:130},${cmd}.redirections,${r}.targets,${r}.dupSources,${r}.standardRoutes,${name});${P}.stdout=__slR.stdout});throw ${P}}}`;
-    src = src.slice(0, sr.index) + w0.replace(new RegExp(String.raw`else throw ${esc(P)}\}$`), () => thrown) + src.slice(sr.index + w0.length);
-  }
-  writeFileSync(file, src);
-  drained++;
-}
-if (drained) console.log(`patch-just-bash: a stopped pipeline's later stages run on what reached them, ${drained} bundle(s) patched`);

@@ -1,7 +1,7 @@
 // The line budget charges CPU time: a slice costs the smaller of its elapsed time and the CPU the
 // process used meanwhile, and the time the line was yielded to other clusters costs nothing.
 import { describe, expect, it } from "vitest";
-import { interruptStop, LineBudget, SLICE_MS } from "./budget.js";
+import { LineBudget, SLICE_MS } from "./budget.js";
 
 /** A wall clock and a CPU clock the test moves. */
 function clocks() {
@@ -68,41 +68,6 @@ describe("LineBudget", () => {
     c.wall += SLICE_MS;
     expect(b.slice()).toBeInstanceOf(Promise);
     expect(yields).toBe(1);
-  });
-
-  it("a stopped pipeline's later stages (drain) run on the rest of the budget, one slice at least, until a second stop", () => {
-    const { c, now, cpu } = clocks();
-    const b = new LineBudget({ cpuMs: 20, now, cpu });
-    const drainOf = (s: AbortSignal) => (s as unknown as Record<symbol, () => AbortSignal>)[Symbol.for("servicelab.drain")]();
-    const sliceOf = (s: AbortSignal) => (s as unknown as Record<symbol, () => unknown>)[Symbol.for("servicelab.slice")]();
-    c.wall += 4;
-    c.cpu += 4;
-    b.stop(interruptStop());
-    const d = drainOf(b.signal);
-    expect(d.aborted).toBe(false);
-    // 4 ms used: 16 ms left.
-    c.wall += 10;
-    c.cpu += 10;
-    sliceOf(d);
-    expect(d.aborted).toBe(false);
-    c.wall += 10;
-    c.cpu += 10;
-    sliceOf(d);
-    expect(d.aborted).toBe(true);
-    expect(d.reason).toBe(b.stopped());
-    // The budget used up already (a CPU stop): one slice still; a second stop ends it.
-    const spent = new LineBudget({ cpuMs: 1, now, cpu });
-    c.wall += 5;
-    c.cpu += 5;
-    spent.slice();
-    expect(spent.stopped()?.why).toBe("cpu");
-    const d2 = drainOf(spent.signal);
-    c.wall += SLICE_MS - 1;
-    c.cpu += SLICE_MS - 1;
-    sliceOf(d2);
-    expect(d2.aborted).toBe(false);
-    spent.stop(interruptStop());
-    expect(d2.aborted).toBe(true);
   });
 
   it("charges elapsed time where the host has no CPU clock", () => {

@@ -18,10 +18,6 @@
 // time and the CPU the process used meanwhile; the time the line was yielded is never charged.
 
 const SLICE = Symbol.for("servicelab.slice");
-/** Where the interpreter finds the signal a stopped pipeline's later stages finish on (below). */
-const DRAIN = Symbol.for("servicelab.drain");
-/** What a wait on the stopped line calls: the later stages end there (src/shell/time.ts). */
-const DRAIN_END = Symbol.for("servicelab.drain.end");
 
 /**
  * The clock, taken before any line runs: just-bash's defense-in-depth box blocks
@@ -107,8 +103,6 @@ export class LineBudget {
   private sliceStart: number;
   private sliceCpu: number;
   private used = 0;
-  /** The stopped pipeline's later stages, while they finish (drain). */
-  private draining?: AbortController;
 
   constructor(private readonly opts: LineBudgetOptions) {
     this.now = opts.now ?? hostNow;
@@ -117,8 +111,6 @@ export class LineBudget {
     this.sliceCpu = this.cpu?.() ?? 0;
     // The interpreter finds the slice on the signal it was given.
     Object.defineProperty(this.controller.signal, SLICE, { value: () => this.slice() });
-    Object.defineProperty(this.controller.signal, DRAIN, { value: () => this.drain() });
-    Object.defineProperty(this.controller.signal, DRAIN_END, { value: () => this.draining?.abort(this.controller.signal.reason) });
   }
 
   get signal(): AbortSignal {
@@ -148,37 +140,14 @@ export class LineBudget {
    * yields (a promise) where the host can.
    */
   slice(): Promise<void> | undefined {
-    return this.charge(this.controller, this.opts.cpuMs, () => cpuStop(this.opts.cpuMs));
-  }
-
-  /**
-   * The signal on which a pipeline stopped in a stage before its last runs the later stages on
-   * what that stage wrote (scripts/patch-just-bash.mjs, ABORT): in bash they ran alongside it and
-   * had read it by the stop. Charged to this line: stopped once its budget is used (after one
-   * slice at least), by a second stop (Ctrl-C again), or where a stage would wait (sleep, a
-   * watch): bash's interrupt found it waiting there.
-   */
-  drain(): AbortSignal {
-    const c = (this.draining = new AbortController());
-    const t = this.now();
-    this.used += this.sliceCost(t);
-    this.restart(t);
-    const limit = Math.max(this.opts.cpuMs, this.used + SLICE_MS);
-    const why = () => (this.controller.signal.reason instanceof CommandStop ? this.controller.signal.reason : cpuStop(this.opts.cpuMs));
-    Object.defineProperty(c.signal, SLICE, { value: () => this.charge(c, limit, why) });
-    return c.signal;
-  }
-
-  /** The slice's charge for the run `stop` stops: past `limit` ms of CPU it is stopped (`why`). */
-  private charge(stop: AbortController, limit: number, why: () => CommandStop): Promise<void> | undefined {
-    if (stop.signal.aborted) return undefined;
+    if (this.controller.signal.aborted) return undefined;
     const t = this.now();
     // The slice ends after 5 ms of holding the thread (elapsed: what other clusters wait for).
     if (t - this.sliceStart < SLICE_MS) return undefined;
     this.used += this.sliceCost(t);
     this.restart(t);
-    if (this.used > limit) {
-      stop.abort(why());
+    if (this.used > this.opts.cpuMs) {
+      this.controller.abort(cpuStop(this.opts.cpuMs));
       return undefined;
     }
     const y = this.opts.yieldTo;
@@ -201,7 +170,6 @@ export class LineBudget {
   /** Stops the line (an interrupt, a time limit): the reason says why. */
   stop(reason: CommandStop): void {
     if (!this.controller.signal.aborted) this.controller.abort(reason);
-    else this.draining?.abort(reason);
   }
 
   /** Why the line was stopped, if it was. */

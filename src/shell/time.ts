@@ -7,9 +7,6 @@
 // source's time (Cluster.advanceTo) after each wait.
 import type { Cluster } from "../engine/cluster.js";
 
-/** Where the line's budget ends a stopped pipeline's later stages (src/runtime/budget.ts, drain). */
-const DRAIN_END = Symbol.for("servicelab.drain.end");
-
 export interface TimeSource {
   /** Milliseconds since the epoch. */
   now(): number;
@@ -172,14 +169,7 @@ export class LineTime {
    * command's own signal (`timeout 2 kubectl get -w` stops only that command).
    */
   async wait(ms: number, command?: AbortSignal): Promise<boolean> {
-    if (this.stopped) {
-      // A stopped pipeline's later stages finishing on what reached them (the host's budget):
-      // bash's interrupt found the one that waits here waiting, and ended it.
-      const end = (this.signal as unknown as Record<symbol, unknown>)[DRAIN_END];
-      if (typeof end === "function") (end as () => void)();
-      return false;
-    }
-    if (command?.aborted) return false;
+    if (this.stopped || command?.aborted) return false;
     const left = this.deadline === undefined ? Infinity : this.deadline - this.source.now();
     await this.around?.before();
     try {
