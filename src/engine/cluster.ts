@@ -25,7 +25,7 @@ import { type Controller, type ControllerContext, ControllerManager } from "./co
 import { MetalLBController } from "./controllers/metallb.js";
 import { NodeLifecycleController } from "./controllers/nodelifecycle.js";
 import { NamespaceController } from "./controllers/namespace.js";
-import { ReplicaSetController } from "./controllers/replicaset.js";
+import { ReplicaSetController, REPLICATION_CONTROLLERS } from "./controllers/replicaset.js";
 import { ServiceAccountController } from "./controllers/serviceaccount.js";
 import { StatefulSetController } from "./controllers/statefulset.js";
 import { Kubelet } from "./kubelet/kubelet.js";
@@ -143,6 +143,7 @@ export class Cluster {
       new GarbageCollector(ctx),
       new DeploymentController(ctx),
       new ReplicaSetController(ctx),
+      new ReplicaSetController(ctx, REPLICATION_CONTROLLERS),
       new DaemonSetController(ctx),
       new StatefulSetController(ctx),
       this.scheduler,

@@ -7,7 +7,7 @@ import { RESOURCES, type ResourceInfo } from "../engine/api/resources.js";
 import type { Cluster } from "../engine/cluster.js";
 
 /** Kinds with a /scale subresource (autoscaling/v1 Scale). */
-export const SCALABLE = new Set(["deployments.apps", "replicasets.apps", "statefulsets.apps"]);
+export const SCALABLE = new Set(["deployments.apps", "replicasets.apps", "statefulsets.apps", "replicationcontrollers"]);
 
 /** Group order of /apis: kube-apiserver's group priorities, then CRD groups. */
 const GROUP_ORDER = ["apps", "authentication.k8s.io", "authorization.k8s.io", "rbac.authorization.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io"];

@@ -127,6 +127,7 @@ const KIND_DESCRIPTIONS: Record<string, string> = {
   Service: "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.",
   Deployment: "Deployment enables declarative updates for Pods and ReplicaSets.",
   ReplicaSet: "ReplicaSet ensures that a specified number of pod replicas are running at any given time.",
+  ReplicationController: "ReplicationController represents the configuration of a replication controller.",
   DaemonSet: "DaemonSet represents the configuration of a daemon set.",
   StatefulSet: "StatefulSet represents a set of pods with consistent identities.",
   ConfigMap: "ConfigMap holds configuration data for pods to consume.",

@@ -470,6 +470,24 @@ function describeReplicaSet(w: PrefixWriter, rs: Obj, src: DescribeSource): void
   describeEvents(w, eventsFor(src, rs, "ReplicaSet"), src.now);
 }
 
+function describeReplicationController(w: PrefixWriter, rc: Obj, src: DescribeSource): void {
+  w.write(0, `Name:\t${rc.metadata.name}\n`);
+  w.write(0, `Namespace:\t${rc.metadata.namespace}\n`);
+  w.write(0, `Selector:\t${formatLabels(rc.spec?.selector)}\n`);
+  labelsMultiline(w, "Labels", rc.metadata.labels);
+  annotationsMultiline(w, "Annotations", rc.metadata.annotations);
+  w.write(0, `Replicas:\t${rc.status?.replicas ?? 0} current / ${rc.spec?.replicas ?? 0} desired\n`);
+  const [r, wt, s, f] = podPhaseCounts(src, rc);
+  w.write(0, `Pods Status:\t${r} Running / ${wt} Waiting / ${s} Succeeded / ${f} Failed\n`);
+  describePodTemplate(w, rc.spec?.template);
+  if (rc.status?.conditions?.length) {
+    w.write(0, "Conditions:\n  Type\tStatus\tReason\n");
+    w.write(1, "----\t------\t------\n");
+    for (const c of rc.status.conditions) w.write(1, `${c.type} \t${c.status}\t${c.reason ?? ""}\n`);
+  }
+  describeEvents(w, eventsFor(src, rc, "ReplicationController"), src.now);
+}
+
 function describeDaemonSet(w: PrefixWriter, ds: Obj, src: DescribeSource): void {
   const st = ds.status ?? {};
   w.write(0, `Name:\t${ds.metadata.name}\n`);
@@ -777,6 +795,7 @@ const DESCRIBERS: Record<string, (w: PrefixWriter, o: Obj, src: DescribeSource) 
   Service: describeService,
   Deployment: describeDeployment,
   ReplicaSet: describeReplicaSet,
+  ReplicationController: describeReplicationController,
   DaemonSet: describeDaemonSet,
   Endpoints: describeEndpoints,
   EndpointSlice: describeEndpointSlice,

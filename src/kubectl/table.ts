@@ -5,23 +5,26 @@
 import type { ResourceInfo } from "../engine/api/resources.js";
 import type { KObject } from "../engine/api/types.js";
 import { since } from "./duration.js";
+import { KIND_TABLES } from "./table-kinds.js";
 
 // Objects are read as loose JSON: the printers look at many optional fields.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = any;
 
-interface Column {
+export interface Column {
   name: string;
   priority: 0 | 1;
 }
 
-interface TableDef {
+export interface TableDef {
   columns: Column[];
   /** Every cell of the row (wide cells included); the caller drops priority-1 cells unless wide. */
   row(obj: Obj, now: number): string[];
 }
 
-const c = (name: string, priority: 0 | 1 = 0): Column => ({ name, priority });
+export function c(name: string, priority: 0 | 1 = 0): Column {
+  return { name, priority };
+}
 
 /** labels.FormatLabels: sorted k=v joined by ",", `<none>` when empty. */
 export function formatLabels(m: Record<string, string> | undefined | null): string {
@@ -55,11 +58,11 @@ export function formatLabelSelector(sel: Obj): string {
   return s === "" ? "<none>" : s;
 }
 
-function age(o: Obj, now: number): string {
+export function age(o: Obj, now: number): string {
   return since(o.metadata?.creationTimestamp, now);
 }
 
-function containersAndImages(spec: Obj): [string, string] {
+export function containersAndImages(spec: Obj): [string, string] {
   const cs = spec?.containers ?? [];
   return [cs.map((x: Obj) => x.name).join(","), cs.map((x: Obj) => x.image).join(",")];
 }
@@ -386,7 +389,7 @@ const WIDE_OVERRIDES: Record<string, (obj: Obj, cells: string[]) => void> = {
 };
 
 export function tableFor(info: ResourceInfo): TableDef {
-  return TABLES[info.kind] ?? { columns: [c("NAME"), c("AGE")], row: (o: Obj, now: number) => [o.metadata.name, age(o, now)] };
+  return TABLES[info.kind] ?? KIND_TABLES[info.kind] ?? { columns: [c("NAME"), c("AGE")], row: (o: Obj, now: number) => [o.metadata.name, age(o, now)] };
 }
 
 interface TableOptions {

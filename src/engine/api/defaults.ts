@@ -298,6 +298,22 @@ function defaultReplicaSet(rs: Obj): void {
   defaultTemplate(spec);
 }
 
+/**
+ * SetDefaults_ReplicationController: with template labels, an empty selector and empty object
+ * labels take them; replicas 1.
+ */
+function defaultReplicationController(rc: Obj): void {
+  const spec = ensure(rc, "spec");
+  const labels = isObj(spec.template) && isObj(spec.template.metadata) ? spec.template.metadata.labels : undefined;
+  if (isObj(labels)) {
+    if (!isObj(spec.selector) || Object.keys(spec.selector).length === 0) spec.selector = { ...labels };
+    const meta = ensure(rc, "metadata");
+    if (!isObj(meta.labels) || Object.keys(meta.labels).length === 0) meta.labels = { ...labels };
+  }
+  if (spec.replicas === undefined || spec.replicas === null) spec.replicas = 1;
+  defaultTemplate(spec);
+}
+
 function defaultEndpoints(ep: Obj): void {
   for (const ss of Array.isArray(ep.subsets) ? ep.subsets : []) {
     for (const p of Array.isArray(ss?.ports) ? ss.ports : []) if (isObj(p)) setIfUnset(p, "protocol", "TCP");
@@ -358,6 +374,8 @@ export function applyDefaults(kind: string, obj: any, old?: any): void {
       return defaultDeployment(obj);
     case "ReplicaSet":
       return defaultReplicaSet(obj);
+    case "ReplicationController":
+      return defaultReplicationController(obj);
     case "DaemonSet":
       return defaultDaemonSet(obj);
     case "StatefulSet":

@@ -159,10 +159,11 @@ const FIELDS: Record<string, Record<string, Getter>> = {
     type: (o) => o?.type ?? "",
   },
   ReplicaSet: { ...meta(true), "status.replicas": (o) => String(o?.status?.replicas ?? 0) },
+  ReplicationController: { ...meta(true), "status.replicas": (o) => String(o?.status?.replicas ?? 0) },
 };
 
 /** Kinds whose scheme registers a conversion func word unknown labels this way. */
-const CORE_STYLE = new Set(["Pod", "Node", "Namespace", "Service", "Event", "ReplicaSet"]);
+const CORE_STYLE = new Set(["Pod", "Node", "Namespace", "Service", "Event", "ReplicaSet", "ReplicationController"]);
 
 const CLUSTER_SCOPED = new Set(["Namespace", "Node"]);
 

@@ -1,7 +1,7 @@
-// The scale subresource (autoscaling/v1 Scale) of Deployments, ReplicaSets and StatefulSets, as
-// the registry's scaleFrom* functions make it, and the apiserver's refusal of a patched Scale
-// whose replicas do not fit the int32 field: shared by the REST API (src/kubeapi) and the
-// terminal's kubectl scale, which sends the same merge patch.
+// The scale subresource (autoscaling/v1 Scale) of Deployments, ReplicaSets, StatefulSets and
+// ReplicationControllers, as the registry's scaleFrom* functions make it, and the apiserver's
+// refusal of a patched Scale whose replicas do not fit the int32 field: shared by the REST API
+// (src/kubeapi) and the terminal's kubectl scale, which sends the same merge patch.
 
 import type { ResourceInfo } from "./resources.js";
 import { field, invalid, type StatusError } from "./status.js";
@@ -15,10 +15,11 @@ export function isInt32(n: number): boolean {
 }
 
 /** The Scale of `obj`, fields in the order the apiserver encodes them. */
-export function scaleOf(_info: ResourceInfo, obj: KObject): Record<string, unknown> {
+export function scaleOf(info: ResourceInfo, obj: KObject): Record<string, unknown> {
   const spec = (obj.spec ?? {}) as { replicas?: number; selector?: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] } };
   const status = (obj.status ?? {}) as { replicas?: number };
-  const ml = spec.selector?.matchLabels ?? {};
+  // An RC's selector is the label map itself (scaleFromRC: labels.SelectorFromSet).
+  const ml = (info.kind === "ReplicationController" ? (spec.selector as Record<string, string> | undefined) : spec.selector?.matchLabels) ?? {};
   const selector = Object.keys(ml)
     .sort()
     .map((k) => `${k}=${ml[k]}`)

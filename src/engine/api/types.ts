@@ -578,6 +578,31 @@ export const ReplicaSet = z.strictObject({
 });
 export type ReplicaSet = z.infer<typeof ReplicaSet>;
 
+/** core/v1 ReplicationController: a ReplicaSet with an equality selector (a label map). */
+export const ReplicationController = z.strictObject({
+  ...typeMeta,
+  metadata: ObjectMeta,
+  spec: z
+    .strictObject({
+      replicas: int32.nullable().optional(),
+      minReadySeconds: int.optional(),
+      selector: stringMap.nullable().optional(),
+      template: PodTemplateSpec.nullable().optional(),
+    })
+    .optional(),
+  status: z
+    .looseObject({
+      replicas: int.optional(),
+      fullyLabeledReplicas: int.optional(),
+      readyReplicas: int.optional(),
+      availableReplicas: int.optional(),
+      observedGeneration: int.optional(),
+      conditions: z.array(Condition).nullable().optional(),
+    })
+    .optional(),
+});
+export type ReplicationController = z.infer<typeof ReplicationController>;
+
 export const DaemonSet = z.strictObject({
   ...typeMeta,
   metadata: ObjectMeta,

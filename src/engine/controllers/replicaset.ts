@@ -2,11 +2,13 @@
 // active pods it controls at spec.replicas, deleting the least valuable pods first, adopts
 // matching orphans, and reports replicas, ready and available counts. Its pod creates and
 // deletes spend its client's rate limit (client-rate-limit.ts): 30 at once, then 20 a second.
+// The replication manager (K/pkg/controller/replication) is this controller over
+// ReplicationControllers, whose selector is a label map: one class, two flavors.
 
 import { memoize } from "../util/memo.js";
-import { storedSelector } from "../api/labels.js";
-import { R } from "../api/resources.js";
-import type { KObject, Pod, ReplicaSet } from "../api/types.js";
+import { type Selector, storedSelector } from "../api/labels.js";
+import { R, type ResourceInfo } from "../api/resources.js";
+import type { KObject, Pod, ReplicaSet, ReplicationController } from "../api/types.js";
 import { isStatusError } from "../api/status.js";
 import { deepEqual, key as rkey } from "../apiserver/apiserver.js";
 import { rfc3339 } from "../clock.js";
@@ -24,7 +26,6 @@ import {
 const PODS = rkey(R.pods);
 /** No labels object checked yet (see updateStatus). */
 const NOT_CHECKED = {};
-const RSS = rkey(R.replicasets);
 /** The controller's burstReplicas: at most this many pods created or deleted in one sync. */
 const BURST_REPLICAS = 500;
 /** controller.SlowStartInitialBatchSize: creates go in batches of 1, 2, 4, ... */
@@ -40,8 +41,44 @@ interface Failing {
   error: string;
 }
 
+/** What the ReplicaSet controller and the replication manager differ in. */
+export interface ReplicaSetFlavor {
+  /** The controller's name (its client rate limit's too). */
+  name: string;
+  info: ResourceInfo;
+  /** Its events' source component. */
+  component: string;
+  selector(obj: ReplicaSet): Selector;
+}
+
+export const REPLICA_SETS: ReplicaSetFlavor = {
+  name: "replicaset",
+  info: R.replicasets,
+  component: "replicaset-controller",
+  selector: (rs) => storedSelector(rs.spec.selector),
+};
+
+/** An RC's label map as a selector, made once per stored map (it selects nothing when empty). */
+const setSelectors = new WeakMap<object, Selector>();
+
+export const REPLICATION_CONTROLLERS: ReplicaSetFlavor = {
+  name: "replicationcontroller",
+  info: R.replicationcontrollers,
+  component: "replication-controller",
+  selector(obj) {
+    const set = (obj as unknown as ReplicationController).spec?.selector;
+    // Validation refuses an empty selector: a stored one always has a pair.
+    if (!set || !Object.keys(set).length) return storedSelector(null);
+    let s = setSelectors.get(set);
+    if (s === undefined) setSelectors.set(set, (s = storedSelector({ matchLabels: set })));
+    return s;
+  },
+};
+
 export class ReplicaSetController implements Controller {
-  readonly name = "replicaset";
+  readonly name: string;
+  /** The kind's resource key ("replicasets.apps", "replicationcontrollers"). */
+  private readonly resource: string;
   /** Pods by owning ReplicaSet uid, kept from store events. */
   private readonly podsByOwner = new Map<string, Set<string>>();
   /** Date.parse of a condition's time, remembered: a thousand pods share a few seconds' strings. */
@@ -53,7 +90,12 @@ export class ReplicaSetController implements Controller {
   /** ReplicaSets (by key) whose pod creates are being refused (a quota), backing off. */
   private readonly failing = new Map<string, Failing>();
 
-  constructor(private readonly ctx: ControllerContext) {
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly flavor: ReplicaSetFlavor = REPLICA_SETS,
+  ) {
+    this.name = flavor.name;
+    this.resource = rkey(flavor.info);
     for (const p of ctx.store.iterate(PODS)) this.index(p as Pod, false);
   }
 
@@ -63,7 +105,7 @@ export class ReplicaSetController implements Controller {
     else this.orphans.delete(k);
     const before = this.ownerOfPod.get(k);
     const ref = getControllerOf(pod);
-    const after = !deleted && ref?.kind === "ReplicaSet" ? ref.uid : undefined;
+    const after = !deleted && ref?.kind === this.flavor.info.kind ? ref.uid : undefined;
     if (before === after) return;
     if (before) {
       this.podsByOwner.get(before)?.delete(k);
@@ -78,11 +120,11 @@ export class ReplicaSetController implements Controller {
   }
 
   watches(resource: string): boolean {
-    return resource === RSS || resource === PODS;
+    return resource === this.resource || resource === PODS;
   }
 
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
-    if (ev.resource === RSS) {
+    if (ev.resource === this.resource) {
       enqueue(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`);
     } else if (ev.resource === PODS) {
       const pod = ev.object as Pod;
@@ -97,11 +139,11 @@ export class ReplicaSetController implements Controller {
       // Status writes share the owner references: the index stays as it is.
       if (ev.type !== "MODIFIED" || ev.old?.metadata.ownerReferences !== pod.metadata.ownerReferences) this.index(pod, ev.type === "DELETED");
       const ref = getControllerOf(pod);
-      if (ref?.kind === "ReplicaSet") enqueue(`${pod.metadata.namespace}/${ref.name}`);
+      if (ref?.kind === this.flavor.info.kind) enqueue(`${pod.metadata.namespace}/${ref.name}`);
       else if (!ref && ev.type !== "DELETED") {
         // An orphan may be adopted by a ReplicaSet whose selector matches it.
-        for (const rs of this.ctx.store.list(RSS, pod.metadata.namespace)) {
-          const sel = storedSelector((rs as ReplicaSet).spec.selector);
+        for (const rs of this.ctx.store.list(this.resource, pod.metadata.namespace)) {
+          const sel = this.flavor.selector(rs as ReplicaSet);
           if (sel.matches(pod.metadata.labels ?? {})) enqueue(`${rs.metadata.namespace}/${rs.metadata.name}`);
         }
       }
@@ -109,12 +151,12 @@ export class ReplicaSetController implements Controller {
   }
 
   initialKeys(): Iterable<string> {
-    return this.ctx.store.list(RSS).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+    return this.ctx.store.list(this.resource).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
   }
 
   reconcile(key: string): void {
     const [ns, name] = splitKey(key);
-    const rs = this.ctx.store.get(RSS, ns, name) as ReplicaSet | undefined;
+    const rs = this.ctx.store.get(this.resource, ns, name) as ReplicaSet | undefined;
     if (!rs || rs.metadata.deletionTimestamp) return;
     const pods = this.claimPods(rs);
     const active = pods.filter(isPodActive);
@@ -132,11 +174,11 @@ export class ReplicaSetController implements Controller {
         this.ctx.api.delete(R.pods, ns, p.metadata.name!);
         this.ctx.api.recordEvent({
           involved: rs as KObject,
-          involvedInfo: R.replicasets,
+          involvedInfo: this.flavor.info,
           type: "Normal",
           reason: "SuccessfulDelete",
           message: `Deleted pod: ${p.metadata.name}`,
-          component: "replicaset-controller",
+          component: this.flavor.component,
         });
       }
     }
@@ -195,14 +237,14 @@ export class ReplicaSetController implements Controller {
       const p = this.ctx.store.get(PODS, ns, n) as Pod | undefined;
       if (p) out.push(p);
     }
-    const sel = storedSelector(rs.spec.selector);
+    const sel = this.flavor.selector(rs);
     for (const k of [...this.orphans]) {
       const [ns, n] = splitKey(k);
       if (ns !== rs.metadata.namespace) continue;
       const p = this.ctx.store.get(PODS, ns, n) as Pod | undefined;
       if (!p || getControllerOf(p) || p.metadata.deletionTimestamp || !sel.matches(p.metadata.labels ?? {})) continue;
       const adopted = structuredClone(p) as Pod;
-      adopted.metadata.ownerReferences = [...(adopted.metadata.ownerReferences ?? []), controllerRef(rs as KObject, R.replicasets)];
+      adopted.metadata.ownerReferences = [...(adopted.metadata.ownerReferences ?? []), controllerRef(rs as KObject, this.flavor.info)];
       out.push(this.ctx.api.update(R.pods, p.metadata.namespace, p.metadata.name!, adopted) as Pod);
     }
     return out;
@@ -228,7 +270,7 @@ export class ReplicaSetController implements Controller {
         namespace: rs.metadata.namespace,
         labels: tmpl.metadata?.labels ?? {},
         ...(tmpl.metadata?.annotations ? { annotations: tmpl.metadata.annotations } : {}),
-        ownerReferences: [controllerRef(rs as KObject, R.replicasets)],
+        ownerReferences: [controllerRef(rs as KObject, this.flavor.info)],
       },
       spec: tmpl.spec,
     };
@@ -241,27 +283,27 @@ export class ReplicaSetController implements Controller {
       if (e.message.endsWith("because it is being terminated")) return TERMINATING;
       this.ctx.api.recordEvent({
         involved: rs as KObject,
-        involvedInfo: R.replicasets,
+        involvedInfo: this.flavor.info,
         type: "Warning",
         reason: "FailedCreate",
         message: `Error creating: ${e.message}`,
-        component: "replicaset-controller",
+        component: this.flavor.component,
       });
       return e.message;
     }
     this.ctx.api.recordEvent({
       involved: rs as KObject,
-      involvedInfo: R.replicasets,
+      involvedInfo: this.flavor.info,
       type: "Normal",
       reason: "SuccessfulCreate",
       message: `Created pod: ${created.metadata.name}`,
-      component: "replicaset-controller",
+      component: this.flavor.component,
     });
     return undefined;
   }
 
   private updateStatus(rs0: ReplicaSet, error: string | undefined): void {
-    const rs = this.ctx.store.get(RSS, rs0.metadata.namespace, rs0.metadata.name!) as ReplicaSet;
+    const rs = this.ctx.store.get(this.resource, rs0.metadata.namespace, rs0.metadata.name!) as ReplicaSet;
     const minReady = rs.spec.minReadySeconds ?? 0;
     const now = this.ctx.clock.now();
     const templateLabels = Object.entries(rs.spec.template?.metadata?.labels ?? {});
@@ -317,7 +359,7 @@ export class ReplicaSetController implements Controller {
       if (rest.length) status.conditions = rest;
     } else if (conditions?.length) status.conditions = conditions;
     if (!deepEqual(status, rs.status)) {
-      this.ctx.api.update(R.replicasets, rs.metadata.namespace, rs.metadata.name!, { ...rs, status }, { subresource: "status" });
+      this.ctx.api.update(this.flavor.info, rs.metadata.namespace, rs.metadata.name!, { ...rs, status }, { subresource: "status" });
     }
     if (nextAvailable !== Infinity) this.ctx.requeueAt(this, `${rs.metadata.namespace}/${rs.metadata.name}`, nextAvailable);
   }

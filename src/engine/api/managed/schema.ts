@@ -93,6 +93,8 @@ const SHAPES: Record<string, Shape> = {
     status: workloadStatus,
   }),
   ReplicaSet: struct({ metadata: meta, spec: struct({ selector: atomic, template }, true), status: workloadStatus }),
+  // ReplicationControllerSpec.selector is a +mapType=atomic label map.
+  ReplicationController: struct({ metadata: meta, spec: struct({ selector: atomic, template }, true), status: workloadStatus }),
   DaemonSet: struct({ metadata: meta, spec: struct({ selector: atomic, template, updateStrategy: struct({}, true) }, true), status: workloadStatus }),
   StatefulSet: struct({ metadata: meta, spec: struct({ selector: atomic, template, updateStrategy: struct({}, true) }, true), status: workloadStatus }),
   ConfigMap: struct({ metadata: meta, data: map, binaryData: map }),

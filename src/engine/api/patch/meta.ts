@@ -112,6 +112,7 @@ export const PATCH_META: Readonly<Record<string, PatchMeta>> = {
   EndpointSlice: withMeta("EndpointSlice", { endpoints: replaced, ports: replaced }),
   Deployment: workload("Deployment", { "spec.strategy": { strategies: ["retainKeys"] } }),
   ReplicaSet: workload("ReplicaSet"),
+  ReplicationController: workload("ReplicationController"),
   DaemonSet: workload("DaemonSet"),
   StatefulSet: workload("StatefulSet"),
   Job: workload("Job"),

@@ -31,6 +31,7 @@ import {
 import { validateEndpointSlice, validateEndpointSliceUpdate } from "./discovery";
 import { validateObjectMetaUpdate } from "./meta";
 import { validateIPAddressPool, validateL2Advertisement } from "./metallb";
+import { validateReplicationController, validateReplicationControllerUpdate } from "./replication";
 
 export { metallbWebhookDenial } from "./metallb";
 
@@ -47,6 +48,7 @@ const CREATE: Record<string, (o: any) => FieldError[]> = {
   EndpointSlice: (o) => validateEndpointSlice(o),
   Deployment: validateDeployment,
   ReplicaSet: validateReplicaSet,
+  ReplicationController: validateReplicationController,
   DaemonSet: validateDaemonSet,
   StatefulSet: validateStatefulSet,
   ControllerRevision: validateControllerRevision,
@@ -62,6 +64,7 @@ const UPDATE: Record<string, (o: any, old: any) => FieldError[]> = {
   EndpointSlice: validateEndpointSliceUpdate,
   Deployment: validateDeploymentUpdate,
   ReplicaSet: validateReplicaSetUpdate,
+  ReplicationController: validateReplicationControllerUpdate,
   DaemonSet: validateDaemonSetUpdate,
   StatefulSet: validateStatefulSetUpdate,
   ControllerRevision: validateControllerRevisionUpdate,

@@ -1,6 +1,6 @@
 // kubectl expose (pkg/cmd/expose): a Service for a pod, service or workload's selector and ports.
 
-import type { Container, DaemonSet, Deployment, ObjectMeta, ReplicaSet, StatefulSet, Pod, Service, ServicePort, ServiceSpec } from "../../../engine/api/types.js";
+import type { Container, DaemonSet, Deployment, ObjectMeta, ReplicaSet, ReplicationController, StatefulSet, Pod, Service, ServicePort, ServiceSpec } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
 import { dryRun, f, labelsFromString, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import { type KubectlCommand, noValidation } from "../command.js";
@@ -45,6 +45,10 @@ export const exposeCommand: KubectlCommand<ExposeOptions> = {
     } else if (info === R.services) {
       selector = (src as Service).spec?.selector ?? undefined;
       ports = ((src as Service).spec?.ports ?? []).map((x) => x.port);
+    } else if (info === R.replicationcontrollers) {
+      // MapBasedSelectorForObject: an RC's selector is a label map already.
+      selector = (src as ReplicationController).spec?.selector ?? undefined;
+      ports = containerPorts(podSpecOf(info, src)?.containers);
     } else if ([R.deployments, R.replicasets, R.daemonsets, R.statefulsets].includes(info)) {
       const workload = src as Deployment | ReplicaSet | DaemonSet | StatefulSet;
       const ml = workload.spec?.selector?.matchLabels ?? undefined;

@@ -1,6 +1,6 @@
 // kubectl scale (pkg/cmd/scale).
 
-import type { Deployment, KObject, ReplicaSet, StatefulSet } from "../../../engine/api/types.js";
+import type { Deployment, KObject, ReplicaSet, ReplicationController, StatefulSet } from "../../../engine/api/types.js";
 import { R, type ResourceInfo } from "../../../engine/api/resources.js";
 import { isInt32, scaleOf, scaleReplicasInvalid } from "../../../engine/api/scale.js";
 import { isStatusError, StatusError } from "../../../engine/api/status.js";
@@ -12,7 +12,7 @@ import { printResult } from "../print.js";
 import { get, oneTarget } from "../targets.js";
 
 /** What scale works on (the others are refused before their spec is read). */
-type Scalable = Deployment | ReplicaSet | StatefulSet;
+type Scalable = Deployment | ReplicaSet | StatefulSet | ReplicationController;
 
 interface ScaleOptions {
   replicas: number;
@@ -49,7 +49,7 @@ export const scaleCommand: KubectlCommand<ScaleOptions> = {
       throw new KubectlError(`no objects passed to scale ${msgs.length === 1 ? msgs[0] : `[${msgs.join(", ")}]`}`);
     }
     for (const t of found) {
-      if (![R.deployments, R.replicasets, R.statefulsets].includes(t.info)) throw new KubectlError(`cannot scale a ${t.info.kind}`);
+      if (![R.deployments, R.replicasets, R.statefulsets, R.replicationcontrollers].includes(t.info)) throw new KubectlError(`cannot scale a ${t.info.kind}`);
       if (o.currentReplicas >= 0) {
         // The scaler's precondition, checked against the object before the write.
         const was = t.obj.spec?.replicas ?? 1;

@@ -1,0 +1,67 @@
+// The kinds of kubectl's default prune list that a kubeadm cluster serves (k8s.io/kubectl
+// pkg/util/prune): the REAL kubectl 1.33 against the Node server, compared with the terminal's
+// kubectl for the same command, ages masked (as kubectl.e2e.test.ts). Without kubectl: skipped,
+// or failed when CI=true.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KUBECTL, type Out, requireTools, run, type TestCluster, TestServer } from "./harness.js";
+
+const have = requireTools("the real-kubectl prune-kinds test", KUBECTL);
+
+let srv: TestServer;
+let cl: TestCluster;
+
+const kubectl = (args: string[]): Promise<Out> => run(KUBECTL, args, { env: srv.kubectlEnv(cl), timeout: 60_000 });
+const terminal = (command: string): Promise<Out> => srv.terminal(cl, command);
+const ages = (s: string) => s.replace(/\b\d+(?:d\d*h?|h\d*m?|m\d*s?|s)\b */g, "<age> ");
+
+function commandLine(args: string[]): string {
+  const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`);
+  return ["kubectl", ...args].map(quote).join(" ");
+}
+
+async function same(args: string[]): Promise<Out> {
+  const real = await kubectl(args);
+  const term = await terminal(commandLine(args));
+  expect({ stdout: ages(real.stdout), stderr: real.stderr, code: real.code }).toEqual({ stdout: ages(term.stdout), stderr: term.stderr, code: term.code });
+  return real;
+}
+
+function manifest(name: string, text: string): string {
+  const file = join(srv.dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+describe.skipIf(!have)("real kubectl: the default prune list's kinds", () => {
+  beforeAll(async () => {
+    srv = await TestServer.start("prune");
+    cl = await srv.cluster("prune");
+  }, 90_000);
+
+  afterAll(() => srv?.stop());
+
+  it("api-resources (served discovery) lists what the terminal's api-resources lists", { timeout: 120_000 }, async () => {
+    const r = await same(["api-resources"]);
+    expect(r.stdout).toMatch(/^replicationcontrollers +rc +v1 +true +ReplicationController$/m);
+    await same(["api-resources", "--api-group="]);
+  });
+
+  it("ReplicationController: apply, get -o wide, describe, scale, expose, get all, delete", { timeout: 120_000 }, async () => {
+    const file = manifest(
+      "rc.yaml",
+      "apiVersion: v1\nkind: ReplicationController\nmetadata:\n  name: nginx\nspec:\n  replicas: 2\n  template:\n    metadata:\n      labels: {app: nginx}\n    spec:\n      containers:\n      - name: nginx\n        image: nginx\n        ports:\n        - containerPort: 80\n",
+    );
+    expect(await kubectl(["apply", "-f", file])).toMatchObject({ stdout: "replicationcontroller/nginx created\n", code: 0 });
+    await new Promise((res) => setTimeout(res, 5000));
+    await same(["get", "rc", "-o", "wide"]);
+    await same(["describe", "rc", "nginx"]);
+    expect(await kubectl(["scale", "rc", "nginx", "--replicas=3"])).toMatchObject({ stdout: "replicationcontroller/nginx scaled\n", code: 0 });
+    expect((await kubectl(["get", "rc", "nginx", "-o", "jsonpath={.spec.replicas}"])).stdout).toBe("3");
+    expect(await kubectl(["expose", "rc", "nginx", "--port=80"])).toMatchObject({ stdout: "service/nginx exposed\n", code: 0 });
+    await new Promise((res) => setTimeout(res, 3000));
+    await same(["get", "all"]);
+    expect(await kubectl(["delete", "rc", "nginx"])).toMatchObject({ stdout: 'replicationcontroller "nginx" deleted\n', code: 0 });
+  });
+});
