@@ -98,3 +98,18 @@ export async function waitIdle(page: Page, ms = 800, timeout = 30_000): Promise<
   }
   throw new Error("the terminal did not come to rest");
 }
+
+/**
+ * Waits for a lab step to pass. When it does not, the error carries what a person would look at:
+ * the terminal's last lines, each step's state and a screenshot (artifacts/stuck-STEP.png).
+ */
+export async function waitStepPassed(page: Page, step: string, timeout = 30_000): Promise<void> {
+  try {
+    await page.waitForSelector(`[data-step="${step}"].passed`, { timeout });
+  } catch (e) {
+    await shot(page, `stuck-${step}`).catch(() => undefined);
+    const tail = (await terminalText(page).catch(() => "")).split("\n").slice(-25).join("\n");
+    const steps = await page.locator("[data-step]").evaluateAll((els) => els.map((el) => `${el.getAttribute("data-step")}:${el.className}`)).catch(() => []);
+    throw new Error(`step ${step} did not pass: ${(e as Error).message.split("\n")[0]}\nsteps: ${steps.join(" ")}\nterminal:\n${tail}`);
+  }
+}

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { NodeServer } from "../../src/runtime/node-server.js";
-import { haveChromium, launch, server, shot, skipReason, terminalText, type, waitIdle, waitPrompt } from "./browser.js";
+import { haveChromium, launch, server, shot, skipReason, terminalText, type, waitIdle, waitPrompt, waitStepPassed } from "./browser.js";
 
 if (skipReason) console.warn(skipReason);
 
@@ -58,7 +58,7 @@ describe.skipIf(!haveChromium)("lab workspace in Chromium", () => {
     // Step 1 typed as a student types it.
     await type(page, "kubectl create namespace services");
     await type(page, "kubectl config set-context --current --namespace services");
-    await page.waitForSelector('[data-step="namespace"].passed');
+    await waitStepPassed(page, "namespace");
     expect(await terminalText(page)).toContain("namespace/services created");
 
     // Step 2 typed; a step's checks turn green on their own.
@@ -66,18 +66,19 @@ describe.skipIf(!haveChromium)("lab workspace in Chromium", () => {
     await type(page, "echo hello nginx 1.28 > web/index28.html");
     await type(page, "echo hello nginx 1.29 > web/index29.html");
     await type(page, "kubectl create configmap web --from-file=./web");
-    await page.waitForSelector('[data-step="pages"].passed');
+    await waitStepPassed(page, "pages");
 
     // Steps 3-4 hold long here-documents: their Run buttons type them.
     for (const step of ["stable", "canary"]) {
       const li = page.locator(`[data-step="${step}"]`);
       if (!(await li.locator(".step-body").count())) await li.locator(".step-title").click();
+      await li.locator(".step-body button.run").first().waitFor();
       const runs = li.locator("button.run");
       for (let i = 0; i < (await runs.count()); i++) {
         await runs.nth(i).click();
         await waitIdle(page);
       }
-      await page.waitForSelector(`[data-step="${step}"].passed`);
+      await waitStepPassed(page, step);
     }
     await shot(page, "workspace-steps-1280");
 
@@ -87,7 +88,7 @@ describe.skipIf(!haveChromium)("lab workspace in Chromium", () => {
     await type(page, "sleep 30");
     await type(page, "IP=$(kubectl get svc web -o jsonpath='{.spec.clusterIP}')");
     await type(page, "for i in {1..100}; do curl -s $IP; done | sort -n | uniq -c");
-    await page.waitForSelector('[data-step="eight-two"].passed');
+    await waitStepPassed(page, "eight-two");
     expect(await terminalText(page)).toMatch(/\d+ hello nginx 1\.28\n\s+\d+ hello nginx 1\.29/);
 
     // The traffic view opened by itself: per Deployment, near 80/20 next to the rules' 80/20.
