@@ -10,6 +10,7 @@ import { rfc3339, rfc3339Micro } from "./clock.js";
 import type { Cluster } from "./cluster.js";
 import type { NodeConfig } from "./config.js";
 import { defaultPolicyBodies } from "./rbac/policy-objects.js";
+import { rootCAConfigMap } from "./controllers/rootca-publisher.js";
 import { base32, sha256 } from "./util/hash.js";
 
 const KUBE_PROXY_IMAGE_REPO = "registry.k8s.io/kube-proxy";
@@ -122,7 +123,7 @@ export function bootstrap(c: Cluster): void {
     data: { kubeconfig: clusterInfoKubeconfig(master.ip) },
   });
   for (const ns of ["default", "kube-node-lease", "kube-public", "kube-system"]) {
-    api.create(R.configmaps, ns, { metadata: { name: "kube-root-ca.crt" }, data: { "ca.crt": FAKE_CA } });
+    api.create(R.configmaps, ns, rootCAConfigMap(FAKE_CA));
   }
   createLeases(c, master);
 }
@@ -535,7 +536,7 @@ function btoaAscii(s: string): string {
 }
 
 /** A placeholder CA: the sandbox has no TLS, but kubeadm's ConfigMaps carry one. */
-const FAKE_CA = `-----BEGIN CERTIFICATE-----
+export const FAKE_CA = `-----BEGIN CERTIFICATE-----
 MIIDBTCCAe2gAwIBAgIIServiceLabSandboxCAwDQYJKoZIhvcNAQELBQAwFTET
 MBEGA1UEAxMKa3ViZXJuZXRlczAeFw0yNjAxMDEwMDAwMDBaFw0zNjAxMDEwMDAw
 MDBaMBUxEzARBgNVBAMTCmt1YmVybmV0ZXMwggEiMA0GCSqGSIb3DQEBAQUAA4IB

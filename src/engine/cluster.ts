@@ -12,7 +12,7 @@ import {
 } from "./apiserver/apiserver.js";
 import type { ResourceInfo } from "./api/resources.js";
 import type { KObject } from "./api/types.js";
-import { bootstrap } from "./bootstrap.js";
+import { bootstrap, FAKE_CA } from "./bootstrap.js";
 import { ManualClock } from "./clock.js";
 import { type ClusterConfig, clusterConfig } from "./config.js";
 import { ClusterRoleAggregationController } from "./controllers/clusterrole-aggregation.js";
@@ -27,6 +27,7 @@ import { NodeLifecycleController } from "./controllers/nodelifecycle.js";
 import { NamespaceController } from "./controllers/namespace.js";
 import { ReplicaSetController, REPLICATION_CONTROLLERS } from "./controllers/replicaset.js";
 import { ServiceAccountController } from "./controllers/serviceaccount.js";
+import { RootCAPublisher } from "./controllers/rootca-publisher.js";
 import { StatefulSetController } from "./controllers/statefulset.js";
 import { Kubelet } from "./kubelet/kubelet.js";
 import { KubeProxies, type KubeProxiesState } from "./proxy/kube-proxy.js";
@@ -139,6 +140,7 @@ export class Cluster {
       new NamespaceController(ctx),
       new NodeLifecycleController(ctx),
       new ServiceAccountController(ctx),
+      new RootCAPublisher(ctx, FAKE_CA),
       new ClusterRoleAggregationController(ctx),
       new GarbageCollector(ctx),
       new DeploymentController(ctx),
