@@ -1,6 +1,7 @@
 // Objects read from -f files, directories and stdin (kubectl's resource builder), mapped to their types.
 
 import { parseDocument } from "yaml";
+import { parseSelector, type Selector } from "../../engine/api/labels.js";
 import { lookupKind, type ResourceInfo } from "../../engine/api/resources.js";
 import type { ObjectMeta } from "../../engine/api/types.js";
 import { between, type KubectlContext } from "./context.js";
@@ -124,4 +125,17 @@ function manifest(obj: ManifestObject, src: string, ctx: KubectlContext): Manife
     throw new KubectlError(`resource mapping not found for name: "${obj.metadata?.name ?? ""}" namespace: "${obj.metadata?.namespace ?? ""}" from "${src}": no matches for kind "${obj.kind}" in version "${obj.apiVersion}"\nensure CRDs are installed first`);
   }
   return { info, obj, source: src };
+}
+
+/**
+ * -l for objects read from files (the builder's LabelSelectorParam): checked before any file is
+ * read, then only the objects it selects are visited.
+ */
+export function fileSelector(selector: string | undefined): Selector | undefined {
+  if (!selector) return undefined;
+  try {
+    return parseSelector(selector);
+  } catch (e) {
+    throw new KubectlError(`the provided selector ${JSON.stringify(selector)} is not valid: ${(e as Error).message}`);
+  }
 }

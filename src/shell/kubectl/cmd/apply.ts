@@ -11,8 +11,9 @@ import type { KubectlCommand } from "../command.js";
 import { between } from "../context.js";
 import { aggregate, KubectlError, serverError } from "../errors.js";
 import { arr, bool, type Parsed, str } from "../flags.js";
-import { readManifestsContinuing } from "../manifests.js";
+import { fileSelector, readManifestsContinuing } from "../manifests.js";
 import { printResult } from "../print.js";
+import { parsePruneAllowlist, type PruneOptions, PruneSet } from "./apply-prune.js";
 
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -46,6 +47,12 @@ interface ApplyOptions {
   forceConflicts: boolean;
   fieldManager?: string;
   dryRun: DryRunStrategy;
+  /** -l: only the objects of the files that match it are applied (and pruned among). */
+  selector?: string;
+  force: boolean;
+  all: boolean;
+  /** --prune, with its allowlist (empty: kubectl's default list). */
+  prune?: PruneOptions;
   /** The namespace and the printing flags. */
   p: Parsed;
 }
@@ -54,22 +61,34 @@ interface ApplyOptions {
 function applyLikeCommand(verb: "apply" | "create"): KubectlCommand<ApplyOptions> {
   return {
     name: verb,
-    flags: [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("validate", "string"), f("force", "bool"), f("server-side", "bool"), f("force-conflicts", "bool"), f("field-manager", "string"), f("prune", "bool"), f("selector", "string", "l"), f("save-config", "bool"), f("overwrite", "bool"), f("wait", "bool"), f("kustomize", "string", "k")],
+    flags: [...OUTPUT_FLAGS, f("filename", "array", "f"), f("recursive", "bool", "R"), f("validate", "string"), f("force", "bool"), f("server-side", "bool"), f("force-conflicts", "bool"), f("field-manager", "string"), f("prune", "bool"), f("prune-allowlist", "array"), f("all", "bool"), f("selector", "string", "l"), f("save-config", "bool"), f("overwrite", "bool"), f("wait", "bool"), f("kustomize", "string", "k")],
     // Complete, then Validate: words that are not flags first, then the files.
-    complete(p) {
+    complete(p, ctx) {
       if (p.args.length) throw new KubectlError(`Unexpected args: [${p.args.join(" ")}]\nSee 'kubectl ${verb} -h' for help and examples`);
-      return { files: arr(p, "filename"), recursive: bool(p, "recursive"), serverSide: verb === "apply" && bool(p, "server-side"), forceConflicts: bool(p, "force-conflicts"), fieldManager: str(p, "field-manager"), dryRun: dryRun(p), p };
+      const selector = str(p, "selector") || undefined;
+      const prune = verb === "apply" && bool(p, "prune") ? { allowlist: parsePruneAllowlist(arr(p, "prune-allowlist"), ctx), selector, dryRun: dryRun(p), p } : undefined;
+      return { files: arr(p, "filename"), recursive: bool(p, "recursive"), serverSide: verb === "apply" && bool(p, "server-side"), forceConflicts: bool(p, "force-conflicts"), fieldManager: str(p, "field-manager"), dryRun: dryRun(p), selector, force: bool(p, "force"), all: bool(p, "all"), prune, p };
     },
     validate(o) {
       if (!o.files.length) throw new KubectlError("must specify one of -f and -k");
       if (verb === "apply" && o.forceConflicts && !o.serverSide) throw new KubectlError("--force-conflicts only works with --server-side");
       if (o.serverSide && o.dryRun === "client") throw new KubectlError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)");
+      if (verb !== "apply") return;
+      if (o.serverSide && o.force) throw new KubectlError("--force cannot be used with --server-side");
+      if (o.dryRun === "server" && o.force) throw new KubectlError("--dry-run=server cannot be used with --force");
+      if (o.all && o.selector) throw new KubectlError("cannot set --all and --selector at the same time");
+      if (o.prune) {
+        if (o.force) throw new KubectlError("--force cannot be used with --prune");
+        if (!o.all && !o.selector) throw new KubectlError("all resources selected for prune without explicitly passing --all. To prune all resources, pass the --all flag. If you did not mean to prune all resources, specify a label selector");
+        if (o.serverSide) throw new KubectlError("--prune is in alpha and doesn't currently work on objects created by server-side apply");
+      }
     },
     async run(o, ctx, out) {
       const { p, serverSide } = o;
       const mode = o.dryRun;
+      const selector = fileSelector(o.selector);
       const read = await readManifestsContinuing(o.files, o.recursive, ctx);
-      const manifests = read.manifests;
+      const manifests = selector ? read.manifests.filter((m) => selector.matches(m.obj.metadata?.labels ?? {})) : read.manifests;
       if (!manifests.length && !read.errors.length) throw new KubectlError(`no objects passed to ${verb}`);
       const errors: string[] = [];
       // What could not be read: apply reads every file before it applies (its errors come first);
@@ -80,10 +99,14 @@ function applyLikeCommand(verb: "apply" | "create"): KubectlCommand<ApplyOptions
       readErrors(-1);
       // The managers kubectl names its writes with (--field-manager overrides them).
       const manager = o.fieldManager || (verb === "apply" ? "kubectl-client-side-apply" : "kubectl-create");
+      const visited = new PruneSet();
+      // -n on the line: that namespace is pruned in even if no object of the files is there.
+      if (str(p, "namespace")) visited.visitNamespace(str(p, "namespace"));
       for (const [i, m] of manifests.entries()) {
         readErrors(i);
         if (!(await between(ctx))) break;
         const ns = m.info.namespaced ? m.obj.metadata?.namespace ?? nsOf(p, ctx) : undefined;
+        visited.visitNamespace(ns);
         if (m.info.namespaced && str(p, "namespace") && m.obj.metadata?.namespace && m.obj.metadata.namespace !== str(p, "namespace")) {
           errors.push(`error: the namespace from the provided object "${m.obj.metadata.namespace}" does not match the namespace "${str(p, "namespace")}". You must pass '--namespace=${m.obj.metadata.namespace}' to perform this operation.`);
           continue;
@@ -96,6 +119,7 @@ function applyLikeCommand(verb: "apply" | "create"): KubectlCommand<ApplyOptions
             const warnings: string[] = [];
             const applied = ctx.cluster.client.patch(m.info, ns, name, "apply", JSON.stringify(m.obj), { fieldManager: o.fieldManager || "kubectl", force: o.forceConflicts, dryRun: mode === "server", warnings });
             for (const w of warnings) out.err(`Warning: ${w}\n`);
+            visited.visitObject(applied);
             printResult(m.info, applied, p, out, "serverside-applied");
           } catch (e) {
             if (isStatusError(e) && e.status.reason === "Conflict" && e.status.details?.causes?.some((c) => c.reason === "FieldManagerConflict")) errors.push(`error: ${e.message}\n${CONFLICT_HELP}`);
@@ -122,9 +146,11 @@ function applyLikeCommand(verb: "apply" | "create"): KubectlCommand<ApplyOptions
             }
             const created = ctx.cluster.client.create(m.info, ns, body, { dryRun: mode === "server", warnings, fieldManager: manager });
             for (const w of warnings) out.err(`Warning: ${w}\n`);
+            visited.visitObject(created);
             printResult(m.info, created, p, out, "created");
             continue;
           }
+          visited.visitObject(live);
           if (mode === "client") {
             printResult(m.info, live, p, out, "configured");
             continue;
@@ -149,6 +175,7 @@ function applyLikeCommand(verb: "apply" | "create"): KubectlCommand<ApplyOptions
       }
       readErrors(Infinity);
       if (errors.length) throw aggregate(errors);
+      if (o.prune) visited.prune(o.prune, ctx, out);
     },
   };
 }
