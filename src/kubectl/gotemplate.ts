@@ -889,7 +889,7 @@ class Parser {
 
   constructor(
     private readonly name: string,
-    private readonly text: string,
+    text: string,
     private readonly funcs: Record<string, GoFunc>,
   ) {
     this.items = lex(text);

@@ -210,7 +210,7 @@ describe("ClusterCore persistence", () => {
   });
 
   it("a restored cluster's meta row holds only the meta, not copies of the side rows", async () => {
-    const { rows, restored } = await setup("empty");
+    const { restored } = await setup("empty");
     const again = restored();
     await again.exec("kubectl create configmap one --from-literal=a=b", Date.now(), DEFAULT_LIMITS);
     const d = again.takeDelta();

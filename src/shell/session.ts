@@ -226,7 +226,6 @@ export class Session {
   private readonly opts: SessionOptions;
   /** /dev/urandom's words: the cluster's seeded stream, so a replay reads the same bytes. */
   private readonly random = () => this.cluster.rng.get("devrandom").uint32();
-  private stdin = "";
   /** The running line's stop (see run). */
   private signal?: AbortSignal;
   /** The running line's time (set by run()). */
@@ -437,7 +436,6 @@ export class Session {
     // The node's commands are on PATH whichever way the line runs (registering them writes files).
     this.syncCommands();
     if (stdin === "" && this.opts.plainKubectl !== false && PLAIN_KUBECTL.test(line)) return this.runPlainKubectl(line);
-    this.stdin = stdin;
     const node = this.node;
     const base = this.baseEnv();
     const r = await this.bash.exec(line, { cwd: this.cwd, env: { ...base, ...this.vars }, stdin, rawScript: true, signal: this.signal });

@@ -91,7 +91,7 @@ export class ControllerManager {
   trustScope?: { trusted: boolean };
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     readonly clock: ManualClock,
   ) {
     store.subscribe((ev) => this.onEvent(ev));

@@ -2,7 +2,7 @@
 // may answer, whether the pod sees a masqueraded source, and how the connection ends.
 import { describe, expect, it } from "vitest";
 import { ep, svc } from "../proxy/iptables/testing.js";
-import type { EndpointInfo, ProxyMode, ServicePortInfo } from "../proxy/types.js";
+import type { EndpointInfo, ProxyMode } from "../proxy/types.js";
 import type { ConnectOptions } from "./dataplane.js";
 import type { L4, Source, Verdict } from "./packet.js";
 import { SimNet, type SimOptions, type SimPod } from "./sim.js";

@@ -7,7 +7,7 @@ import { AddrMap, IpsetEntries, VirtualServerMap } from "./ipvs/index.js";
 import { ChainOwners } from "./iptables/proxier.js";
 import type { Chain } from "./iptables/model.js";
 import { AddrIndex } from "../util/addr-index.js";
-import { formatIPv4, ipv4Num, ipv4Unchecked } from "../util/ip.js";
+import { ipv4Num, ipv4Unchecked } from "../util/ip.js";
 
 const ADDRS = ["10.96.0.1", "10.96.0.10", "10.244.1.5", "1.2.3.4", "10.096.0.1", "256.1.1.1", "0.0.0.0"];
 const PROTOS = ["tcp", "udp", "sctp", "icmp"];

@@ -47,8 +47,14 @@ $ kubectl get configmaps --show-labels
 $ sed -n '/kind: Service/,/ports/p' app-v2.yaml | sed '1i apiVersion: v1' > svc.yaml
 $ kubectl apply --prune -l app=web --prune-allowlist=apps/v1/Deployment --prune-allowlist=core/v1/Service -f svc.yaml -o name
 $ kubectl get deploy,svc
-# -n names a namespace to prune in even when no object of the files lives there.
+# In another namespace: what -n applies there is the file's, and the old Service there goes.
 $ kubectl create namespace team && kubectl apply -n team -f svc.yaml
-$ kubectl apply --prune -l app=web --prune-allowlist=core/v1/Service -n team -f /dev/null
-$ cat /dev/null | kubectl apply --prune -l app=web --prune-allowlist=core/v1/Service -n team -f -
-$ kubectl get svc -n team
+$ cat > team-cm.yaml <<'Y'
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: team-conf, labels: {app: web}}
+Y
+$ kubectl apply --prune -l app=web --prune-allowlist=core/v1/Service -n team -f team-cm.yaml
+$ kubectl get svc,cm -n team
+$ kubectl get svc web
+$ kubectl apply --prune -l app=web --prune-allowlist=core/v1/Service -f /dev/null

@@ -15,7 +15,7 @@ import {
 import { validateTable } from "./model.js";
 import { hashAndTruncate } from "./names.js";
 import { NftablesProxier } from "./proxier.js";
-import { joinLines, listTableLines, renderTransaction } from "./render.js";
+import { listTableLines, renderTransaction } from "./render.js";
 
 function proxier(config = TEST_CONFIG): NftablesProxier {
   return new NftablesProxier(TEST_NODE, config, { serviceCIDRs: TEST_SERVICE_CIDRS });
