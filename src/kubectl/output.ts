@@ -6,7 +6,7 @@
 // that only cannot be a plain scalar (": ", a leading "#", "@", "*", "[", a trailing space) is
 // single-quoted by its emitter.
 
-import { Document, type Scalar, visit } from "yaml";
+import { Document, type Scalar, type Tags, visit } from "yaml";
 import type { z } from "zod";
 import { executeGoTemplate, fmtValue, type GoFunc, GoNum, goQuote, GoTemplateError, GoTemplateExecError, type GoValue, parseGoTemplate, type Template } from "./gotemplate.js";
 
@@ -66,8 +66,15 @@ function goYamlKeyOrder(a: string, b: string): number {
   return ar.length - br.length;
 }
 
+/**
+ * The YAML library's 1.1 float pattern also takes a float without a digit ("." of managedFields'
+ * `.: {}`, "-.", "._"), which go-yaml's strconv.ParseFloat refuses: those stay plain strings.
+ */
+const withDigit = (tags: Tags): Tags =>
+  tags.map((t) => (typeof t === "object" && t.tag === "tag:yaml.org,2002:float" && t.test?.test(".") ? { ...t, test: new RegExp(`(?=.*[0-9])${t.test.source}`) } : t));
+
 export function toYaml(obj: unknown): string {
-  const doc = new Document(sortKeys(obj, goYamlKeyOrder), { version: "1.1" });
+  const doc = new Document(sortKeys(obj, goYamlKeyOrder), { version: "1.1", customTags: withDigit });
   // The YAML 1.1 tags that read a plain scalar as something other than a string.
   const readers = doc.schema.tags.filter((t) => t.default && t.test && t.tag !== "tag:yaml.org,2002:str");
   visit(doc, {

@@ -47,6 +47,9 @@ describe("yaml", () => {
   it("single-quotes what only cannot be plain, double-quotes what would read as another type (go-yaml)", () => {
     expect(toYaml({ a: "x: y", b: "on", c: "#c", d: "it's", e: " lead", f: "1.0", n: "[1]" })).toBe(`a: 'x: y'\nb: "on"\nc: '#c'\nd: it's\ne: ' lead'\nf: "1.0"\n"n": '[1]'\n`);
   });
+  it("leaves a float without a digit plain, as go-yaml's ParseFloat refuses it: managedFields' `.: {}`", () => {
+    expect(toYaml({ "f:labels": { ".": {}, "f:app": {} }, a: ".5", b: "-.", c: ".inf" })).toBe(`a: ".5"\nb: -.\nc: ".inf"\nf:labels:\n  .: {}\n  f:app: {}\n`);
+  });
   it("sorts keys, does not indent sequences, quotes what YAML 1.1 would misread", () => {
     expect(toYaml({ spec: { ports: [{ port: 80, name: "80-80" }] }, apiVersion: "v1", metadata: { creationTimestamp: null, labels: { on: "yes" } } })).toBe(
       'apiVersion: v1\nmetadata:\n  creationTimestamp: null\n  labels:\n    "on": "yes"\nspec:\n  ports:\n  - name: 80-80\n    port: 80\n',
