@@ -30,7 +30,7 @@ import type { Store } from "../store/store.js";
 import { ClusterIPAllocator, NodePortAllocator } from "./allocators.js";
 import { decode, type FieldValidation } from "./decode.js";
 import { ServiceAllocations } from "./service-alloc.js";
-import { type Attribution, recordApply, recordUpdate } from "./fieldmanager.js";
+import { type Attribution, podAdmissionFields, recordApply, recordUpdate } from "./fieldmanager.js";
 import { review } from "../rbac/reviews.js";
 import { defaultPolicyBodies } from "../rbac/policy-objects.js";
 import type { UserInfo } from "../rbac/authorizer.js";
@@ -299,6 +299,8 @@ export class ApiServer {
     const name = meta.name ?? "";
     if (info.namespaced) this.admitNamespace(info, meta.namespace!, name);
 
+    // What admission will set is known from the spec as sent, before defaulting fills it in.
+    const admitted = info === R.pods && !this.trusted ? podAdmissionFields(obj.spec) : undefined;
     if (!knownSpec) applyDefaults(info.kind, obj);
     if (info === R.pods && this.trusted) {
       if (!knownSpec) obj.spec = this.sharedPodSpec(body, obj.spec);
@@ -312,7 +314,9 @@ export class ApiServer {
     if (this.quota) this.admitQuota(info, name);
     if (this.store.get(key(info), meta.namespace, name)) throw alreadyExists(info.resource, info.group, name);
 
-    if (opts.fieldManager && !this.trusted && !opts.appliedFields) recordUpdate(undefined, obj, this.attribution(info, opts));
+    if (opts.fieldManager && !this.trusted && !opts.appliedFields) {
+      recordUpdate(undefined, obj, { ...this.attribution(info, opts), admitted });
+    }
     let undo = NOOP;
     if (info === R.services) undo = this.services.create(obj as Service, name);
     if (opts.dryRun) {

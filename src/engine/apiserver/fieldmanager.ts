@@ -39,6 +39,26 @@ export interface Attribution {
   hasStatus: boolean;
   /** RFC 3339 time of the write. */
   now: string;
+  /** Fields mutating admission set on a create: it runs after the managers are recorded, so no one owns them. */
+  admitted?: FieldSet;
+}
+
+/**
+ * The pod fields the ServiceAccount, DefaultTolerationSeconds and Priority admission plugins set
+ * when the created pod's spec (as sent) leaves them unset. The create handler records managed
+ * fields before mutating admission (apiserver/pkg/endpoints/handlers/create.go), so a pod's
+ * creator never owns them: `kubectl run`'s entry has no f:tolerations or f:priority.
+ */
+export function podAdmissionFields(sentSpec: unknown): FieldSet {
+  const sent = (sentSpec && typeof sentSpec === "object" ? sentSpec : {}) as Record<string, unknown>;
+  const unset = (f: string) => sent[f] === undefined || sent[f] === null || sent[f] === "";
+  const out = new FieldSet();
+  if (unset("serviceAccountName") && unset("serviceAccount")) {
+    out.insert(["f:spec", "f:serviceAccountName"]);
+    out.insert(["f:spec", "f:serviceAccount"]);
+  }
+  for (const f of ["tolerations", "priority", "preemptionPolicy"]) if (unset(f)) out.insert(["f:spec", `f:${f}`]);
+  return out;
 }
 
 /** More Update entries than this are folded into "ancient-changes" (capManagersManager). */
@@ -140,7 +160,8 @@ export function recordUpdate(live: KObject | undefined, next: KObject, a: Attrib
   const before = withoutManaged(live) ?? (zeroObject(shape) as KObject);
   const after = withoutManaged(next)!;
   const cmp = compare(before, after, shape);
-  const changed = ownable(cmp.added.union(cmp.modified), a);
+  let changed = ownable(cmp.added.union(cmp.modified), a);
+  if (a.admitted) changed = changed.difference(a.admitted);
   const removed = cmp.removed;
   const id = idOf({ manager: a.manager, operation: "Update", apiVersion: a.apiVersion, subresource: a.subresource });
   let mine = managers.find((m) => idOf(m) === id);

@@ -22,4 +22,17 @@ describe("field managers of the terminal's kubectl", () => {
       "kubectl/Update/scale;kubectl-annotate/Update/;kubectl-create/Update/;kubectl-label/Update/;kubectl-rollout/Update/;kubectl-set/Update/;",
     );
   });
+
+  it("leaves what pod admission sets unowned: the creator owns what it sent and what defaulting filled", async () => {
+    const t = terminal(3);
+    await t("kubectl run nginx --image=nginx");
+    const owned = await t("kubectl get pod nginx -o jsonpath='{.metadata.managedFields[0].fieldsV1.f:spec}'");
+    for (const f of ["f:dnsPolicy", "f:enableServiceLinks", "f:restartPolicy", "f:schedulerName", "f:terminationGracePeriodSeconds"]) expect(owned).toContain(`"${f}"`);
+    // The ServiceAccount, DefaultTolerationSeconds and Priority plugins run after the managers are recorded.
+    for (const f of ["f:serviceAccountName", "f:serviceAccount", "f:tolerations", "f:priority", "f:preemptionPolicy"]) expect(owned).not.toContain(`"${f}"`);
+    expect(await t("kubectl get pod nginx -o jsonpath='{.spec.serviceAccountName} {.spec.priority} {.spec.tolerations[0].key}'")).toBe("default 0 node.kubernetes.io/not-ready");
+    // Sent, they are the creator's.
+    await t(`kubectl run sa --image=redis --overrides='{"spec":{"serviceAccountName":"default"}}'`);
+    expect(await t("kubectl get pod sa -o jsonpath='{.metadata.managedFields[0].fieldsV1.f:spec}'")).toContain('"f:serviceAccountName"');
+  });
 });
