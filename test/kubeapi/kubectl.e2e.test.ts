@@ -35,7 +35,7 @@ function commandLine(args: string[]): string {
 async function same(args: string[], norm: (s: string) => string = (s) => s): Promise<Out> {
   const real = await kubectl(args);
   const term = await terminal(commandLine(args));
-  expect({ stdout: norm(ages(real.stdout)), stderr: real.stderr, code: real.code }).toEqual({ stdout: norm(ages(term.stdout)), stderr: term.stderr, code: term.code });
+  expect({ args, stdout: norm(ages(real.stdout)), stderr: real.stderr, code: real.code }).toEqual({ args, stdout: norm(ages(term.stdout)), stderr: term.stderr, code: term.code });
   return real;
 }
 
@@ -479,5 +479,28 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
       ["scale", "deployment", "w", "--replicas=abc"],
     ])
       await same(c);
+  });
+
+  it("run --overrides patches the generated pod: merge by default, strategic or json when asked, kubectl's errors", { timeout: 180_000 }, async () => {
+    const run = ["run", "ov", "--image=nginx", "--dry-run=client", "-o", "yaml"];
+    for (const extra of [
+      ["--overrides", '{"spec":{"nodeName":"node1","containers":[{"name":"ov","image":"busybox"}]}}'],
+      ["--overrides", '{"spec":{"containers":[{"name":"ov","image":"busybox"}]}}', "--override-type=strategic"],
+      ["--overrides", '{"spec":{"containers":[{"name":"side","image":"busybox"}]}}', "--override-type=strategic"],
+      ["--overrides", '[{"op":"add","path":"/spec/hostNetwork","value":true}]', "--override-type=json"],
+      ["--overrides", '{"metadata":{"labels":{"run":null,"app":"x"}}}'],
+      ["--overrides", "{nope"],
+      ["--overrides", "{nope", "--override-type=strategic"],
+      ["--overrides", "{nope", "--override-type=json"],
+      ["--overrides", '{"a":1}', "--override-type=json"],
+      ["--overrides", '[{"op":"remove","path":"/spec/nothing"}]', "--override-type=json"],
+      ["--overrides", "{}", "--override-type=other"],
+      ["--overrides", "3"],
+    ])
+      await same([...run, ...extra]);
+    // Not a dry run: the pod is made as overridden.
+    expect((await kubectl(["run", "pinned", "--image=nginx", "--overrides", '{"spec":{"nodeName":"node2"}}'])).stdout).toBe("pod/pinned created\n");
+    expect((await terminal(`kubectl run pinned-t --image=nginx --overrides='{"spec":{"nodeName":"node2"}}'`)).stdout).toBe("pod/pinned-t created\n");
+    for (const pod of ["pinned", "pinned-t"]) expect((await kubectl(["get", "pod", pod, "-o", "jsonpath={.spec.nodeName}"])).stdout).toBe("node2");
   });
 });

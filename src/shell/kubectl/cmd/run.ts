@@ -9,6 +9,7 @@ import { arr, bool, type Parsed, str } from "../flags.js";
 import { enforceNamespace } from "../generated.js";
 import { printResult } from "../print.js";
 import { waitRunning } from "../waiting.js";
+import { applyOverrides, asTypedPod } from "./overrides.js";
 
 const RUN_FLAGS = [
   ...OUTPUT_FLAGS,
@@ -27,6 +28,7 @@ const RUN_FLAGS = [
   f("annotations", "array"),
   f("privileged", "bool"),
   f("overrides", "string"),
+  f("override-type", "string"),
   f("pod-running-timeout", "string"),
   f("quiet", "bool", "q"),
 ];
@@ -89,26 +91,28 @@ export const runCommand: KubectlCommand<RunOptions> = {
       spec: { containers: [container], dnsPolicy: "ClusterFirst", restartPolicy: o.restart },
       status: {},
     };
+    // --overrides: the generated pod patched before it is printed or sent (cmdutil.Overrider).
+    const pod = str(p, "overrides") ? (asTypedPod(applyOverrides(obj, str(p, "overrides")!, str(p, "override-type") ?? "merge")) as Pod) : obj;
     const mode = o.dryRun;
     if (mode === "client") {
-      printResult(R.pods, enforceNamespace(R.pods, obj, p), p, out, "created");
+      printResult(R.pods, enforceNamespace(R.pods, pod, p), p, out, "created");
       return;
     }
     const ns = nsOf(p, ctx);
-    const created = ctx.cluster.client.create(R.pods, ns, obj, { dryRun: mode === "server", fieldManager: "kubectl-run" });
+    const created = ctx.cluster.client.create(R.pods, ns, pod, { dryRun: mode === "server", fieldManager: "kubectl-run" });
     if (!o.interactive) {
       printResult(R.pods, created, p, out, "created");
       return;
     }
     // Attach: wait for the container to run, then hand the terminal to its shell.
-    const pod = await waitRunning(ctx, ns, name);
-    if (!pod) return;
+    const running = await waitRunning(ctx, ns, name);
+    if (!running) return;
     const cmd = [...(container.command ?? []), ...(container.args ?? [])];
-    const profile = ctx.cluster.kubelet.profile(pod);
+    const profile = ctx.cluster.kubelet.profile(running);
     const shell = cmd.length ? cmd[0].split("/").pop()! : profile?.shell ?? "sh";
     if (!/^(sh|bash|ash)$/.test(shell)) {
       // A command that is not a shell runs once and the pod goes away with --rm.
-      const r = await ctx.execInPod(pod, name, cmd, "");
+      const r = await ctx.execInPod(running, name, cmd, "");
       out.out(r.stdout);
       out.err(r.stderr);
       if (o.remove) {
@@ -118,6 +122,6 @@ export const runCommand: KubectlCommand<RunOptions> = {
       return;
     }
     if (o.tty) out.err("If you don't see a command prompt, try pressing enter.\n");
-    ctx.attach({ pod, container: name, shell, removeOnExit: o.remove });
+    ctx.attach({ pod: running, container: name, shell, removeOnExit: o.remove });
   },
 };
