@@ -21,6 +21,8 @@ import { DeploymentController } from "./controllers/deployment.js";
 import { EndpointsController } from "./controllers/endpoints.js";
 import { EndpointSliceController } from "./controllers/endpointslice.js";
 import { GarbageCollector } from "./controllers/gc.js";
+import { JobController } from "./controllers/job.js";
+import { TTLAfterFinishedController } from "./controllers/ttl-after-finished.js";
 import { type Controller, type ControllerContext, ControllerManager } from "./controllers/manager.js";
 import { MetalLBController } from "./controllers/metallb.js";
 import { NodeLifecycleController } from "./controllers/nodelifecycle.js";
@@ -148,6 +150,8 @@ export class Cluster {
       new ReplicaSetController(ctx, REPLICATION_CONTROLLERS),
       new DaemonSetController(ctx),
       new StatefulSetController(ctx),
+      new JobController(ctx),
+      new TTLAfterFinishedController(ctx),
       this.scheduler,
       this.kubelet,
       new EndpointsController(ctx),

@@ -314,6 +314,60 @@ function defaultReplicationController(rc: Obj): void {
   defaultTemplate(spec);
 }
 
+// batch/v1 SetDefaults_Job (JobPodReplacementPolicy on in 1.33), and the job registry's
+// generateSelector, which PrepareForCreate runs once the uid is set.
+function defaultJob(job: Obj): void {
+  const spec = ensure(job, "spec");
+  const unset = (k: string) => spec[k] === undefined || spec[k] === null;
+  if (unset("completions") && unset("parallelism")) {
+    spec.completions = 1;
+    spec.parallelism = 1;
+  }
+  if (unset("parallelism")) spec.parallelism = 1;
+  if (unset("backoffLimit")) spec.backoffLimit = unset("backoffLimitPerIndex") ? 6 : 2147483647;
+  const labels = isObj(spec.template) && isObj(spec.template.metadata) ? spec.template.metadata.labels : undefined;
+  if (isObj(labels) && !Object.keys(job.metadata?.labels ?? {}).length) ensure(job, "metadata").labels = { ...labels };
+  if (unset("completionMode")) spec.completionMode = "NonIndexed";
+  if (unset("suspend")) spec.suspend = false;
+  if (unset("podReplacementPolicy")) spec.podReplacementPolicy = unset("podFailurePolicy") ? "TerminatingOrFailed" : "Failed";
+  if (unset("manualSelector")) spec.manualSelector = false;
+  defaultTemplate(spec);
+}
+
+/** The labels generateSelector puts on a Job's pod template (batch.LegacyJobNameLabel...). */
+export const JOB_LABELS = { controllerUid: "batch.kubernetes.io/controller-uid", jobName: "batch.kubernetes.io/job-name", legacyControllerUid: "controller-uid", legacyJobName: "job-name" } as const;
+
+/**
+ * pkg/registry/batch/job's generateSelector, unless manualSelector: the job-name and
+ * controller-uid labels (both spellings) on the template, and a selector on the uid. A Job
+ * whose labels were empty shows the template's, as the read after storage defaults them again.
+ */
+export function generateJobSelector(job: Obj): void {
+  const spec = ensure(job, "spec");
+  if (spec.manualSelector === true) return;
+  const tmeta = ensure(ensure(spec, "template"), "metadata");
+  const labels: Record<string, string> = isObj(tmeta.labels) ? tmeta.labels : (tmeta.labels = {});
+  const name = String(job.metadata?.name ?? "");
+  const uid = String(job.metadata?.uid ?? "");
+  for (const k of [JOB_LABELS.legacyJobName, JOB_LABELS.jobName]) if (!(k in labels)) labels[k] = name;
+  for (const k of [JOB_LABELS.legacyControllerUid, JOB_LABELS.controllerUid]) if (!(k in labels)) labels[k] = uid;
+  tmeta.labels = Object.fromEntries(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+  const sel = isObj(spec.selector) ? spec.selector : (spec.selector = {});
+  const ml = isObj(sel.matchLabels) ? sel.matchLabels : (sel.matchLabels = {});
+  if (!(JOB_LABELS.controllerUid in ml)) ml[JOB_LABELS.controllerUid] = uid;
+  if (!Object.keys(job.metadata?.labels ?? {}).length) job.metadata.labels = { ...tmeta.labels };
+}
+
+// batch/v1 SetDefaults_CronJob; the job template's pod spec is defaulted as any template.
+function defaultCronJob(cj: Obj): void {
+  const spec = ensure(cj, "spec");
+  if (!spec.concurrencyPolicy) spec.concurrencyPolicy = "Allow";
+  if (spec.suspend === undefined || spec.suspend === null) spec.suspend = false;
+  if (spec.successfulJobsHistoryLimit === undefined || spec.successfulJobsHistoryLimit === null) spec.successfulJobsHistoryLimit = 3;
+  if (spec.failedJobsHistoryLimit === undefined || spec.failedJobsHistoryLimit === null) spec.failedJobsHistoryLimit = 1;
+  if (isObj(spec.jobTemplate) && isObj(spec.jobTemplate.spec)) defaultTemplate(spec.jobTemplate.spec);
+}
+
 function defaultEndpoints(ep: Obj): void {
   for (const ss of Array.isArray(ep.subsets) ? ep.subsets : []) {
     for (const p of Array.isArray(ss?.ports) ? ss.ports : []) if (isObj(p)) setIfUnset(p, "protocol", "TCP");
@@ -380,6 +434,10 @@ export function applyDefaults(kind: string, obj: any, old?: any): void {
       return defaultDaemonSet(obj);
     case "StatefulSet":
       return defaultStatefulSet(obj);
+    case "Job":
+      return defaultJob(obj);
+    case "CronJob":
+      return defaultCronJob(obj);
     case "Endpoints":
       return defaultEndpoints(obj);
     case "EndpointSlice":

@@ -3,6 +3,7 @@
 
 import type { z } from "zod";
 import * as T from "./types.js";
+import * as B from "./types-batch.js";
 
 export interface ResourceInfo {
   group: string;
@@ -53,6 +54,7 @@ export const RESOURCES: readonly ResourceInfo[] = [
   r({ group: "apps", version: "v1", kind: "Deployment", resource: "deployments", singular: "deployment", shortNames: ["deploy"], namespaced: true, schema: T.Deployment, categories: ["all"], hasStatus: true, tracksGeneration: true }),
   r({ group: "apps", version: "v1", kind: "ReplicaSet", resource: "replicasets", singular: "replicaset", shortNames: ["rs"], namespaced: true, schema: T.ReplicaSet, categories: ["all"], hasStatus: true, tracksGeneration: true }),
   r({ group: "apps", version: "v1", kind: "StatefulSet", resource: "statefulsets", singular: "statefulset", shortNames: ["sts"], namespaced: true, schema: T.StatefulSet, categories: ["all"], hasStatus: true, tracksGeneration: true }),
+  r({ group: "batch", version: "v1", kind: "Job", resource: "jobs", singular: "job", namespaced: true, schema: B.Job, categories: ["all"], hasStatus: true, tracksGeneration: true }),
   r({ group: "coordination.k8s.io", version: "v1", kind: "Lease", resource: "leases", singular: "lease", namespaced: true, schema: T.Opaque }),
   r({ group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", resource: "endpointslices", singular: "endpointslice", namespaced: true, schema: T.EndpointSlice }),
   r({ group: "", version: "v1", kind: "Secret", resource: "secrets", singular: "secret", namespaced: true, schema: T.Opaque }),
@@ -134,6 +136,7 @@ export const R = {
   deployments: lookupResource("apps", "deployments")!,
   replicasets: lookupResource("apps", "replicasets")!,
   statefulsets: lookupResource("apps", "statefulsets")!,
+  jobs: lookupResource("batch", "jobs")!,
   endpointslices: lookupResource("discovery.k8s.io", "endpointslices")!,
   ipaddresspools: lookupResource("metallb.io", "ipaddresspools")!,
   customresourcedefinitions: lookupResource("apiextensions.k8s.io", "customresourcedefinitions")!,

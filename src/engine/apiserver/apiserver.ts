@@ -3,7 +3,7 @@
 // object is decoded, defaulted, validated and allocated the same way and every refusal is the
 // apiserver's own v1 Status.
 
-import { applyDefaults } from "../api/defaults.js";
+import { applyDefaults, generateJobSelector } from "../api/defaults.js";
 import { matchesFields, parseFieldSelector } from "../api/fields.js";
 import { parseSelector } from "../api/labels.js";
 import { applyPatch } from "../api/patch/index.js";
@@ -448,6 +448,7 @@ export class ApiServer {
     } else if (info === R.namespaces) {
       obj.status = { phase: "Active" };
     } else if (info.hasStatus) {
+      if (info === R.jobs) generateJobSelector(obj);
       if (info.tracksGeneration) obj.status = {};
       else delete obj.status;
     }
@@ -639,7 +640,9 @@ export class ApiServer {
     }
     commit();
     // A terminating object whose last finalizer is gone is deleted now.
-    if (obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length) && info !== R.pods) {
+    // A pod only once its grace period is over (the kubelet's delete with grace 0), as
+    // ShouldDeleteDuringUpdate has it: a Job's pod goes when the tracking finalizer does.
+    if (obj.metadata.deletionTimestamp && !(obj.metadata.finalizers?.length) && (info !== R.pods || obj.metadata.deletionGracePeriodSeconds === 0)) {
       this.removeNow(info, obj);
       return withTypeMeta(info, obj);
     }
@@ -727,6 +730,10 @@ export class ApiServer {
     if (finalizers.size) {
       if (!meta.deletionTimestamp) {
         meta.deletionTimestamp = this.rfc3339(this.clock.now());
+        meta.deletionGracePeriodSeconds = 0;
+      } else if (info === R.pods && opts.gracePeriodSeconds === 0 && meta.deletionGracePeriodSeconds !== 0) {
+        // The kubelet's final delete of a pod a finalizer holds: the grace period is over.
+        meta.deletionTimestamp = this.rfc3339(Math.min(Date.parse(meta.deletionTimestamp), this.clock.now()));
         meta.deletionGracePeriodSeconds = 0;
       }
       meta.finalizers = [...finalizers];

@@ -13,6 +13,7 @@ import { splitKey } from "../controllers/util.js";
 import { formatIPv4, ipv4Unchecked, parseCIDR } from "../util/ip.js";
 import type { StoreEvent } from "../store/store.js";
 import { memoize } from "../util/memo.js";
+import { evaluateCommand, type ScriptContext } from "./script.js";
 import { containerEnv, resolvConf, type ServiceEnvSource, serviceEnvSource } from "./env.js";
 import { ContainerFs, type FsHost } from "./fs.js";
 import { httpGet, listenerApp } from "./apps.js";
@@ -81,6 +82,8 @@ interface ContainerRuntime {
   probeAt?: number;
   /** The probe run whose failure this kubelet last reported (saved with the container). */
   probedAt?: number;
+  /** A running short script (script.ts): the lines it has still to print and when it exits. */
+  script?: { lines: LogLine[]; exitAt: number; code: number };
 }
 
 /** The kubelet's containerLogMaxSize default. */
@@ -356,12 +359,36 @@ export class Kubelet implements Controller {
 
   /** Advances one container to `now`; returns when it next needs attention. */
   private step(pod: Pod, rt: PodRuntime, c: ContainerRuntime, now: number): number {
+    if (c.state === "running" && c.script && rt.killStartedAt === undefined) {
+      const sc = c.script;
+      let i = 0;
+      while (i < sc.lines.length && sc.lines[i].t <= now) i++;
+      if (i) {
+        this.logPlain(c, sc.lines.slice(0, i));
+        sc.lines = sc.lines.slice(i);
+      }
+      if (sc.exitAt <= now) {
+        c.script = undefined;
+        return this.exited(pod, c, sc.code, sc.exitAt);
+      }
+      const next = Math.min(sc.exitAt, sc.lines[0]?.t ?? Infinity);
+      if (c.probeAt !== undefined && c.probeAt <= now) {
+        c.probeAt = undefined;
+        c.ready = this.probe(pod, c);
+      }
+      return Math.min(next, c.probeAt ?? Infinity, this.probeRuns(pod, rt, c, now));
+    }
     if (c.state === "running") {
       if (c.probeAt !== undefined && c.probeAt <= now) {
         c.probeAt = undefined;
         c.ready = this.probe(pod, c);
       }
       return Math.min(c.probeAt ?? Infinity, this.probeRuns(pod, rt, c, now));
+    }
+    if (c.state === "terminated") {
+      // A container the restart policy keeps down stays down, however often the pod is synced.
+      const policy = pod.spec.restartPolicy ?? "Always";
+      if (policy === "Never" || (policy === "OnFailure" && (c.exitCode ?? 0) === 0)) return Infinity;
     }
     if (now < c.startAt) return c.startAt;
     if (c.state === "terminated") {
@@ -386,13 +413,22 @@ export class Kubelet implements Controller {
     this.event(pod, "Normal", "Created", `Created container: ${c.name}`, ref);
     this.event(pod, "Normal", "Started", `Started container ${c.name}`, ref);
     const exit = this.exitOnStart(pod, spec, c);
-    if (!exit) {
+    if (exit?.after) {
+      // A short script: it runs, printing as it goes, until it exits (step).
       c.state = "running";
-      this.log(c, now, c.profile.startLogs ?? [], rt.ip);
+      c.script = { lines: exit.logs.map((line, i) => ({ t: now + (exit.at?.[i] ?? 0), line })), exitAt: now + exit.after, code: exit.code };
+      const nowLines = c.script.lines.filter((l) => l.t <= now);
+      this.logPlain(c, nowLines);
+      c.script.lines = c.script.lines.slice(nowLines.length);
+    }
+    if (!exit || exit.after) {
+      c.state = "running";
+      if (!exit) this.log(c, now, c.profile.startLogs ?? [], rt.ip);
       const probe = spec.readinessProbe;
+      const scriptAt = c.script ? Math.min(c.script.exitAt, c.script.lines[0]?.t ?? Infinity) : Infinity;
       if (!probe) {
         c.ready = true;
-        return Infinity;
+        return scriptAt;
       }
       // The first probe runs after initialDelaySeconds.
       c.ready = false;
@@ -401,18 +437,24 @@ export class Kubelet implements Controller {
       if (c.probeAt <= now) {
         c.probeAt = undefined;
         c.ready = this.probe(pod, c);
-        return this.probeRuns(pod, rt, c, now);
+        return Math.min(scriptAt, this.probeRuns(pod, rt, c, now));
       }
-      return c.probeAt;
+      return Math.min(scriptAt, c.probeAt);
     }
-    // The process exits at once.
-    this.log(c, now, [...exit.logs], rt.ip);
+    if (exit.plain) this.logPlain(c, exit.logs.map((line) => ({ t: now, line })));
+    else this.log(c, now, [...exit.logs], rt.ip);
+    return this.exited(pod, c, exit.code, now);
+  }
+
+  /** The container's process exited at `now` with `code`: terminated, restarted as the policy says. */
+  private exited(pod: Pod, c: ContainerRuntime, code: number, now: number): number {
+    const ref = this.containerRef(c.name);
     c.state = "terminated";
-    c.exitCode = exit.code;
-    c.terminatedReason = exit.code === 0 ? "Completed" : "Error";
+    c.exitCode = code;
+    c.terminatedReason = code === 0 ? "Completed" : "Error";
     c.finishedAt = now;
     const policy = pod.spec.restartPolicy ?? "Always";
-    if (policy === "Never" || (policy === "OnFailure" && exit.code === 0)) return Infinity;
+    if (policy === "Never" || (policy === "OnFailure" && code === 0)) return Infinity;
     c.waitingReason = "CrashLoopBackOff";
     // kuberuntime_manager's doBackOff: a container that has not been restarted yet is started
     // again at the next sync (the PLEG sees the exit within a relist); after that each restart
@@ -427,7 +469,7 @@ export class Kubelet implements Controller {
   }
 
   /** Whether the container's command exits as soon as it starts, and how. */
-  private exitOnStart(pod: Pod, spec: Container, c: ContainerRuntime): { code: number; logs: string[] } | undefined {
+  private exitOnStart(pod: Pod, spec: Container, c: ContainerRuntime): ContainerExit | undefined {
     for (const hook of this.startHooks) {
       const r = hook(pod, spec.name);
       if (r) return r;
@@ -440,10 +482,22 @@ export class Kubelet implements Controller {
     }
     const shellOnly = cmd.length === 0 ? c.profile.start === "shell" : isBareShell(cmd);
     if (shellOnly && !c.stdin) return { code: 0, logs: [] };
+    const run = cmd.length ? evaluateCommand(cmd, this.scriptContext(pod, spec)) : undefined;
+    if (run) return { code: run.code, logs: run.lines.map((l) => l.text), at: run.lines.map((l) => l.at), after: run.exitAfter, plain: true };
     if (cmd.length > 0 && /^(true|exit|echo|date|env|ls|cat|hostname)$/.test(baseName(cmd[0]))) return { code: 0, logs: [] };
     if (cmd.length > 0 && baseName(cmd[0]) === "false") return { code: 1, logs: [] };
     void pod;
     return undefined;
+  }
+
+  /** What a short script sees: the pod's hostname, the container's environment, the node's clock. */
+  private scriptContext(pod: Pod, spec: Container): ScriptContext {
+    const start = this.ctx.clock.now();
+    return {
+      hostname: pod.spec.hostname ?? pod.metadata.name ?? "",
+      env: this.environment(pod, spec.name),
+      date: (offset) => dateOutput(start + offset),
+    };
   }
 
   /** The readiness probe's verdict now, from what the container's app would answer. */
@@ -521,6 +575,7 @@ export class Kubelet implements Controller {
       const exitAt = Math.min(deadline, rt.killStartedAt + Math.max(KILL_LATENCY_MS, c.profile.stopSeconds * 1000));
       if (exitAt <= now) {
         c.state = "terminated";
+        c.script = undefined;
         c.finishedAt = exitAt;
         // Killed by the grace deadline: SIGKILL (137); stopped in time: the app's clean exit.
         c.exitCode = exitAt >= deadline && c.profile.stopSeconds * 1000 > grace ? 137 : 0;
@@ -919,6 +974,13 @@ export class Kubelet implements Controller {
     return m;
   }
 
+  /** Lines a program printed (never templates: `{ip}` in an echo is text). */
+  private logPlain(c: ContainerRuntime, lines: readonly LogLine[]): void {
+    if (!lines.length) return;
+    for (const l of lines) c.logs.push({ t: l.t, line: l.line });
+    c.logCount += lines.length;
+  }
+
   private log(c: ContainerRuntime, t: number, lines: string[], ip: string): void {
     if (lines.length === 0) return;
     // One block for the lines of one start (a few hundred bytes less per container than a line
@@ -1172,6 +1234,27 @@ fe00::1\tip6-allnodes
 fe00::2\tip6-allrouters
 ${ip}\t${fqdn}
 `;
+}
+
+/**
+ * How a container's process ends as it starts: exit `code` after printing `logs` (image
+ * templates unless `plain`), at once or, for a short script, `after` ms with each line at `at`.
+ */
+interface ContainerExit {
+  code: number;
+  logs: string[];
+  at?: number[];
+  after?: number;
+  plain?: boolean;
+}
+
+/** `date` in a container (coreutils' and BusyBox's "%a %b %e %H:%M:%S %Z %Y"), in UTC. */
+function dateOutput(ms: number): string {
+  const d = new Date(ms);
+  const day = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][d.getUTCDay()];
+  const mon = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][d.getUTCMonth()];
+  const p2 = (n: number) => String(n).padStart(2, "0");
+  return `${day} ${mon} ${String(d.getUTCDate()).padStart(2, " ")} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())} UTC ${d.getUTCFullYear()}`;
 }
 
 function baseName(p: string): string {

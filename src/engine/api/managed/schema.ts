@@ -97,6 +97,7 @@ const SHAPES: Record<string, Shape> = {
   ReplicationController: struct({ metadata: meta, spec: struct({ selector: atomic, template }, true), status: workloadStatus }),
   DaemonSet: struct({ metadata: meta, spec: struct({ selector: atomic, template, updateStrategy: struct({}, true) }, true), status: workloadStatus }),
   StatefulSet: struct({ metadata: meta, spec: struct({ selector: atomic, template, updateStrategy: struct({}, true) }, true), status: workloadStatus }),
+  Job: struct({ metadata: meta, spec: struct({ selector: atomic, template }, true), status: workloadStatus }),
   ConfigMap: struct({ metadata: meta, data: map, binaryData: map }),
   Secret: struct({ metadata: meta, data: map, stringData: map }),
   Namespace: struct({ metadata: meta, spec: struct({}, true), status: struct({ conditions }, true) }),

@@ -28,6 +28,7 @@ import {
   validateService,
   validateServiceUpdate,
 } from "./core";
+import { validateJob, validateJobUpdate } from "./batch";
 import { validateEndpointSlice, validateEndpointSliceUpdate } from "./discovery";
 import { validateObjectMetaUpdate } from "./meta";
 import { validateIPAddressPool, validateL2Advertisement } from "./metallb";
@@ -52,6 +53,7 @@ const CREATE: Record<string, (o: any) => FieldError[]> = {
   DaemonSet: validateDaemonSet,
   StatefulSet: validateStatefulSet,
   ControllerRevision: validateControllerRevision,
+  Job: validateJob,
   IPAddressPool: validateIPAddressPool,
   L2Advertisement: validateL2Advertisement,
 };
@@ -68,6 +70,7 @@ const UPDATE: Record<string, (o: any, old: any) => FieldError[]> = {
   DaemonSet: validateDaemonSetUpdate,
   StatefulSet: validateStatefulSetUpdate,
   ControllerRevision: validateControllerRevisionUpdate,
+  Job: validateJobUpdate,
   // Namespaces validate only their metadata on update (ValidateNamespaceUpdate).
   Namespace: (o, old) => validateObjectMetaUpdate(o?.metadata, old?.metadata),
 };
