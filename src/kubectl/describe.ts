@@ -9,19 +9,20 @@ import { rfc1123z, since } from "./duration.js";
 import { byteOrder, fmtValue } from "./gotemplate.js";
 import { DESCRIBE_TABWRITER, tabwrite } from "./tabwriter.js";
 import { formatLabels, formatLabelSelector } from "./table.js";
+import { describeCronJob, describeJob } from "./describe-batch.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = any;
 
 /** What a describer may read besides the object: the cluster as the apiserver lists it. */
-interface DescribeSource {
+export interface DescribeSource {
   now: number;
   list(info: ResourceInfo, namespace: string | undefined): readonly KObject[];
 }
 
 const FLUSH = "\u0000FLUSH\u0000";
 
-class PrefixWriter {
+export class PrefixWriter {
   parts: string[] = [];
   write(level: number, s: string): void {
     this.parts.push("  ".repeat(level) + s);
@@ -41,7 +42,7 @@ class PrefixWriter {
 const MAX_ANNOTATION_LEN = 140;
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
-function labelsMultiline(w: PrefixWriter, title: string, labels: Record<string, string> | undefined, initialIndent = "", innerIndent = "\t"): void {
+export function labelsMultiline(w: PrefixWriter, title: string, labels: Record<string, string> | undefined, initialIndent = "", innerIndent = "\t"): void {
   w.write(0, `${initialIndent}${title}:${innerIndent}`);
   const keys = Object.keys(labels ?? {}).sort();
   if (!keys.length) {
@@ -54,7 +55,7 @@ function labelsMultiline(w: PrefixWriter, title: string, labels: Record<string, 
   });
 }
 
-function annotationsMultiline(w: PrefixWriter, title: string, ann: Record<string, string> | undefined): void {
+export function annotationsMultiline(w: PrefixWriter, title: string, ann: Record<string, string> | undefined): void {
   w.write(0, `${title}:\t`);
   const keys = Object.keys(ann ?? {}).filter((k) => k !== LAST_APPLIED).sort();
   if (!keys.length) {
@@ -92,12 +93,12 @@ function tolerationsMultiline(w: PrefixWriter, title: string, tols: Obj[] | unde
   });
 }
 
-function controllerOf(o: Obj): string {
+export function controllerOf(o: Obj): string {
   const ref = (o.metadata.ownerReferences ?? []).find((r: Obj) => r.controller);
   return ref ? `${ref.kind}/${ref.name}` : "";
 }
 
-function eventsFor(src: DescribeSource, o: Obj, kind: string): Obj[] {
+export function eventsFor(src: DescribeSource, o: Obj, kind: string): Obj[] {
   const evs = src.list(R.events, o.metadata.namespace || "default").filter((e: Obj) => {
     const io = e.involvedObject ?? {};
     return io.name === o.metadata.name && io.kind === kind && (!io.uid || io.uid === o.metadata.uid);
@@ -106,7 +107,7 @@ function eventsFor(src: DescribeSource, o: Obj, kind: string): Obj[] {
   return [...evs].sort((a, b) => t(a) - t(b));
 }
 
-function describeEvents(w: PrefixWriter, events: Obj[], now: number): void {
+export function describeEvents(w: PrefixWriter, events: Obj[], now: number): void {
   if (!events.length) {
     w.write(0, "Events:\t<none>\n");
     return;
@@ -263,7 +264,7 @@ function describeVolumes(w: PrefixWriter, volumes: Obj[] | undefined, space: str
   }
 }
 
-function describePodTemplate(w: PrefixWriter, t: Obj): void {
+export function describePodTemplate(w: PrefixWriter, t: Obj): void {
   w.write(0, "Pod Template:\n");
   labelsMultiline(w, "  Labels", t?.metadata?.labels);
   if (Object.keys(t?.metadata?.annotations ?? {}).length) annotationsMultiline(w, "  Annotations", t.metadata.annotations);
@@ -797,6 +798,8 @@ const DESCRIBERS: Record<string, (w: PrefixWriter, o: Obj, src: DescribeSource) 
   ReplicaSet: describeReplicaSet,
   ReplicationController: describeReplicationController,
   DaemonSet: describeDaemonSet,
+  Job: describeJob,
+  CronJob: describeCronJob,
   Endpoints: describeEndpoints,
   EndpointSlice: describeEndpointSlice,
   ConfigMap: describeConfigMap,

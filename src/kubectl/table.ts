@@ -6,6 +6,7 @@ import type { ResourceInfo } from "../engine/api/resources.js";
 import type { KObject } from "../engine/api/types.js";
 import { since } from "./duration.js";
 import { KIND_TABLES } from "./table-kinds.js";
+import { BATCH_TABLES } from "./table-batch.js";
 
 // Objects are read as loose JSON: the printers look at many optional fields.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -250,6 +251,7 @@ function eventRow(ev: Obj, now: number): string[] {
 }
 
 const TABLES: Record<string, TableDef> = {
+  ...(BATCH_TABLES as Record<string, TableDef>),
   Pod: {
     columns: [c("NAME"), c("READY"), c("STATUS"), c("RESTARTS"), c("AGE"), c("IP", 1), c("NODE", 1), c("NOMINATED NODE", 1), c("READINESS GATES", 1)],
     row: podRow,

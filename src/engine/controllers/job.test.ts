@@ -16,10 +16,13 @@ function job(name: string, command: string, spec: Record<string, unknown> = {}, 
 
 const get = (c: Cluster, name: string) => c.api.get(R.jobs, "default", name) as Job;
 const podsOf = (c: Cluster, name: string) => (c.api.list(R.pods, "default", { labelSelector: `job-name=${name}` }).items as Pod[]);
+interface Ev {
+  involvedObject: { kind: string; name: string };
+  reason: string;
+  message: string;
+}
 const events = (c: Cluster, name: string) =>
-  (c.api.list(R.events, "default").items as KObject[])
-    .filter((e) => (e as { involvedObject: { kind: string; name: string } }).involvedObject.kind === "Job" && (e as { involvedObject: { name: string } }).involvedObject.name === name)
-    .map((e) => `${(e as { reason: string }).reason}: ${(e as { message: string }).message}`);
+  (c.api.list(R.events, "default").items as unknown as Ev[]).filter((e) => e.involvedObject.kind === "Job" && e.involvedObject.name === name).map((e) => `${e.reason}: ${e.message}`);
 const conds = (j: Job) => (j.status?.conditions ?? []).map((c) => `${c.type}=${c.status} ${c.reason}`);
 
 describe("the Job controller", () => {

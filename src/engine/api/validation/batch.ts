@@ -17,7 +17,9 @@ const LEGACY_JOB_NAME = "job-name";
 const MAX_PARALLELISM_INDEXED = 100_000;
 
 const has = (v: unknown) => v !== undefined && v !== null;
-const json = (v: unknown) => JSON.stringify(v ?? null);
+/** Canonical JSON (keys sorted): equal values compare equal whatever order they were decoded in. */
+const json = (v: unknown): string =>
+  JSON.stringify(v ?? null, (_k, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
 
 /** apivalidation.ValidateHasLabel */
 function hasLabel(meta: any, path: string, key: string, value: string): FieldError[] {

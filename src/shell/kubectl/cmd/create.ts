@@ -7,6 +7,7 @@ import { isCommand } from "../help-texts.js";
 import { createFromFilesCommand } from "./apply.js";
 import { createConfigMapCommand } from "./create-configmap.js";
 import { createDeploymentCommand } from "./create-deployment.js";
+import { createJobCommand } from "./create-job.js";
 import { createNamespaceCommand } from "./create-namespace.js";
 import { createSecretCommand } from "./create-secret.js";
 import { createServiceCommand } from "./create-service.js";
@@ -16,6 +17,7 @@ import { createServiceAccountCommand } from "./create-serviceaccount.js";
 const GENERATORS: Readonly<Record<string, Command>> = {
   configmap: createConfigMapCommand,
   deployment: createDeploymentCommand,
+  job: createJobCommand,
   namespace: createNamespaceCommand,
   secret: createSecretCommand,
   service: createServiceCommand,
