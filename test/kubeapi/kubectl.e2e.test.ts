@@ -125,6 +125,17 @@ describe.skipIf(!have)("real kubectl against /k8s/{id}", () => {
     expect(logs.stdout.length).toBeGreaterThan(0);
   });
 
+  it("create job, wait --for=condition=complete, logs job/: a short script runs to the end; get and describe print as the terminal does", { timeout: 120_000 }, async () => {
+    const c = await kubectl(["create", "job", "hello", "--image=busybox", "--", "sh", "-c", "echo hello from a job; sleep 2"]);
+    expect(c).toMatchObject({ code: 0, stdout: "job.batch/hello created\n" });
+    const w = await kubectl(["wait", "--for=condition=complete", "job/hello", "--timeout=60s"]);
+    expect(w).toMatchObject({ code: 0, stdout: "job.batch/hello condition met\n" });
+    expect(await kubectl(["logs", "job/hello"])).toMatchObject({ code: 0, stdout: "hello from a job\n" });
+    await same(["get", "jobs", "-o", "wide"]);
+    await same(["describe", "job", "hello"]);
+    await same(["get", "job", "hello", "-o", "yaml"]);
+  });
+
   it("describe of several objects, describe by name prefix, describe sa, rollout history and top print as the terminal does", { timeout: 120_000 }, async () => {
     expect((await kubectl(["create", "deployment", "hist", "--image=httpd"])).code).toBe(0);
     expect((await kubectl(["expose", "deployment", "hist", "--port=80"])).code).toBe(0);
