@@ -21,6 +21,7 @@ import { DeploymentController } from "./controllers/deployment.js";
 import { EndpointsController } from "./controllers/endpoints.js";
 import { EndpointSliceController } from "./controllers/endpointslice.js";
 import { GarbageCollector } from "./controllers/gc.js";
+import { CronJobController } from "./controllers/cronjob.js";
 import { JobController } from "./controllers/job.js";
 import { TTLAfterFinishedController } from "./controllers/ttl-after-finished.js";
 import { type Controller, type ControllerContext, ControllerManager } from "./controllers/manager.js";
@@ -150,6 +151,7 @@ export class Cluster {
       new ReplicaSetController(ctx, REPLICATION_CONTROLLERS),
       new DaemonSetController(ctx),
       new StatefulSetController(ctx),
+      new CronJobController(ctx),
       new JobController(ctx),
       new TTLAfterFinishedController(ctx),
       this.scheduler,

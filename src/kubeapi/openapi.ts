@@ -131,6 +131,7 @@ const KIND_DESCRIPTIONS: Record<string, string> = {
   DaemonSet: "DaemonSet represents the configuration of a daemon set.",
   StatefulSet: "StatefulSet represents a set of pods with consistent identities.",
   Job: "Job represents the configuration of a single job.",
+  CronJob: "CronJob represents the configuration of a single cron job.",
   ConfigMap: "ConfigMap holds configuration data for pods to consume.",
   Endpoints: "Endpoints is a collection of endpoints that implement the actual service.",
   EndpointSlice: "EndpointSlice represents a set of service endpoints, most of them created by the EndpointSlice controller for the Pods a Service selects.",

@@ -98,6 +98,7 @@ const SHAPES: Record<string, Shape> = {
   DaemonSet: struct({ metadata: meta, spec: struct({ selector: atomic, template, updateStrategy: struct({}, true) }, true), status: workloadStatus }),
   StatefulSet: struct({ metadata: meta, spec: struct({ selector: atomic, template, updateStrategy: struct({}, true) }, true), status: workloadStatus }),
   Job: struct({ metadata: meta, spec: struct({ selector: atomic, template }, true), status: workloadStatus }),
+  CronJob: struct({ metadata: meta, spec: struct({ jobTemplate: struct({ metadata: meta, spec: struct({ selector: atomic, template }, true) }, true) }, true), status: struct({}, true) }),
   ConfigMap: struct({ metadata: meta, data: map, binaryData: map }),
   Secret: struct({ metadata: meta, data: map, stringData: map }),
   Namespace: struct({ metadata: meta, spec: struct({}, true), status: struct({ conditions }, true) }),

@@ -116,6 +116,7 @@ export const PATCH_META: Readonly<Record<string, PatchMeta>> = {
   DaemonSet: workload("DaemonSet"),
   StatefulSet: workload("StatefulSet"),
   Job: workload("Job"),
+  CronJob: withMeta("CronJob", { ...at("spec.jobTemplate.metadata", objectMeta), ...at("spec.jobTemplate.spec.template", podTemplateSpec) }),
 };
 
 /** The metadata for a built-in kind, or undefined (custom resources have none). */

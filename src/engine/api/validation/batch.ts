@@ -1,4 +1,5 @@
-// batch/v1 validation: pkg/apis/batch/validation/validation.go (v1.33) for Jobs. Not checked:
+// batch/v1 validation: pkg/apis/batch/validation/validation.go (v1.33) for Jobs and CronJobs
+// (schedules parsed as robfig/cron's standard parser, engine/cron.ts). Not checked:
 // podFailurePolicy's and successPolicy's rules (kept as written, see types-batch.ts).
 
 import { field, type FieldError, GoValue } from "../status";
@@ -7,6 +8,7 @@ import { goMap } from "./gofmt";
 import { FIELD_IMMUTABLE, nonNegative, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate } from "./meta";
 import { validatePodTemplateSpec } from "./core";
 import { isDNS1123Label, nameIsDNSSubdomain } from "./names";
+import { knownTimeZone, parseStandard } from "../../cron";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -53,8 +55,8 @@ function validateGeneratedSelector(job: any): FieldError[] {
   return errs;
 }
 
-/** ValidateJobSpec: validateJobSpec, then the selector and its match with the template. */
-export function validateJobSpec(spec: any, path: string): FieldError[] {
+/** ValidateJobSpec: validateJobSpec, then (withSelector) the selector and its match with the template. */
+export function validateJobSpec(spec: any, path: string, withSelector = true): FieldError[] {
   const errs: FieldError[] = [];
   errs.push(...nonNegative(spec.parallelism, `${path}.parallelism`));
   errs.push(...nonNegative(spec.completions, `${path}.completions`));
@@ -96,6 +98,7 @@ export function validateJobSpec(spec: any, path: string): FieldError[] {
   else if (rp !== "OnFailure" && rp !== "Never") errs.push(field.notSupported(rpPath, rp, ["OnFailure", "Never"]));
   else if (has(spec.podFailurePolicy) && rp !== "Never") errs.push(field.invalid(rpPath, rp, 'only "Never" is supported when podFailurePolicy is specified'));
 
+  if (!withSelector) return errs;
   if (!has(spec.selector)) errs.push(field.required(`${path}.selector`));
   else errs.push(...validateLabelSelector(spec.selector, `${path}.selector`));
   try {
@@ -146,4 +149,63 @@ export function validateJobUpdate(job: any, old: any): FieldError[] {
   imm("managedBy", "");
   imm("successPolicy", "&batch.SuccessPolicy");
   return errs;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CronJob
+
+const TZ_PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
+
+function validateTimeZone(tz: unknown, path: string): FieldError[] {
+  if (tz === undefined || tz === null) return [];
+  const z = String(tz);
+  if (!z) return [field.invalid(path, "", "timeZone must be nil or non-empty string")];
+  for (const part of z.split("/")) {
+    if (part === "." || part === ".." || part.startsWith("-") || !TZ_PART.test(part)) return [field.invalid(path, z, `unknown time zone ${z}`)];
+  }
+  if (z.toLowerCase() === "local") return [field.invalid(path, z, "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones")];
+  if (!knownTimeZone(z)) return [field.invalid(path, z, `unknown time zone ${z}`)];
+  return [];
+}
+
+function validateCronJobSpec(spec: any, old: any | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  const schedule = spec.schedule ?? "";
+  if (!schedule) errs.push(field.required("spec.schedule"));
+  else {
+    try {
+      parseStandard(schedule);
+    } catch (e) {
+      errs.push(field.invalid("spec.schedule", schedule, (e as Error).message));
+    }
+    const allowTZ = !!old && String(old.schedule ?? "").includes("TZ");
+    if (allowTZ && schedule.includes("TZ") && has(spec.timeZone)) errs.push(field.invalid("spec.schedule", schedule, "cannot use both timeZone field and TZ or CRON_TZ in schedule"));
+    else if (!allowTZ && schedule.includes("TZ")) errs.push(field.invalid("spec.schedule", schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"));
+  }
+  errs.push(...nonNegative(spec.startingDeadlineSeconds, "spec.startingDeadlineSeconds"));
+  if (!old || json(old.timeZone) !== json(spec.timeZone)) errs.push(...validateTimeZone(spec.timeZone, "spec.timeZone"));
+  const cp = spec.concurrencyPolicy ?? "";
+  if (cp === "") errs.push(field.required("spec.concurrencyPolicy"));
+  else if (!["Allow", "Forbid", "Replace"].includes(cp)) errs.push(field.notSupported("spec.concurrencyPolicy", cp, ["Allow", "Forbid", "Replace"]));
+  // ValidateJobTemplateSpec: the Job's own checks without a selector, which is generated.
+  const jt = spec.jobTemplate?.spec ?? {};
+  errs.push(...validateJobSpec(jt, "spec.jobTemplate.spec", false));
+  if (has(jt.selector)) errs.push(field.invalid("spec.jobTemplate.spec.selector", new GoValue("&v1.LabelSelector{...}"), "`selector` will be auto-generated"));
+  if (jt.manualSelector === true) errs.push(field.notSupported("spec.jobTemplate.spec.manualSelector", true, ["nil", "false"]));
+  errs.push(...nonNegative(spec.successfulJobsHistoryLimit, "spec.successfulJobsHistoryLimit"));
+  errs.push(...nonNegative(spec.failedJobsHistoryLimit, "spec.failedJobsHistoryLimit"));
+  return errs;
+}
+
+export function validateCronJob(cj: any): FieldError[] {
+  const errs = validateObjectMeta(cj?.metadata, true, nameIsDNSSubdomain);
+  errs.push(...validateCronJobSpec(cj?.spec ?? {}, undefined));
+  const name = String(cj?.metadata?.name ?? "");
+  // The controller appends an 11-character `-<minutes>` to make a Job's name (63 at most).
+  if (name.length > 52) errs.push(field.invalid("metadata.name", name, "must be no more than 52 characters"));
+  return errs;
+}
+
+export function validateCronJobUpdate(cj: any, old: any): FieldError[] {
+  return [...validateObjectMetaUpdate(cj?.metadata, old?.metadata), ...validateCronJobSpec(cj?.spec ?? {}, old?.spec ?? {})];
 }

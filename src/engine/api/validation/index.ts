@@ -28,7 +28,7 @@ import {
   validateService,
   validateServiceUpdate,
 } from "./core";
-import { validateJob, validateJobUpdate } from "./batch";
+import { validateCronJob, validateCronJobUpdate, validateJob, validateJobUpdate } from "./batch";
 import { validateEndpointSlice, validateEndpointSliceUpdate } from "./discovery";
 import { validateObjectMetaUpdate } from "./meta";
 import { validateIPAddressPool, validateL2Advertisement } from "./metallb";
@@ -54,6 +54,7 @@ const CREATE: Record<string, (o: any) => FieldError[]> = {
   StatefulSet: validateStatefulSet,
   ControllerRevision: validateControllerRevision,
   Job: validateJob,
+  CronJob: validateCronJob,
   IPAddressPool: validateIPAddressPool,
   L2Advertisement: validateL2Advertisement,
 };
@@ -71,6 +72,7 @@ const UPDATE: Record<string, (o: any, old: any) => FieldError[]> = {
   StatefulSet: validateStatefulSetUpdate,
   ControllerRevision: validateControllerRevisionUpdate,
   Job: validateJobUpdate,
+  CronJob: validateCronJobUpdate,
   // Namespaces validate only their metadata on update (ValidateNamespaceUpdate).
   Namespace: (o, old) => validateObjectMetaUpdate(o?.metadata, old?.metadata),
 };

@@ -6,6 +6,7 @@ import { notInServiceLab } from "../errors.js";
 import { isCommand } from "../help-texts.js";
 import { createFromFilesCommand } from "./apply.js";
 import { createConfigMapCommand } from "./create-configmap.js";
+import { createCronJobCommand } from "./create-cronjob.js";
 import { createDeploymentCommand } from "./create-deployment.js";
 import { createJobCommand } from "./create-job.js";
 import { createNamespaceCommand } from "./create-namespace.js";
@@ -16,6 +17,7 @@ import { createServiceAccountCommand } from "./create-serviceaccount.js";
 /** The create subcommands ServiceLab runs (the others of kubectl's are refused plainly). */
 const GENERATORS: Readonly<Record<string, Command>> = {
   configmap: createConfigMapCommand,
+  cronjob: createCronJobCommand,
   deployment: createDeploymentCommand,
   job: createJobCommand,
   namespace: createNamespaceCommand,
