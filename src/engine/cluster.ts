@@ -29,6 +29,7 @@ import { MetalLBController } from "./controllers/metallb.js";
 import { NodeLifecycleController } from "./controllers/nodelifecycle.js";
 import { NamespaceController } from "./controllers/namespace.js";
 import { ReplicaSetController, REPLICATION_CONTROLLERS } from "./controllers/replicaset.js";
+import { PersistentVolumeController } from "./controllers/persistentvolume.js";
 import { ServiceAccountController } from "./controllers/serviceaccount.js";
 import { RootCAPublisher } from "./controllers/rootca-publisher.js";
 import { StatefulSetController } from "./controllers/statefulset.js";
@@ -154,6 +155,7 @@ export class Cluster {
       new CronJobController(ctx),
       new JobController(ctx),
       new TTLAfterFinishedController(ctx),
+      new PersistentVolumeController(ctx),
       this.scheduler,
       this.kubelet,
       new EndpointsController(ctx),

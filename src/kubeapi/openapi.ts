@@ -128,6 +128,8 @@ const KIND_DESCRIPTIONS: Record<string, string> = {
   Deployment: "Deployment enables declarative updates for Pods and ReplicaSets.",
   ReplicaSet: "ReplicaSet ensures that a specified number of pod replicas are running at any given time.",
   ReplicationController: "ReplicationController represents the configuration of a replication controller.",
+  PersistentVolume: "PersistentVolume (PV) is a storage resource provisioned by an administrator. It is analogous to a node. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes",
+  PersistentVolumeClaim: "PersistentVolumeClaim is a user's request for and claim to a persistent volume",
   DaemonSet: "DaemonSet represents the configuration of a daemon set.",
   StatefulSet: "StatefulSet represents a set of pods with consistent identities.",
   Job: "Job represents the configuration of a single job.",

@@ -10,6 +10,7 @@ import { byteOrder, fmtValue } from "./gotemplate.js";
 import { DESCRIBE_TABWRITER, tabwrite } from "./tabwriter.js";
 import { formatLabels, formatLabelSelector } from "./table.js";
 import { describeCronJob, describeJob } from "./describe-batch.js";
+import { KIND_DESCRIBERS } from "./describe-kinds.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = any;
@@ -821,7 +822,7 @@ export function podTemplateText(template: KObject): string {
 /** `kubectl describe` text for one object. */
 export function describe(info: ResourceInfo, obj: KObject, src: DescribeSource): string {
   const w = new PrefixWriter();
-  const fn = DESCRIBERS[info.kind];
+  const fn = DESCRIBERS[info.kind] ?? KIND_DESCRIBERS[info.kind];
   if (fn) fn(w, obj, src);
   else describeGeneric(w, obj, info, src);
   return w.text();

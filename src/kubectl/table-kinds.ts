@@ -2,6 +2,7 @@
 // services of table.ts: ReplicationController, PersistentVolume(Claim), Ingress(Class), as
 // printers.go (v1.33) prints them. Functions of table.ts are read only when a row is printed.
 
+import { accessModesString, pvcClass, pvClass, quantityString } from "./describe-kinds.js";
 import { age, c, containersAndImages, formatLabels, type TableDef } from "./table.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -19,5 +20,41 @@ export const KIND_TABLES: Record<string, TableDef> = {
       ...containersAndImages(r.spec?.template?.spec),
       formatLabels(r.spec?.selector),
     ],
+  },
+  PersistentVolume: {
+    columns: [c("NAME"), c("CAPACITY"), c("ACCESS MODES"), c("RECLAIM POLICY"), c("STATUS"), c("CLAIM"), c("STORAGECLASS"), c("VOLUMEATTRIBUTESCLASS"), c("REASON"), c("AGE"), c("VOLUMEMODE", 1)],
+    row: (pv: Obj, now) => {
+      const ref = pv.spec?.claimRef;
+      return [
+        pv.metadata.name,
+        quantityString(pv.spec?.capacity?.storage),
+        accessModesString(pv.spec?.accessModes),
+        pv.spec?.persistentVolumeReclaimPolicy ?? "",
+        pv.metadata.deletionTimestamp ? "Terminating" : (pv.status?.phase ?? ""),
+        ref ? `${ref.namespace ?? ""}/${ref.name ?? ""}` : "",
+        pvClass(pv),
+        pv.spec?.volumeAttributesClassName ?? "<unset>",
+        pv.status?.reason ?? "",
+        age(pv, now),
+        pv.spec?.volumeMode ?? "<unset>",
+      ];
+    },
+  },
+  PersistentVolumeClaim: {
+    columns: [c("NAME"), c("STATUS"), c("VOLUME"), c("CAPACITY"), c("ACCESS MODES"), c("STORAGECLASS"), c("VOLUMEATTRIBUTESCLASS"), c("AGE"), c("VOLUMEMODE", 1)],
+    row: (pvc: Obj, now) => {
+      const bound = !!pvc.spec?.volumeName;
+      return [
+        pvc.metadata.name,
+        pvc.metadata.deletionTimestamp ? "Terminating" : (pvc.status?.phase ?? ""),
+        pvc.spec?.volumeName ?? "",
+        bound ? quantityString(pvc.status?.capacity?.storage) : "",
+        bound ? accessModesString(pvc.status?.accessModes) : "",
+        pvcClass(pvc),
+        pvc.spec?.volumeAttributesClassName ?? "<unset>",
+        age(pvc, now),
+        pvc.spec?.volumeMode ?? "<unset>",
+      ];
+    },
   },
 };

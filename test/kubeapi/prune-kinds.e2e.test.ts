@@ -64,4 +64,21 @@ describe.skipIf(!have)("real kubectl: the default prune list's kinds", () => {
     await same(["get", "all"]);
     expect(await kubectl(["delete", "rc", "nginx"])).toMatchObject({ stdout: 'replicationcontroller "nginx" deleted\n', code: 0 });
   });
+
+  it("PersistentVolume and PersistentVolumeClaim: static binding, get, describe, a Pending claim", { timeout: 120_000 }, async () => {
+    const file = manifest(
+      "pv.yaml",
+      "apiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: pv1\nspec:\n  capacity: {storage: 2Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: /mnt/pv1}\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: waiting\nspec:\n  accessModes: [ReadWriteMany]\n  resources: {requests: {storage: 1Gi}}\n",
+    );
+    expect(await kubectl(["apply", "-f", file])).toMatchObject({ stdout: "persistentvolume/pv1 created\npersistentvolumeclaim/data created\npersistentvolumeclaim/waiting created\n", code: 0 });
+    await new Promise((res) => setTimeout(res, 2000));
+    expect((await same(["get", "pv", "-o", "wide"])).stdout).toMatch(/^pv1 +2Gi +RWO +Retain +Bound +default\/data /m);
+    expect((await same(["get", "pvc"])).stdout).toMatch(/^waiting +Pending /m);
+    await same(["describe", "pv", "pv1"]);
+    await same(["describe", "pvc", "data"]);
+    const r = await same(["describe", "pvc", "waiting"]);
+    expect(r.stdout).toContain("no persistent volumes available for this claim and no storage class is set");
+    expect(await kubectl(["delete", "pvc", "data", "waiting"])).toMatchObject({ code: 0 });
+    await same(["get", "pv"]);
+  });
 });

@@ -6,6 +6,8 @@
 // and the admission plugins a kubeadm apiserver runs on pods (ServiceAccount,
 // DefaultTolerationSeconds, Priority). Pure: mutates `obj` in place, returns nothing.
 
+import { defaultPersistentVolume, defaultPersistentVolumeClaim } from "./defaults-storage.js";
+
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 type Obj = Record<string, any>;
@@ -446,6 +448,10 @@ export function applyDefaults(kind: string, obj: any, old?: any): void {
       return defaultIPAddressPool(obj);
     case "Secret":
       return defaultSecret(obj);
+    case "PersistentVolume":
+      return defaultPersistentVolume(obj, isObj(old) ? old : undefined);
+    case "PersistentVolumeClaim":
+      return defaultPersistentVolumeClaim(obj, isObj(old) ? old : undefined);
     default:
       return;
   }

@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import * as T from "./types.js";
 import * as B from "./types-batch.js";
+import * as V from "./types-storage.js";
 
 export interface ResourceInfo {
   group: string;
@@ -46,6 +47,8 @@ export const RESOURCES: readonly ResourceInfo[] = [
   r({ group: "", version: "v1", kind: "Event", resource: "events", singular: "event", shortNames: ["ev"], namespaced: true, schema: T.Event }),
   r({ group: "", version: "v1", kind: "Namespace", resource: "namespaces", singular: "namespace", shortNames: ["ns"], namespaced: false, schema: T.Namespace, hasStatus: true, verbs: ["create", "delete", "get", "list", "patch", "update", "watch"] }),
   r({ group: "", version: "v1", kind: "Node", resource: "nodes", singular: "node", shortNames: ["no"], namespaced: false, schema: T.Node, hasStatus: true }),
+  r({ group: "", version: "v1", kind: "PersistentVolumeClaim", resource: "persistentvolumeclaims", singular: "persistentvolumeclaim", shortNames: ["pvc"], namespaced: true, schema: V.PersistentVolumeClaim, hasStatus: true }),
+  r({ group: "", version: "v1", kind: "PersistentVolume", resource: "persistentvolumes", singular: "persistentvolume", shortNames: ["pv"], namespaced: false, schema: V.PersistentVolume, hasStatus: true }),
   r({ group: "", version: "v1", kind: "Pod", resource: "pods", singular: "pod", shortNames: ["po"], namespaced: true, schema: T.Pod, categories: ["all"], hasStatus: true }),
   r({ group: "", version: "v1", kind: "ReplicationController", resource: "replicationcontrollers", singular: "replicationcontroller", shortNames: ["rc"], namespaced: true, schema: T.ReplicationController, categories: ["all"], hasStatus: true, tracksGeneration: true }),
   r({ group: "", version: "v1", kind: "Service", resource: "services", singular: "service", shortNames: ["svc"], namespaced: true, schema: T.Service, categories: ["all"], hasStatus: true, verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"] }),
@@ -132,6 +135,8 @@ export const R = {
   pods: lookupResource("", "pods")!,
   services: lookupResource("", "services")!,
   replicationcontrollers: lookupResource("", "replicationcontrollers")!,
+  persistentvolumes: lookupResource("", "persistentvolumes")!,
+  persistentvolumeclaims: lookupResource("", "persistentvolumeclaims")!,
   controllerrevisions: lookupResource("apps", "controllerrevisions")!,
   daemonsets: lookupResource("apps", "daemonsets")!,
   deployments: lookupResource("apps", "deployments")!,

@@ -447,6 +447,12 @@ export class ApiServer {
       obj.status = { loadBalancer: {} };
     } else if (info === R.namespaces) {
       obj.status = { phase: "Active" };
+    } else if (info === R.persistentvolumes) {
+      // PrepareForCreate: Pending since now (PersistentVolumeLastPhaseTransitionTime, GA).
+      obj.status = { phase: "Pending", lastPhaseTransitionTime: meta.creationTimestamp };
+    } else if (info === R.persistentvolumeclaims) {
+      // The status is cleared; v1 defaulting makes its phase Pending wherever it is read.
+      obj.status = { phase: "Pending" };
     } else if (info.hasStatus) {
       if (info === R.jobs) generateJobSelector(obj);
       if (info.tracksGeneration) obj.status = {};

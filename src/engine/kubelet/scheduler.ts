@@ -1,10 +1,12 @@
 // The default scheduler, reduced to what decides placement in a small lab cluster: node name,
 // unschedulable nodes, taints and tolerations, nodeSelector, required node affinity (DaemonSet
 // pods are pinned with matchFields), then spreading: fewest pods of the same owner, then fewest
-// pods, with a seeded random tie-break as the real scheduler's selectHost does.
+// pods, with a seeded random tie-break as the real scheduler's selectHost does. VolumeBinding's
+// PreFilter holds a pod whose claims are missing, being deleted or not yet bound.
 
 import { R } from "../api/resources.js";
 import type { KObject, Node, Pod, Taint, Toleration } from "../api/types.js";
+import type { PersistentVolumeClaim } from "../api/types-storage.js";
 import { key as rkey } from "../apiserver/apiserver.js";
 import type { Controller, ControllerContext } from "../controllers/manager.js";
 import { getControllerOf, podFitsNodeAffinity, splitKey, toleratesTaint } from "../controllers/util.js";
@@ -13,6 +15,26 @@ import type { StoreEvent } from "../store/store.js";
 
 const PODS = rkey(R.pods);
 const NODES = rkey(R.nodes);
+const PVCS = rkey(R.persistentvolumeclaims);
+
+/**
+ * VolumeBinding's PreFilter (podHasPVCs, then the unbound immediate claims): why the pod's
+ * claims keep it from every node, or undefined. No StorageClass exists, so no claim waits for
+ * its first consumer: an unbound claim is an immediate one.
+ */
+function volumeBindingFailure(pod: Pod, claim: (name: string) => PersistentVolumeClaim | undefined): string | undefined {
+  let unbound = false;
+  for (const v of pod.spec.volumes ?? []) {
+    const name = (v.persistentVolumeClaim as { claimName?: string } | undefined)?.claimName;
+    if (!name) continue;
+    const pvc = claim(name);
+    if (!pvc) return `persistentvolumeclaim "${name}" not found`;
+    if (pvc.status?.phase === "Lost") return `persistentvolumeclaim "${name}" bound to non-existent persistentvolume "${pvc.spec?.volumeName ?? ""}"`;
+    if (pvc.metadata.deletionTimestamp) return `persistentvolumeclaim "${name}" is being deleted`;
+    if (!pvc.spec?.volumeName || pvc.status?.phase !== "Bound") unbound = true;
+  }
+  return unbound ? "pod has unbound immediate PersistentVolumeClaims" : undefined;
+}
 
 /** Does any of the tolerations tolerate the taint (v1.Toleration.ToleratesTaint)? */
 function tolerates(tolerations: readonly Toleration[] | null | undefined, taint: Taint): boolean {
@@ -120,7 +142,7 @@ export class Scheduler implements Controller {
   }
 
   watches(resource: string): boolean {
-    return resource === PODS || resource === NODES;
+    return resource === PODS || resource === NODES || resource === PVCS;
   }
 
   watch(ev: StoreEvent, enqueue: (key: string) => void): void {
@@ -137,6 +159,12 @@ export class Scheduler implements Controller {
       if (!same) this.track(pod.metadata.uid!, ev.type === "DELETED" ? undefined : pod);
       if (ev.type !== "DELETED" && !pod.spec.nodeName && !pod.metadata.deletionTimestamp) {
         enqueue(`${pod.metadata.namespace}/${pod.metadata.name}`);
+      }
+    } else if (ev.resource === PVCS) {
+      // A claim bound (or created) may let the namespace's pending pods schedule.
+      for (const p of this.ctx.store.listView(PODS, ev.object.metadata.namespace)) {
+        const pod = p as Pod;
+        if (!pod.spec.nodeName && !pod.metadata.deletionTimestamp && pod.spec.volumes?.length) enqueue(`${pod.metadata.namespace}/${pod.metadata.name}`);
       }
     } else if (ev.resource === NODES) {
       // A node that appears or changes may fit pods that are still pending.
@@ -162,6 +190,11 @@ export class Scheduler implements Controller {
     if (!pod || pod.spec.nodeName || pod.metadata.deletionTimestamp) return;
     if ((pod.spec.schedulerName ?? "default-scheduler") !== "default-scheduler") return;
     const nodes = this.ctx.store.listView(NODES) as readonly Node[];
+    const volumes = pod.spec.volumes?.length ? volumeBindingFailure(pod, (n) => this.ctx.store.get(PVCS, ns, n) as PersistentVolumeClaim | undefined) : undefined;
+    if (volumes) {
+      this.unschedulable(pod, nodes.length, volumes);
+      return;
+    }
     const fits: Node[] = [];
     // Why the other nodes do not fit, in node order; their messages are made only when no node
     // fits (most pods fit, and the control-plane node's taint was a new text per pod).
@@ -179,7 +212,9 @@ export class Scheduler implements Controller {
         const msg = failureMessage(f);
         failures.set(msg, (failures.get(msg) ?? 0) + 1);
       }
-      this.unschedulable(pod, nodes.length, failures);
+      // FitError.Error: "<count> <reason>" strings, sort.Strings'd (so the count leads the order).
+      const parts = [...failures.entries()].map(([m, n]) => `${n} ${m}`).sort();
+      this.unschedulable(pod, nodes.length, parts.join(", "));
       return;
     }
     const node = this.pick(pod, fits);
@@ -215,10 +250,9 @@ export class Scheduler implements Controller {
     return best.length === 1 ? best[0] : best[this.ctx.rng.get("schedule").int(best.length)];
   }
 
-  private unschedulable(pod: Pod, nodeCount: number, failures: Map<string, number>): void {
-    // FitError.Error: "<count> <reason>" strings, sort.Strings'd (so the count leads the order).
-    const parts = [...failures.entries()].map(([m, n]) => `${n} ${m}`).sort();
-    const message = `0/${nodeCount} nodes are available: ${parts.join(", ")}. preemption: 0/${nodeCount} nodes are available: ${nodeCount} Preemption is not helpful for scheduling.`;
+  /** FitError: the PreFilter's message or the nodes' reasons, then DefaultPreemption's. */
+  private unschedulable(pod: Pod, nodeCount: number, reasons: string): void {
+    const message = `0/${nodeCount} nodes are available: ${reasons}. preemption: 0/${nodeCount} nodes are available: ${nodeCount} Preemption is not helpful for scheduling.`;
     const cond = (pod.status?.conditions ?? []).find((c) => c.type === "PodScheduled");
     if (cond?.status === "False" && cond.message === message) return;
     const next = structuredClone(pod) as Pod;

@@ -113,6 +113,8 @@ export const PATCH_META: Readonly<Record<string, PatchMeta>> = {
   Deployment: workload("Deployment", { "spec.strategy": { strategies: ["retainKeys"] } }),
   ReplicaSet: workload("ReplicaSet"),
   ReplicationController: workload("ReplicationController"),
+  PersistentVolume: withMeta("PersistentVolume", {}),
+  PersistentVolumeClaim: withMeta("PersistentVolumeClaim", { "status.conditions": merge("type") }),
   DaemonSet: workload("DaemonSet"),
   StatefulSet: workload("StatefulSet"),
   Job: workload("Job"),

@@ -33,6 +33,7 @@ import { validateEndpointSlice, validateEndpointSliceUpdate } from "./discovery"
 import { validateObjectMetaUpdate } from "./meta";
 import { validateIPAddressPool, validateL2Advertisement } from "./metallb";
 import { validateReplicationController, validateReplicationControllerUpdate } from "./replication";
+import { validatePersistentVolume, validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate, validatePersistentVolumeUpdate } from "./storage";
 
 export { metallbWebhookDenial } from "./metallb";
 
@@ -50,6 +51,8 @@ const CREATE: Record<string, (o: any) => FieldError[]> = {
   Deployment: validateDeployment,
   ReplicaSet: validateReplicaSet,
   ReplicationController: validateReplicationController,
+  PersistentVolume: validatePersistentVolume,
+  PersistentVolumeClaim: validatePersistentVolumeClaim,
   DaemonSet: validateDaemonSet,
   StatefulSet: validateStatefulSet,
   ControllerRevision: validateControllerRevision,
@@ -68,6 +71,8 @@ const UPDATE: Record<string, (o: any, old: any) => FieldError[]> = {
   Deployment: validateDeploymentUpdate,
   ReplicaSet: validateReplicaSetUpdate,
   ReplicationController: validateReplicationControllerUpdate,
+  PersistentVolume: validatePersistentVolumeUpdate,
+  PersistentVolumeClaim: validatePersistentVolumeClaimUpdate,
   DaemonSet: validateDaemonSetUpdate,
   StatefulSet: validateStatefulSetUpdate,
   ControllerRevision: validateControllerRevisionUpdate,
