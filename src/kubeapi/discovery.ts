@@ -10,7 +10,7 @@ import type { Cluster } from "../engine/cluster.js";
 export const SCALABLE = new Set(["deployments.apps", "replicasets.apps", "statefulsets.apps", "replicationcontrollers"]);
 
 /** Group order of /apis: kube-apiserver's group priorities, then CRD groups. */
-const GROUP_ORDER = ["apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "rbac.authorization.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io"];
+const GROUP_ORDER = ["apps", "authentication.k8s.io", "authorization.k8s.io", "batch", "networking.k8s.io", "rbac.authorization.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io"];
 
 export const AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 

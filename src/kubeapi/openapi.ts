@@ -130,6 +130,8 @@ const KIND_DESCRIPTIONS: Record<string, string> = {
   ReplicationController: "ReplicationController represents the configuration of a replication controller.",
   PersistentVolume: "PersistentVolume (PV) is a storage resource provisioned by an administrator. It is analogous to a node. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes",
   PersistentVolumeClaim: "PersistentVolumeClaim is a user's request for and claim to a persistent volume",
+  Ingress: "Ingress is a collection of rules that allow inbound connections to reach the endpoints defined by a backend. An Ingress can be configured to give services externally-reachable urls, load balance traffic, terminate SSL, offer name based virtual hosting etc.",
+  IngressClass: "IngressClass represents the class of the Ingress, referenced by the Ingress Spec. The `ingressclass.kubernetes.io/is-default-class` annotation can be used to indicate that an IngressClass should be considered default. When a single IngressClass resource has this annotation set to true, new Ingress resources without a class specified will be assigned this default class.",
   DaemonSet: "DaemonSet represents the configuration of a daemon set.",
   StatefulSet: "StatefulSet represents a set of pods with consistent identities.",
   Job: "Job represents the configuration of a single job.",

@@ -5,7 +5,7 @@
 import { R } from "../engine/api/resources.js";
 import { formatQuantity, parseQuantity } from "../engine/api/quantity.js";
 import { since } from "./duration.js";
-import { annotationsMultiline, type DescribeSource, describeEvents, eventsFor, labelsMultiline, type PrefixWriter } from "./describe.js";
+import { annotationsMultiline, type DescribeSource, describeEvents, eventsFor, formatSliceEndpoints, labelsMultiline, type PrefixWriter } from "./describe.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = any;
@@ -134,7 +134,85 @@ function describePersistentVolumeClaim(w: PrefixWriter, pvc: Obj, src: DescribeS
   describeEvents(w, eventsFor(src, pvc, "PersistentVolumeClaim"), src.now);
 }
 
+/** ingressLoadBalancerStatusStringerV1: IPs or hostnames, sorted and unique, clipped to 16 unless wide. */
+export function ingressAddress(ing: Obj, wide: boolean): string {
+  const set = new Set<string>();
+  for (const i of ing.status?.loadBalancer?.ingress ?? []) {
+    if (i.ip) set.add(i.ip);
+    else if (i.hostname) set.add(i.hostname);
+  }
+  const r = [...set].sort().join(",");
+  return !wide && r.length > 16 ? `${r.slice(0, 13)}...` : r;
+}
+
+/** describeBackendV1: the service and its endpoints on the backend's port, or the resource. */
+function ingressBackend(src: DescribeSource, ns: string, b: Obj): string {
+  if (b?.service) {
+    const port = b.service.port?.number ? String(b.service.port.number) : (b.service.port?.name ?? "");
+    const sb = `${b.service.name}:${port}`;
+    const svc = (src.list(R.services, ns) as Obj[]).find((s) => s.metadata.name === b.service.name);
+    if (!svc) return `${sb} (<error: services "${b.service.name}" not found>)`;
+    let spName = "";
+    for (const sp of svc.spec?.ports ?? []) {
+      if (b.service.port?.number && b.service.port.number === sp.port) spName = sp.name ?? "";
+      else if (b.service.port?.name && b.service.port.name === sp.name) spName = sp.name ?? "";
+    }
+    const slices = (src.list(R.endpointslices, ns) as Obj[]).filter((s) => s.metadata.labels?.["kubernetes.io/service-name"] === b.service.name);
+    return `${sb} (${formatSliceEndpoints(slices, spName)})`;
+  }
+  if (b?.resource) return `APIGroup: ${b.resource.apiGroup ?? "<none>"}, Kind: ${b.resource.kind}, Name: ${b.resource.name}`;
+  return "";
+}
+
+function describeIngress(w: PrefixWriter, ing: Obj, src: DescribeSource): void {
+  const spec = ing.spec ?? {};
+  const ns = ing.metadata.namespace;
+  w.write(0, `Name:\t${ing.metadata.name}\n`);
+  labelsMultiline(w, "Labels", ing.metadata.labels);
+  w.write(0, `Namespace:\t${ns}\n`);
+  w.write(0, `Address:\t${ingressAddress(ing, true)}\n`);
+  w.write(0, `Ingress Class:\t${spec.ingressClassName ?? "<none>"}\n`);
+  const def = spec.defaultBackend ? ingressBackend(src, ns, spec.defaultBackend) : "<default>";
+  w.write(0, `Default backend:\t${def}\n`);
+  if (spec.tls?.length) {
+    w.write(0, "TLS:\n");
+    for (const t of spec.tls) {
+      const hosts = (t.hosts ?? []).join(",");
+      w.write(1, t.secretName ? `${t.secretName} terminates ${hosts}\n` : `SNI routes ${hosts}\n`);
+    }
+  }
+  w.write(0, "Rules:\n  Host\tPath\tBackends\n");
+  w.write(1, "----\t----\t--------\n");
+  let count = 0;
+  for (const rule of spec.rules ?? []) {
+    if (!rule.http) continue;
+    count++;
+    w.write(1, `${rule.host || "*"}\t\n`);
+    for (const p of rule.http.paths ?? []) w.write(2, `\t${p.path ?? ""} \t${ingressBackend(src, ns, p.backend)}\n`);
+  }
+  if (count === 0) w.write(1, `*\t*\t${def}\n`);
+  annotationsMultiline(w, "Annotations", ing.metadata.annotations);
+  describeEvents(w, eventsFor(src, ing, "Ingress"), src.now);
+}
+
+function describeIngressClass(w: PrefixWriter, ic: Obj, src: DescribeSource): void {
+  w.write(0, `Name:\t${ic.metadata.name}\n`);
+  labelsMultiline(w, "Labels", ic.metadata.labels);
+  annotationsMultiline(w, "Annotations", ic.metadata.annotations);
+  w.write(0, `Controller:\t${ic.spec?.controller ?? ""}\n`);
+  const p = ic.spec?.parameters;
+  if (p) {
+    w.write(0, "Parameters:\n");
+    if (p.apiGroup) w.write(1, `APIGroup:\t${p.apiGroup}\n`);
+    w.write(1, `Kind:\t${p.kind}\n`);
+    w.write(1, `Name:\t${p.name}\n`);
+  }
+  describeEvents(w, eventsFor(src, ic, "IngressClass"), src.now);
+}
+
 export const KIND_DESCRIBERS: Record<string, (w: PrefixWriter, o: Obj, src: DescribeSource) => void> = {
   PersistentVolume: describePersistentVolume,
   PersistentVolumeClaim: describePersistentVolumeClaim,
+  Ingress: describeIngress,
+  IngressClass: describeIngressClass,
 };

@@ -342,7 +342,7 @@ function describePod(w: PrefixWriter, pod: Obj, src: DescribeSource): void {
  * in kubectl, the list is cut at three and "more" is decided before an endpoint's readiness is
  * looked at, so three ready endpoints followed by an unready one print "+ 0 more...".
  */
-function formatSliceEndpoints(slices: Obj[], portName: string | undefined): string {
+export function formatSliceEndpoints(slices: Obj[], portName: string | undefined): string {
   if (!slices.length) return "<none>";
   const max = 3;
   const list: string[] = [];

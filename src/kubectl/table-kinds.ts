@@ -2,7 +2,7 @@
 // services of table.ts: ReplicationController, PersistentVolume(Claim), Ingress(Class), as
 // printers.go (v1.33) prints them. Functions of table.ts are read only when a row is printed.
 
-import { accessModesString, pvcClass, pvClass, quantityString } from "./describe-kinds.js";
+import { accessModesString, ingressAddress, pvcClass, pvClass, quantityString } from "./describe-kinds.js";
 import { age, c, containersAndImages, formatLabels, type TableDef } from "./table.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -57,4 +57,29 @@ export const KIND_TABLES: Record<string, TableDef> = {
       ];
     },
   },
+  Ingress: {
+    columns: [c("NAME"), c("CLASS"), c("HOSTS"), c("ADDRESS"), c("PORTS"), c("AGE")],
+    row: (ing: Obj, now) => [ing.metadata.name, ing.spec?.ingressClassName ?? "<none>", ingressHosts(ing.spec?.rules ?? []), ingressAddress(ing, false), ing.spec?.tls?.length ? "80, 443" : "80", age(ing, now)],
+  },
+  IngressClass: {
+    columns: [c("NAME"), c("CONTROLLER"), c("PARAMETERS"), c("AGE")],
+    row: (ic: Obj, now) => {
+      const p = ic.spec?.parameters;
+      const params = p ? `${p.kind}${p.apiGroup ? `.${p.apiGroup}` : ""}/${p.name}` : "<none>";
+      return [ic.metadata.name, ic.spec?.controller ?? "", params, age(ic, now)];
+    },
+  },
 };
+
+/** printers.go formatHosts: at most three hosts, then "+ N more...", "*" when none has one. */
+function ingressHosts(rules: Obj[]): string {
+  const list: string[] = [];
+  const max = 3;
+  let more = false;
+  for (const r of rules) {
+    if (list.length === max) more = true;
+    if (!more && r.host) list.push(r.host);
+  }
+  if (!list.length) return "*";
+  return more ? `${list.join(",")} + ${rules.length - max} more...` : list.join(",");
+}

@@ -81,4 +81,16 @@ describe.skipIf(!have)("real kubectl: the default prune list's kinds", () => {
     expect(await kubectl(["delete", "pvc", "data", "waiting"])).toMatchObject({ code: 0 });
     await same(["get", "pv"]);
   });
+
+  it("Ingress and IngressClass: create ingress, get, describe (no controller: no address)", { timeout: 120_000 }, async () => {
+    expect(await kubectl(["create", "deployment", "web", "--image=nginx"])).toMatchObject({ code: 0 });
+    expect(await kubectl(["expose", "deployment", "web", "--port=80"])).toMatchObject({ code: 0 });
+    const r = await kubectl(["create", "ingress", "web", "--rule=web.example.com/*=web:80,tls=web-tls", "--rule=web.example.com/api=api:http"]);
+    expect(r).toEqual({ stdout: "ingress.networking.k8s.io/web created\n", stderr: "", code: 0 });
+    await new Promise((res) => setTimeout(res, 3000));
+    expect((await same(["get", "ingress", "-o", "wide"])).stdout).toMatch(/^web +<none> +web\.example\.com +80, 443 /m);
+    await same(["describe", "ingress", "web"]);
+    await same(["get", "ingressclass"]);
+    await same(["api-resources", "--api-group=networking.k8s.io"]);
+  });
 });

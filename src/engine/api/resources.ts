@@ -5,6 +5,7 @@ import type { z } from "zod";
 import * as T from "./types.js";
 import * as B from "./types-batch.js";
 import * as V from "./types-storage.js";
+import * as N from "./types-networking.js";
 
 export interface ResourceInfo {
   group: string;
@@ -59,6 +60,8 @@ export const RESOURCES: readonly ResourceInfo[] = [
   r({ group: "apps", version: "v1", kind: "StatefulSet", resource: "statefulsets", singular: "statefulset", shortNames: ["sts"], namespaced: true, schema: T.StatefulSet, categories: ["all"], hasStatus: true, tracksGeneration: true }),
   r({ group: "batch", version: "v1", kind: "CronJob", resource: "cronjobs", singular: "cronjob", shortNames: ["cj"], namespaced: true, schema: B.CronJob, categories: ["all"], hasStatus: true, tracksGeneration: true }),
   r({ group: "batch", version: "v1", kind: "Job", resource: "jobs", singular: "job", namespaced: true, schema: B.Job, categories: ["all"], hasStatus: true, tracksGeneration: true }),
+  r({ group: "networking.k8s.io", version: "v1", kind: "IngressClass", resource: "ingressclasses", singular: "ingressclass", namespaced: false, schema: N.IngressClass }),
+  r({ group: "networking.k8s.io", version: "v1", kind: "Ingress", resource: "ingresses", singular: "ingress", shortNames: ["ing"], namespaced: true, schema: N.Ingress, hasStatus: true }),
   r({ group: "coordination.k8s.io", version: "v1", kind: "Lease", resource: "leases", singular: "lease", namespaced: true, schema: T.Opaque }),
   r({ group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", resource: "endpointslices", singular: "endpointslice", namespaced: true, schema: T.EndpointSlice }),
   r({ group: "", version: "v1", kind: "Secret", resource: "secrets", singular: "secret", namespaced: true, schema: T.Opaque }),
@@ -137,6 +140,8 @@ export const R = {
   replicationcontrollers: lookupResource("", "replicationcontrollers")!,
   persistentvolumes: lookupResource("", "persistentvolumes")!,
   persistentvolumeclaims: lookupResource("", "persistentvolumeclaims")!,
+  ingresses: lookupResource("networking.k8s.io", "ingresses")!,
+  ingressclasses: lookupResource("networking.k8s.io", "ingressclasses")!,
   controllerrevisions: lookupResource("apps", "controllerrevisions")!,
   daemonsets: lookupResource("apps", "daemonsets")!,
   deployments: lookupResource("apps", "deployments")!,

@@ -450,6 +450,9 @@ export class ApiServer {
     } else if (info === R.persistentvolumes) {
       // PrepareForCreate: Pending since now (PersistentVolumeLastPhaseTransitionTime, GA).
       obj.status = { phase: "Pending", lastPhaseTransitionTime: meta.creationTimestamp };
+    } else if (info === R.ingresses) {
+      // IngressStatus.loadBalancer is a struct: an empty status still encodes it.
+      obj.status = { loadBalancer: {} };
     } else if (info === R.persistentvolumeclaims) {
       // The status is cleared; v1 defaulting makes its phase Pending wherever it is read.
       obj.status = { phase: "Pending" };

@@ -27,7 +27,7 @@ const KEEP_ZERO = new Set([
 ]);
 
 /** The generated.proto package of each group-version we carry tables for. */
-const PACKAGES: Record<string, string> = { "authentication.k8s.io/v1": "authentication", "authorization.k8s.io/v1": "authorization", v1: "core", "apps/v1": "apps", "batch/v1": "batch", "rbac.authorization.k8s.io/v1": "rbac", "discovery.k8s.io/v1": "discovery" };
+const PACKAGES: Record<string, string> = { "authentication.k8s.io/v1": "authentication", "authorization.k8s.io/v1": "authorization", v1: "core", "apps/v1": "apps", "batch/v1": "batch", "rbac.authorization.k8s.io/v1": "rbac", "discovery.k8s.io/v1": "discovery", "networking.k8s.io/v1": "networking" };
 
 /** Which message a TypeMeta names (only the kinds and groups we carry field tables for). */
 function rootMessage(apiVersion: string, kind: string): string | undefined {
@@ -127,6 +127,11 @@ function message(name: string, buf: Uint8Array): Record<string, unknown> {
     if (v === undefined) continue;
     if (!flag && isZero(v) && !(KEEP_ZERO.has(fname) && v !== null) && type !== "meta.Time") continue;
     if (!flag && v === null && fname !== "creationTimestamp") continue;
+    if (flag === "i") {
+      // An embedded struct (IngressRule's IngressRuleValue): its fields are the parent's in JSON.
+      if (v && typeof v === "object") Object.assign(out, v);
+      continue;
+    }
     out[fname] = v;
   }
   return out;

@@ -1,8 +1,8 @@
 // The field numbers, names and types of the k8s.io protobuf messages kubectl 1.32+ sends
 // (the wire contract of k8s.io/api and apimachinery generated.proto, v0.33): message -> fields in
 // declaration order (the Go struct's order, which JSON keeps) as [number, name, type, flag].
-// flag: "r" repeated, "m" map<string, type>.
-export type FieldDef = readonly [num: number, name: string, type: string, flag?: "r" | "m"];
+// flag: "r" repeated, "m" map<string, type>, "i" an embedded message whose fields JSON inlines.
+export type FieldDef = readonly [num: number, name: string, type: string, flag?: "r" | "m" | "i"];
 export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
   "apps.Deployment": [[1, "metadata", "meta.ObjectMeta"], [2, "spec", "apps.DeploymentSpec"], [3, "status", "apps.DeploymentStatus"]],
   "apps.DeploymentCondition": [[1, "type", "string"], [2, "status", "string"], [6, "lastUpdateTime", "meta.Time"], [7, "lastTransitionTime", "meta.Time"], [4, "reason", "string"], [5, "message", "string"]],
@@ -226,4 +226,21 @@ export const MESSAGES: Readonly<Record<string, readonly FieldDef[]>> = {
   "discovery.EndpointSlice": [[1, "metadata", "meta.ObjectMeta"], [4, "addressType", "string"], [2, "endpoints", "discovery.Endpoint", "r"], [3, "ports", "discovery.EndpointPort", "r"]],
   "discovery.ForNode": [[1, "name", "string"]],
   "discovery.ForZone": [[1, "name", "string"]],
+  "networking.HTTPIngressPath": [[1, "path", "string"], [3, "pathType", "string"], [2, "backend", "networking.IngressBackend"]],
+  "networking.HTTPIngressRuleValue": [[1, "paths", "networking.HTTPIngressPath", "r"]],
+  "networking.Ingress": [[1, "metadata", "meta.ObjectMeta"], [2, "spec", "networking.IngressSpec"], [3, "status", "networking.IngressStatus"]],
+  "networking.IngressBackend": [[4, "service", "networking.IngressServiceBackend"], [3, "resource", "core.TypedLocalObjectReference"]],
+  "networking.IngressClass": [[1, "metadata", "meta.ObjectMeta"], [2, "spec", "networking.IngressClassSpec"]],
+  "networking.IngressClassParametersReference": [[1, "apiGroup", "string"], [2, "kind", "string"], [3, "name", "string"], [4, "scope", "string"], [5, "namespace", "string"]],
+  "networking.IngressClassSpec": [[1, "controller", "string"], [2, "parameters", "networking.IngressClassParametersReference"]],
+  "networking.IngressLoadBalancerIngress": [[1, "ip", "string"], [2, "hostname", "string"], [4, "ports", "networking.IngressPortStatus", "r"]],
+  "networking.IngressLoadBalancerStatus": [[1, "ingress", "networking.IngressLoadBalancerIngress", "r"]],
+  "networking.IngressPortStatus": [[1, "port", "int32"], [2, "protocol", "string"], [3, "error", "string"]],
+  "networking.IngressRule": [[1, "host", "string"], [2, "ingressRuleValue", "networking.IngressRuleValue", "i"]],
+  "networking.IngressRuleValue": [[1, "http", "networking.HTTPIngressRuleValue"]],
+  "networking.IngressServiceBackend": [[1, "name", "string"], [2, "port", "networking.ServiceBackendPort"]],
+  "networking.IngressSpec": [[4, "ingressClassName", "string"], [1, "defaultBackend", "networking.IngressBackend"], [2, "tls", "networking.IngressTLS", "r"], [3, "rules", "networking.IngressRule", "r"]],
+  "networking.IngressStatus": [[1, "loadBalancer", "networking.IngressLoadBalancerStatus"]],
+  "networking.IngressTLS": [[1, "hosts", "string", "r"], [2, "secretName", "string"]],
+  "networking.ServiceBackendPort": [[1, "name", "string"], [2, "number", "int32"]],
 };

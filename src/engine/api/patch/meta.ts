@@ -115,6 +115,8 @@ export const PATCH_META: Readonly<Record<string, PatchMeta>> = {
   ReplicationController: workload("ReplicationController"),
   PersistentVolume: withMeta("PersistentVolume", {}),
   PersistentVolumeClaim: withMeta("PersistentVolumeClaim", { "status.conditions": merge("type") }),
+  Ingress: withMeta("Ingress", {}),
+  IngressClass: withMeta("IngressClass", {}),
   DaemonSet: workload("DaemonSet"),
   StatefulSet: workload("StatefulSet"),
   Job: workload("Job"),

@@ -33,6 +33,7 @@ import { validateEndpointSlice, validateEndpointSliceUpdate } from "./discovery"
 import { validateObjectMetaUpdate } from "./meta";
 import { validateIPAddressPool, validateL2Advertisement } from "./metallb";
 import { validateReplicationController, validateReplicationControllerUpdate } from "./replication";
+import { validateIngress, validateIngressClass, validateIngressClassUpdate, validateIngressUpdate } from "./networking";
 import { validatePersistentVolume, validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate, validatePersistentVolumeUpdate } from "./storage";
 
 export { metallbWebhookDenial } from "./metallb";
@@ -53,6 +54,8 @@ const CREATE: Record<string, (o: any) => FieldError[]> = {
   ReplicationController: validateReplicationController,
   PersistentVolume: validatePersistentVolume,
   PersistentVolumeClaim: validatePersistentVolumeClaim,
+  Ingress: validateIngress,
+  IngressClass: validateIngressClass,
   DaemonSet: validateDaemonSet,
   StatefulSet: validateStatefulSet,
   ControllerRevision: validateControllerRevision,
@@ -73,6 +76,8 @@ const UPDATE: Record<string, (o: any, old: any) => FieldError[]> = {
   ReplicationController: validateReplicationControllerUpdate,
   PersistentVolume: validatePersistentVolumeUpdate,
   PersistentVolumeClaim: validatePersistentVolumeClaimUpdate,
+  Ingress: validateIngressUpdate,
+  IngressClass: validateIngressClassUpdate,
   DaemonSet: validateDaemonSetUpdate,
   StatefulSet: validateStatefulSetUpdate,
   ControllerRevision: validateControllerRevisionUpdate,

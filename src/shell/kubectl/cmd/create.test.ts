@@ -26,7 +26,7 @@ describe("create's subcommands", () => {
     expect((await s.run("kubectl get secret db -o jsonpath='{.data.password}'")).stdout).toBe("czNjcmV0");
     expect((await s.run("kubectl -n kube-system create sa robot")).stdout).toBe("serviceaccount/robot created\n");
     expect((await s.run("kubectl get sa robot -n kube-system -o name")).stdout).toBe("serviceaccount/robot\n");
-    for (const sub of ["secret tls t --cert=c --key=k", "ingress i --rule=a/=b:80"]) {
+    for (const sub of ["secret tls t --cert=c --key=k"]) {
       const r = await s.run(`kubectl create ${sub}`);
       expect(r.stderr, sub).toMatch(/^error: "kubectl create [a-z ]+" is not available in ServiceLab's kubectl\n$/);
       expect(r.exitCode).toBe(1);

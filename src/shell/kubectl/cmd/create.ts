@@ -9,6 +9,7 @@ import { createConfigMapCommand } from "./create-configmap.js";
 import { createCronJobCommand } from "./create-cronjob.js";
 import { createDeploymentCommand } from "./create-deployment.js";
 import { createJobCommand } from "./create-job.js";
+import { createIngressCommand } from "./create-ingress.js";
 import { createNamespaceCommand } from "./create-namespace.js";
 import { createSecretCommand } from "./create-secret.js";
 import { createServiceCommand } from "./create-service.js";
@@ -20,6 +21,7 @@ const GENERATORS: Readonly<Record<string, Command>> = {
   cronjob: createCronJobCommand,
   deployment: createDeploymentCommand,
   job: createJobCommand,
+  ingress: createIngressCommand,
   namespace: createNamespaceCommand,
   secret: createSecretCommand,
   service: createServiceCommand,
