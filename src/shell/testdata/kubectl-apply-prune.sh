@@ -36,13 +36,14 @@ $ kubectl apply --prune -l app=web --prune-allowlist=v1/ConfigMap -f app-v2.yaml
 $ kubectl apply --prune -l app=web --prune-allowlist=core/v1/Widget -f app-v2.yaml
 $ kubectl apply -l 'app in (' -f app-v2.yaml
 $ kubectl apply -l app=nothing -f app-v2.yaml
-# The default allowlist names every kind kubectl prunes; a kind the cluster does not serve stops it.
-$ kubectl apply --prune -l app=web -f app-v2.yaml
+# Dry runs name what would go, and nothing goes.
 $ kubectl apply --prune -l app=web --prune-allowlist=core/v1/ConfigMap --prune-allowlist=apps/v1/Deployment -f app-v2.yaml --dry-run=client
 $ kubectl apply --prune -l app=web --prune-allowlist=core/v1/ConfigMap --prune-allowlist=apps/v1/Deployment -f app-v2.yaml --dry-run=server
 $ kubectl get configmaps --show-labels
-$ kubectl apply --prune -l app=web --prune-allowlist=core/v1/ConfigMap -f app-v2.yaml
+# The default allowlist names every kind kubectl prunes, and the cluster serves them all.
+$ kubectl apply --prune -l app=web -f app-v2.yaml
 $ kubectl get configmaps --show-labels
+$ kubectl apply --prune -l app=web --prune-allowlist=core/v1/ConfigMap -f app-v2.yaml
 # Only the Service in the next file: the Deployment goes too when its kind is allowed.
 $ sed -n '/kind: Service/,/ports/p' app-v2.yaml | sed '1i apiVersion: v1' > svc.yaml
 $ kubectl apply --prune -l app=web --prune-allowlist=apps/v1/Deployment --prune-allowlist=core/v1/Service -f svc.yaml -o name
