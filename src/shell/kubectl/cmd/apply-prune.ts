@@ -3,9 +3,9 @@
 // match the selector, carry kubectl's last-applied annotation and were not applied this time
 // are deleted, each printed as `<ref> pruned`.
 
-import { lookupKind, type ResourceInfo } from "../../../engine/api/resources.js";
+import { lookupKind, R, type ResourceInfo } from "../../../engine/api/resources.js";
 import type { KObject } from "../../../engine/api/types.js";
-import { type DryRunStrategy } from "../cmdutil.js";
+import { type DryRunStrategy, ENDPOINTS_WARNING } from "../cmdutil.js";
 import type { KubectlContext } from "../context.js";
 import { KubectlError } from "../errors.js";
 import type { Parsed } from "../flags.js";
@@ -78,6 +78,7 @@ export interface PruneOptions {
 export class PruneSet {
   readonly namespaces = new Set<string>();
   readonly uids = new Set<string>();
+  private warnedEndpoints = false;
 
   visitNamespace(ns: string | undefined): void {
     if (ns !== undefined) this.namespaces.add(ns);
@@ -113,6 +114,11 @@ export class PruneSet {
     const gvk = `${info.group ? info.group + "/" : "/"}${info.version}, Kind=${info.kind}`;
     try {
       const items = ctx.cluster.client.list(info, ns, o.selector ? { labelSelector: o.selector } : {}).items;
+      // The apiserver warns on every Endpoints list; kubectl's warning writer says it once.
+      if (info === R.endpoints && !this.warnedEndpoints) {
+        this.warnedEndpoints = true;
+        out.err(ENDPOINTS_WARNING);
+      }
       for (const obj of items) {
         if (obj.metadata.annotations?.[LAST_APPLIED] === undefined) continue; // not made by apply
         if (this.uids.has(obj.metadata.uid!)) continue;
