@@ -66,7 +66,7 @@ export const deleteCommand: KubectlCommand<DeleteOptions> = {
   validate: noValidation,
   async run(o, ctx, out) {
     const errors: string[] = [];
-    const deleted: DeleteTarget[] = [];
+    const deleted: (DeleteTarget & { uid?: string })[] = [];
     const dry = o.dryRun;
     const dryNote = dry === "client" ? " (dry run)" : dry === "server" ? " (server dry run)" : "";
     // Each object is deleted as it is read: a read error comes after the objects before it.
@@ -79,8 +79,10 @@ export const deleteCommand: KubectlCommand<DeleteOptions> = {
       if (!(await between(ctx))) break;
       try {
         // A client dry run only checks that the object is there; a server dry run goes through admission.
+        let uid: string | undefined;
         if (dry === "client") get(ctx, t.info, t.ns ?? o.namespace, t.name);
         else {
+          uid = ctx.cluster.api.peek(t.info, t.ns, t.name)?.metadata.uid;
           ctx.cluster.client.delete(t.info, t.ns, t.name, {
             gracePeriodSeconds: o.gracePeriod,
             propagationPolicy: o.cascade === "orphan" ? "Orphan" : o.cascade === "foreground" ? "Foreground" : "Background",
@@ -89,7 +91,7 @@ export const deleteCommand: KubectlCommand<DeleteOptions> = {
         }
         if (o.force && o.gracePeriod === 0) out.err("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n");
         out.out(`${t.info.kind.toLowerCase()}${t.info.group ? "." + t.info.group : ""} "${t.name}" deleted${dryNote}\n`);
-        deleted.push(t);
+        deleted.push({ ...t, uid });
       } catch (e) {
         if (isStatusError(e) && e.reason === "NotFound" && o.ignoreNotFound) continue;
         if (isStatusError(e) && e.reason === "NotFound" && o.filename !== undefined) {
@@ -104,7 +106,9 @@ export const deleteCommand: KubectlCommand<DeleteOptions> = {
     // then we don't want to wait").
     if (o.wait && dry === "none") {
       for (let i = 0; i < 3600; i++) {
-        const left = deleted.filter((t) => ctx.cluster.api.peek(t.info, t.ns, t.name));
+        // As kubectl's wait for deletion: an object of the same name with another UID is a new one
+        // (a controller made it again: kube-root-ca.crt, a DaemonSet's pod), so the old is gone.
+        const left = deleted.filter((t) => ctx.cluster.api.peek(t.info, t.ns, t.name)?.metadata.uid === t.uid);
         if (!left.length) break;
         if (!(await pause(ctx, 1000))) break;
       }
