@@ -388,6 +388,7 @@ export class Session {
       // Between lines (a real kubectl's exec into a pod) waits move the cluster's own clock.
       this.time = new LineTime(this.cluster, clusterTime(this.cluster));
     }
+    this.lastStatus = r.exitCode;
     if (!time.stopped) return this.streamed ? this.capped({ ...r, stdout: this.streamed + r.stdout }) : r;
     // A stopped line keeps what it printed before the stop, as bash had shown it (just-bash's
     // builders pass it on with the abort: scripts/patch-just-bash.mjs, ABORT).
@@ -418,6 +419,8 @@ export class Session {
     this.interruptCaught = true;
   }
   private interruptCaught = false;
+  /** The last line's exit status: the next line's $?. */
+  private lastStatus = 0;
 
   private async runLine(line: string, stdin: string): Promise<ShellResult> {
     if (this.attached) return this.capped(await this.runAttached(line));
@@ -438,6 +441,9 @@ export class Session {
     if (stdin === "" && this.opts.plainKubectl !== false && PLAIN_KUBECTL.test(line)) return this.runPlainKubectl(line);
     const node = this.node;
     const base = this.baseEnv();
+    // $? is the status of the line before, as at bash's next prompt: just-bash starts each exec
+    // from its instance's own lastExitCode, which no exec updates.
+    (this.bash as unknown as { state: { lastExitCode: number } }).state.lastExitCode = this.lastStatus;
     const r = await this.bash.exec(line, { cwd: this.cwd, env: { ...base, ...this.vars }, stdin, rawScript: true, signal: this.signal });
     let cwd = this.cwd;
     let vars = this.vars;

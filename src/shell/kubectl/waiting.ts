@@ -41,12 +41,18 @@ export function quietMs(ctx: KubectlContext): number | undefined {
   return ctx.time ? ctx.time.quietMs : 45_000;
 }
 
-/** Waits for the pod's container to run (kubectl run -it); undefined when the line was stopped. */
-export async function waitRunning(ctx: KubectlContext, ns: string, name: string): Promise<Pod | undefined> {
-  for (let i = 0; i < 600; i++) {
+/**
+ * Waits for the pod's container to run (kubectl run -i), or to have run when `finishedIsStarted`
+ * (its logs then stand for its output); undefined when the line was stopped. kubectl gives up
+ * after --pod-running-timeout, 1m0s.
+ */
+export async function waitRunning(ctx: KubectlContext, ns: string, name: string, finishedIsStarted = false): Promise<Pod | undefined> {
+  for (let i = 0; i < 120; i++) {
     const pod = get(ctx, R.pods, ns, name) as Pod;
     if (ctx.cluster.kubelet.containerState(pod) === "running") return pod;
-    if (pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded") throw new KubectlError(`pod ${ns}/${name} terminated (${pod.status.phase})`);
+    const finished = pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded";
+    if (finished && finishedIsStarted) return pod;
+    if (finished) throw new KubectlError(`pod ${ns}/${name} terminated (${pod.status!.phase})`);
     if (!(await pause(ctx, 500))) return undefined;
   }
   throw new KubectlError(`timed out waiting for the condition`);

@@ -104,23 +104,28 @@ export const runCommand: KubectlCommand<RunOptions> = {
       printResult(R.pods, created, p, out, "created");
       return;
     }
-    // Attach: wait for the container to run, then hand the terminal to its shell.
-    const running = await waitRunning(ctx, ns, name);
-    if (!running) return;
     const cmd = [...(container.command ?? []), ...(container.args ?? [])];
-    const profile = ctx.cluster.kubelet.profile(running);
-    const shell = cmd.length ? cmd[0].split("/").pop()! : profile?.shell ?? "sh";
-    if (!/^(sh|bash|ash)$/.test(shell)) {
-      // A command that is not a shell runs once and the pod goes away with --rm.
-      const r = await ctx.execInPod(running, name, cmd, "");
+    const bareShell = cmd.length === 0 || (cmd.length === 1 && /^(sh|bash|ash)$/.test(cmd[0].split("/").pop()!));
+    if (!bareShell) {
+      // The container's command runs once with its output on the terminal: kubectl attaches to
+      // it, or prints the logs of a container that has already ended.
+      const started = await waitRunning(ctx, ns, name, true);
+      if (!started) return;
+      const r = await ctx.execInPod(started, name, cmd, "");
       out.out(r.stdout);
       out.err(r.stderr);
       if (o.remove) {
         ctx.cluster.client.delete(R.pods, ns, name, { gracePeriodSeconds: 0 });
         out.out(`pod "${name}" deleted\n`);
       }
+      // Never and OnFailure: kubectl waits for the pod to end and exits with its container's code.
+      if (o.restart !== "Always" && r.exitCode !== 0) throw new KubectlError(`pod ${ns}/${name} terminated (Error)`, r.exitCode, { raw: true });
       return;
     }
+    // Attach: wait for the container to run, then hand the terminal to its shell.
+    const running = await waitRunning(ctx, ns, name);
+    if (!running) return;
+    const shell = cmd.length ? cmd[0].split("/").pop()! : ctx.cluster.kubelet.profile(running)?.shell ?? "sh";
     if (o.tty) out.err("If you don't see a command prompt, try pressing enter.\n");
     ctx.attach({ pod: running, container: name, shell, removeOnExit: o.remove });
   },
