@@ -1,7 +1,7 @@
 // The controllers' client token buckets: kube-api-burst at once, then kube-api-qps a second,
 // one bucket per controller, on the cluster clock.
 import { describe, expect, it } from "vitest";
-import { ClientRateLimits, KUBE_API_BURST, KUBE_API_QPS } from "./client-rate-limit.js";
+import { ClientRateLimits, KUBE_API_BURST, KUBE_API_QPS, tokensDueAt } from "./client-rate-limit.js";
 
 function takeAll(l: ClientRateLimits, client: string, now: number): { taken: number; retryAt: number } {
   for (let taken = 0; ; taken++) {
@@ -30,5 +30,15 @@ describe("ClientRateLimits", () => {
     const m = new ClientRateLimits();
     m.load(l.save(1000));
     expect(takeAll(m, "replicaset", 1000)).toEqual(takeAll(l, "replicaset", 1000));
+  });
+});
+
+describe("tokensDueAt", () => {
+  it("waits for the tokens of the writes still wanted, a second's worth at most", () => {
+    expect(tokensDueAt(1000, 1)).toBe(1000);
+    expect(tokensDueAt(1000, 5)).toBe(1200);
+    expect(tokensDueAt(1000, 20)).toBe(1950);
+    expect(tokensDueAt(1000, 500)).toBe(1950);
+    expect(tokensDueAt(1000, 0)).toBe(1000);
   });
 });

@@ -13,6 +13,15 @@ export const KUBE_API_BURST = 30;
 const TOKEN_MS = 1000 / KUBE_API_QPS;
 const FULL_MS = KUBE_API_BURST * TOKEN_MS;
 
+/**
+ * When `wanted` tokens (at most a second's refill) are there, given when the next one is due:
+ * the bucket refills one token per TOKEN_MS. A controller waiting for several writes syncs once
+ * for them rather than once per token.
+ */
+export function tokensDueAt(nextTokenAt: number, wanted: number): number {
+  return nextTokenAt + TOKEN_MS * (Math.min(Math.max(1, wanted), KUBE_API_QPS) - 1);
+}
+
 /** A bucket not full: its refill in ms (TOKEN_MS per token) as of clock time `at`. */
 export interface Bucket {
   ms: number;

@@ -57,12 +57,15 @@ describe("the host's quota", () => {
     c.client.patch(R.deployments, "default", "web", "merge", { spec: { replicas: 2147483647 } });
     expect(performance.now() - t).toBeLessThan(2000);
     // The controller's client rate limit: the rest of its burst of 30 (one went on the first pod)
-    // at once, then 20 a second, until the quota refuses the 61st pod.
+    // at once, then 20 a second (made together, once the second's tokens are due), until the
+    // quota refuses the 61st pod.
     expect(c.store.count("pods")).toBe(before + 29);
     expect(warnings(c, "FailedCreate")).toEqual([]);
-    c.advance(1000);
+    c.advance(999);
+    expect(c.store.count("pods")).toBe(before + 29);
+    c.advance(1);
     expect(c.store.count("pods")).toBe(before + 49);
-    c.advance(100);
+    c.advance(1000);
     expect(c.store.count("pods")).toBe(60);
     const failed = warnings(c, "FailedCreate");
     expect(failed).toHaveLength(1);
