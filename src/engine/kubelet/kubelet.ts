@@ -13,7 +13,7 @@ import { splitKey } from "../controllers/util.js";
 import { formatIPv4, ipv4Unchecked, parseCIDR } from "../util/ip.js";
 import type { StoreEvent } from "../store/store.js";
 import { memoize } from "../util/memo.js";
-import { evaluateCommand, type ScriptContext } from "./script.js";
+import { evaluateCommand, isBareShell, type ScriptContext } from "./script.js";
 import { containerEnv, resolvConf, type ServiceEnvSource, serviceEnvSource } from "./env.js";
 import { ContainerFs, type FsHost } from "./fs.js";
 import { httpGet, listenerApp } from "./apps.js";
@@ -1259,11 +1259,6 @@ function dateOutput(ms: number): string {
 
 function baseName(p: string): string {
   return p.slice(p.lastIndexOf("/") + 1);
-}
-
-/** `sh`, `bash`, `/bin/sh` alone: an interactive shell that ends without stdin. */
-function isBareShell(cmd: string[]): boolean {
-  return cmd.length === 1 && /^(sh|bash|ash)$/.test(baseName(cmd[0]));
 }
 
 /** Where a container's configMap volumes are mounted (directories, or subPath files). */

@@ -31,6 +31,14 @@ const SHELLS = /^(?:\/usr)?(?:\/bin\/)?(?:sh|bash|ash|dash)$/;
 /** The most digits of pi worked out for perl's bpi (a few ms at most). */
 const MAX_PI_DIGITS = 10_000;
 
+/**
+ * `sh`, `bash`, `/bin/sh` alone: an interactive shell, which ends at once without stdin and which
+ * `kubectl run -it` attaches to (anything else runs as a command).
+ */
+export function isBareShell(argv: readonly string[]): boolean {
+  return argv.length === 1 && /^(sh|bash|ash)$/.test(argv[0].slice(argv[0].lastIndexOf("/") + 1));
+}
+
 /** What `command` + `args` do, if they are certain to end; undefined to leave them running. */
 export function evaluateCommand(argv: readonly string[], ctx: ScriptContext): ScriptRun | undefined {
   if (!argv.length) return undefined;

@@ -2,6 +2,7 @@
 
 import type { Container, Pod } from "../../../engine/api/types.js";
 import { R } from "../../../engine/api/resources.js";
+import { isBareShell } from "../../../engine/kubelet/script.js";
 import { dryRun, type DryRunStrategy, f, labelsFromString, nsOf, OUTPUT_FLAGS } from "../cmdutil.js";
 import type { KubectlCommand } from "../command.js";
 import { KubectlError } from "../errors.js";
@@ -105,8 +106,7 @@ export const runCommand: KubectlCommand<RunOptions> = {
       return;
     }
     const cmd = [...(container.command ?? []), ...(container.args ?? [])];
-    const bareShell = cmd.length === 0 || (cmd.length === 1 && /^(sh|bash|ash)$/.test(cmd[0].split("/").pop()!));
-    if (!bareShell) {
+    if (cmd.length > 0 && !isBareShell(cmd)) {
       // The container's command runs once with its output on the terminal: kubectl attaches to
       // it, or prints the logs of a container that has already ended.
       const started = await waitRunning(ctx, ns, name, true);
