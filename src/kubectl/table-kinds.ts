@@ -8,19 +8,28 @@ import { age, c, containersAndImages, formatLabels, type TableDef } from "./tabl
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = any;
 
-export const KIND_TABLES: Record<string, TableDef> = {
-  ReplicationController: {
+/**
+ * The table of a ReplicaSet or a ReplicationController (printers.go prints both alike); only
+ * their selectors differ in form (a LabelSelector, a label map).
+ * Here, not in table.ts, which reads it at load: table.ts imports this module first.
+ */
+export function replicasTable(selector: (sel: Obj) => string): TableDef {
+  return {
     columns: [c("NAME"), c("DESIRED"), c("CURRENT"), c("READY"), c("AGE"), c("CONTAINERS", 1), c("IMAGES", 1), c("SELECTOR", 1)],
-    row: (r: Obj, now) => [
+    row: (r: Obj, now: number) => [
       r.metadata.name,
       String(r.spec?.replicas ?? 0),
       String(r.status?.replicas ?? 0),
       String(r.status?.readyReplicas ?? 0),
       age(r, now),
       ...containersAndImages(r.spec?.template?.spec),
-      formatLabels(r.spec?.selector),
+      selector(r.spec?.selector),
     ],
-  },
+  };
+}
+
+export const KIND_TABLES: Record<string, TableDef> = {
+  ReplicationController: replicasTable(formatLabels),
   PersistentVolume: {
     columns: [c("NAME"), c("CAPACITY"), c("ACCESS MODES"), c("RECLAIM POLICY"), c("STATUS"), c("CLAIM"), c("STORAGECLASS"), c("VOLUMEATTRIBUTESCLASS"), c("REASON"), c("AGE"), c("VOLUMEMODE", 1)],
     row: (pv: Obj, now) => {

@@ -5,7 +5,7 @@
 import type { ResourceInfo } from "../engine/api/resources.js";
 import type { KObject } from "../engine/api/types.js";
 import { since } from "./duration.js";
-import { KIND_TABLES } from "./table-kinds.js";
+import { KIND_TABLES, replicasTable } from "./table-kinds.js";
 import { BATCH_TABLES } from "./table-batch.js";
 
 // Objects are read as loose JSON: the printers look at many optional fields.
@@ -288,18 +288,7 @@ const TABLES: Record<string, TableDef> = {
       formatLabelSelector(d.spec?.selector),
     ],
   },
-  ReplicaSet: {
-    columns: [c("NAME"), c("DESIRED"), c("CURRENT"), c("READY"), c("AGE"), c("CONTAINERS", 1), c("IMAGES", 1), c("SELECTOR", 1)],
-    row: (r, now) => [
-      r.metadata.name,
-      String(r.spec?.replicas ?? 0),
-      String(r.status?.replicas ?? 0),
-      String(r.status?.readyReplicas ?? 0),
-      age(r, now),
-      ...containersAndImages(r.spec?.template?.spec),
-      formatLabelSelector(r.spec?.selector),
-    ],
-  },
+  ReplicaSet: replicasTable(formatLabelSelector),
   DaemonSet: {
     columns: [c("NAME"), c("DESIRED"), c("CURRENT"), c("READY"), c("UP-TO-DATE"), c("AVAILABLE"), c("NODE SELECTOR"), c("AGE"), c("CONTAINERS", 1), c("IMAGES", 1), c("SELECTOR", 1)],
     row: (d, now) => [
