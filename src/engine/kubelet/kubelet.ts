@@ -15,8 +15,9 @@ import type { StoreEvent } from "../store/store.js";
 import { memoize } from "../util/memo.js";
 import { evaluateCommand, isBareShell, type ScriptContext } from "./script.js";
 import { containerEnv, resolvConf, type ServiceEnvSource, serviceEnvSource } from "./env.js";
-import { ContainerFs, type FsHost } from "./fs.js";
-import { httpGet, listenerApp } from "./apps.js";
+import { ContainerFs } from "./fs.js";
+import { ContainerMounts } from "./mounts.js";
+import { probeFailure, probeSucceeds } from "./probes.js";
 import { type ImageProfile, imageProfile } from "./images.js";
 import { StatusParts } from "./status-parts.js";
 
@@ -97,7 +98,7 @@ const CLUSTER_LOG_MAX_BYTES = 32 * 1024 * 1024;
 /** "2026-11-29T23:00:00.000000000Z stdout F " and the newline. */
 const CRI_LINE_OVERHEAD = 41;
 
-interface PodRuntime {
+export interface PodRuntime {
   uid: string;
   ip: string;
   node: string;
@@ -1139,63 +1140,6 @@ export interface KubeletPodState {
   containers: SavedContainer[];
 }
 
-/** Runs a readiness probe against the container's app and files. */
-function probeSucceeds(probe: NonNullable<Container["readinessProbe"]>, spec: Container, profile: ImageProfile, fs: ContainerFs): boolean {
-  return probeFailure(probe, spec, profile, fs, "") === undefined;
-}
-
-/**
- * What a failing probe reports (the `output` of prober.go's "%s probe failed: %s"), undefined
- * when it succeeds: pkg/probe/http's status and dial errors, pkg/probe/tcp's dial error, and an
- * exec probe's combined output as the image's userland prints it.
- */
-function probeFailure(probe: NonNullable<Container["readinessProbe"]>, spec: Container, profile: ImageProfile, fs: ContainerFs, podIP: string): string | undefined {
-  if (probe.httpGet) {
-    const h = probe.httpGet as { path?: string; port?: number | string; host?: string; scheme?: string };
-    const port = probePort(spec, h.port);
-    const host = h.host || podIP;
-    const path = h.path ?? "/";
-    const url = `${(h.scheme ?? "HTTP").toLowerCase()}://${host}:${port}${path.startsWith("/") || path === "" ? path : `/${path}`}`;
-    const app = listenerApp(profile, port);
-    if (app !== "http" && app !== "wordpress") return `Get "${url}": dial tcp ${host}:${port}: connect: connection refused`;
-    const res = httpGet(profile, fs, path || "/");
-    return res.status >= 200 && res.status < 400 ? undefined : `HTTP probe failed with statuscode: ${res.status}`;
-  }
-  if (probe.tcpSocket) {
-    const t = probe.tcpSocket as { port?: number | string; host?: string };
-    const port = probePort(spec, t.port);
-    return listenerApp(profile, port) !== undefined ? undefined : `dial tcp ${t.host || podIP}:${port}: connect: connection refused`;
-  }
-  if (probe.exec) {
-    const cmd = ((probe.exec as { command?: string[] }).command ?? []).filter((x) => x !== "--");
-    const bin = cmd[0]?.slice(cmd[0].lastIndexOf("/") + 1);
-    const busybox = profile.userland.sh === "ash";
-    if (bin === "cat" || bin === "ls" || bin === "stat") {
-      if (isFileArg(fs, cmd[1])) return undefined;
-      const f = cmd[1] ?? "";
-      if (bin === "cat") return busybox ? `cat: can't open '${f}': No such file or directory\n` : `cat: ${f}: No such file or directory\n`;
-      if (bin === "ls") return busybox ? `ls: ${f}: No such file or directory\n` : `ls: cannot access '${f}': No such file or directory\n`;
-      return busybox ? `stat: can't stat '${f}': No such file or directory\n` : `stat: cannot statx '${f}': No such file or directory\n`;
-    }
-    if (bin === "test" && (cmd[1] === "-e" || cmd[1] === "-f")) return isFileArg(fs, cmd[2]) ? undefined : "";
-    if (bin === "false") return "";
-    return undefined;
-  }
-  return undefined;
-}
-
-/** A probe's port: a number, or the name of one of the container's ports. */
-function probePort(spec: Container, p: unknown): number {
-  if (typeof p === "number") return p;
-  const named = (spec.ports ?? []).find((cp) => cp.name === p);
-  return named?.containerPort ?? Number(p);
-}
-
-/** Whether an exec probe's path argument names a file (relative to the working directory). */
-function isFileArg(fs: ContainerFs, arg: string | undefined): boolean {
-  return arg ? fs.isFile(arg.startsWith("/") ? arg : `${fs.workingDir}/${arg}`) : false;
-}
-
 /** Whole seconds as Go's time.Duration prints them: 40s, 1m20s, 5m0s, 1h0m0s. */
 function goSeconds(secs: number): string {
   const h = Math.floor(secs / 3600);
@@ -1259,72 +1203,6 @@ function dateOutput(ms: number): string {
 
 function baseName(p: string): string {
   return p.slice(p.lastIndexOf("/") + 1);
-}
-
-/** Where a container's configMap volumes are mounted (directories, or subPath files). */
-function configMapMountPoints(spec: Pod["spec"], c: Container): string[] {
-  const out: string[] = [];
-  for (const vm of c.volumeMounts ?? []) {
-    if ((spec.volumes ?? []).find((v) => v.name === vm.name)?.configMap) out.push(vm.mountPath.replace(/\/+$/, "") || "/");
-  }
-  return out;
-}
-
-/**
- * A container's mounts as its filesystem asks for them: built again only when the store has
- * changed since (a configMap edit shows at once), not on every file lookup of every request.
- */
-class ContainerMounts implements FsHost {
-  private rev = -1;
-  private m: ReadonlyMap<string, string> | undefined;
-
-  // The pod's name, namespace and spec, not an object holding them: a small pod object per
-  // container (and its metadata) cost ~80 bytes per container for a rare rebuild of the mounts.
-  constructor(
-    private readonly kubelet: Kubelet,
-    private readonly name: string,
-    private readonly namespace: string,
-    private readonly spec: Pod["spec"],
-    private readonly c: Container,
-    private readonly rt: PodRuntime,
-  ) {}
-
-  private pod(): Pod {
-    return { metadata: { name: this.name, namespace: this.namespace }, spec: this.spec } as Pod;
-  }
-
-  mounts(): ReadonlyMap<string, string> {
-    const now = this.kubelet.storeRevision();
-    if (this.m === undefined || now !== this.rev) {
-      this.m = this.kubelet.mountsFor(this.pod(), this.c, this.rt);
-      this.rev = now;
-    }
-    return this.m;
-  }
-
-  changed(): void {
-    this.kubelet.filesChanged(this.pod(), this.c.name);
-  }
-
-  private vols?: readonly string[];
-  volumes(): readonly string[] {
-    return (this.vols ??= configMapMountPoints(this.spec, this.c));
-  }
-
-  /**
-   * The kubelet's files and what the container's volume mounts can put under their paths (see
-   * mountsFor): a readiness probe reading the document root does not build resolv.conf and hosts.
-   */
-  mayMount(path: string): boolean {
-    if (path === "/etc/resolv.conf" || path === "/etc/hostname" || path === "/etc/hosts") return true;
-    const vms = this.c.volumeMounts;
-    if (!vms) return false;
-    for (const vm of vms) {
-      const base = vm.mountPath.replace(/\/$/, "");
-      if (path === base || path.startsWith(`${base}/`)) return true;
-    }
-    return false;
-  }
 }
 
 /** A container start's log lines from an image's templates, all at one time (see TemplateLogLine). */
