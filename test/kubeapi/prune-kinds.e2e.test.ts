@@ -87,7 +87,9 @@ describe.skipIf(!have)("real kubectl: the default prune list's kinds", () => {
     expect(await kubectl(["expose", "deployment", "web", "--port=80"])).toMatchObject({ code: 0 });
     const r = await kubectl(["create", "ingress", "web", "--rule=web.example.com/*=web:80,tls=web-tls", "--rule=web.example.com/api=api:http"]);
     expect(r).toEqual({ stdout: "ingress.networking.k8s.io/web created\n", stderr: "", code: 0 });
-    await new Promise((res) => setTimeout(res, 3000));
+    // describe shows the backend's endpoints: wait for the pod to be ready (a fixed 3 s sleep was
+    // too short for the cluster's clock under CI's load).
+    expect(await kubectl(["rollout", "status", "deployment", "web", "--timeout=60s"])).toMatchObject({ code: 0 });
     expect((await same(["get", "ingress", "-o", "wide"])).stdout).toMatch(/^web +<none> +web\.example\.com +80, 443 /m);
     await same(["describe", "ingress", "web"]);
     await same(["get", "ingressclass"]);
