@@ -77,22 +77,20 @@ export class FieldSet {
     return s;
   }
 
+  // union, difference and intersection walk the two trees together: every write's managed
+  // fields go through them, so no path is spelled out as an array.
   union(o: FieldSet): FieldSet {
     const s = this.clone();
-    for (const p of o.paths()) s.insert(p);
+    addMembers(s, o);
     return s;
   }
 
   difference(o: FieldSet): FieldSet {
-    const s = new FieldSet();
-    for (const p of this.paths()) if (!o.has(p)) s.insert(p);
-    return s;
+    return keep(this, o, false);
   }
 
   intersection(o: FieldSet): FieldSet {
-    const s = new FieldSet();
-    for (const p of this.paths()) if (o.has(p)) s.insert(p);
-    return s;
+    return keep(this, o, true);
   }
 
   /** Members of this set that are neither in `o` nor below one of `o`'s members. */
@@ -110,8 +108,9 @@ export class FieldSet {
 
   /** The FieldsV1 JSON value. */
   toFieldsV1(): Record<string, unknown> {
+    if (this.children.size === 0) return LEAF;
     const out: Record<string, unknown> = {};
-    if (this.self && this.children.size) out["."] = {};
+    if (this.self) out["."] = LEAF;
     for (const pe of sortedKeys(this.children)) {
       const c = this.children.get(pe)!;
       if (c.empty()) continue;
@@ -119,6 +118,36 @@ export class FieldSet {
     }
     return out;
   }
+}
+
+/**
+ * The one `{}` every leaf of an encoding shares: managedFields are stored in every object of the
+ * cluster (10k pods), and stored objects are never changed in place. Frozen, so a change throws.
+ */
+const LEAF: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/** Adds the members of `o` to `s`, making only the nodes on the way to them. */
+function addMembers(s: FieldSet, o: FieldSet): void {
+  if (o.self) s.self = true;
+  for (const [k, c] of o.children) {
+    const had = s.children.get(k);
+    const t = had ?? new FieldSet();
+    addMembers(t, c);
+    if (!had && (t.self || t.children.size)) s.children.set(k, t);
+  }
+}
+
+/** The members of `a` that are (`inB`) or are not members of `b`. */
+function keep(a: FieldSet, b: FieldSet | undefined, inB: boolean): FieldSet {
+  const s = new FieldSet();
+  s.self = a.self && (inB ? !!b?.self : !b?.self);
+  for (const [k, c] of a.children) {
+    const bc = b?.children.get(k);
+    if (inB && !bc) continue;
+    const t = keep(c, bc, inB);
+    if (t.self || t.children.size) s.children.set(k, t);
+  }
+  return s;
 }
 
 /** Whether `path` or one of its ancestors is a member of `s`. */

@@ -95,32 +95,55 @@ export function compare(lhs: unknown, rhs: unknown, s: Shape): Comparison {
 }
 
 function walkCompare(l: unknown, r: unknown, s: Shape, path: PathElement[], c: Comparison): void {
+  // `path` is one stack pushed and popped on the way down (insert copies nothing from it).
   const lp = present(l);
   const rp = present(r);
   if (!lp && !rp) return;
-  const leaf = () => {
-    if (!lp) c.added.insert(path);
-    else if (!rp) c.removed.insert(path);
-    else if (!jsonEqual(l, r)) c.modified.insert(path);
-  };
-  const lv = lp ? l : undefined;
-  const rv = rp ? r : undefined;
-  const both = [lv, rv].filter((x) => x !== undefined);
-  if (both.every(Array.isArray) && isListShape(s)) {
-    if (both.every((x) => (x as unknown[]).length === 0)) return leaf();
-    const li = indexItems(s, lv);
-    const ri = indexItems(s, rv);
-    for (const [pe, item] of ri) walkCompare(li.get(pe), item, elemShape(s), [...path, pe], c);
-    for (const [pe, item] of li) if (!ri.has(pe)) walkCompare(item, undefined, elemShape(s), [...path, pe], c);
-  } else if (both.every(isObj) && s.t !== "atomic" && !isListShape(s)) {
-    if (both.every((x) => Object.keys(x as Obj).every((k) => !present((x as Obj)[k])))) return leaf();
-    const lo = (lv ?? {}) as Obj;
-    const ro = (rv ?? {}) as Obj;
-    const keys = new Set([...Object.keys(lo), ...Object.keys(ro)]);
-    for (const k of keys) walkCompare(lo[k], ro[k], fieldShape(s, k), [...path, fieldPE(k)], c);
-  } else return leaf();
+  if ((!lp || Array.isArray(l)) && (!rp || Array.isArray(r)) && isListShape(s)) {
+    if ((!lp || (l as unknown[]).length === 0) && (!rp || (r as unknown[]).length === 0)) return leafCompare(l, r, lp, rp, path, c);
+    const li = indexItems(s, lp ? l : undefined);
+    const ri = indexItems(s, rp ? r : undefined);
+    const es = elemShape(s);
+    for (const [pe, item] of ri) {
+      path.push(pe);
+      walkCompare(li.get(pe), item, es, path, c);
+      path.pop();
+    }
+    for (const [pe, item] of li) {
+      if (ri.has(pe)) continue;
+      path.push(pe);
+      walkCompare(item, undefined, es, path, c);
+      path.pop();
+    }
+  } else if ((!lp || isObj(l)) && (!rp || isObj(r)) && s.t !== "atomic" && !isListShape(s)) {
+    const lo = (lp ? l : {}) as Obj;
+    const ro = (rp ? r : {}) as Obj;
+    if (!anyPresent(lo) && !anyPresent(ro)) return leafCompare(l, r, lp, rp, path, c);
+    for (const k of Object.keys(lo)) {
+      path.push(fieldPE(k));
+      walkCompare(lo[k], ro[k], fieldShape(s, k), path, c);
+      path.pop();
+    }
+    for (const k of Object.keys(ro)) {
+      if (Object.hasOwn(lo, k)) continue;
+      path.push(fieldPE(k));
+      walkCompare(undefined, ro[k], fieldShape(s, k), path, c);
+      path.pop();
+    }
+  } else return leafCompare(l, r, lp, rp, path, c);
   if (!lp) c.added.insert(path);
   else if (!rp) c.removed.insert(path);
+}
+
+function leafCompare(l: unknown, r: unknown, lp: boolean, rp: boolean, path: PathElement[], c: Comparison): void {
+  if (!lp) c.added.insert(path);
+  else if (!rp) c.removed.insert(path);
+  else if (!jsonEqual(l, r)) c.modified.insert(path);
+}
+
+function anyPresent(o: Obj): boolean {
+  for (const k in o) if (present(o[k])) return true;
+  return false;
 }
 
 export function jsonEqual(a: unknown, b: unknown): boolean {
