@@ -1,6 +1,7 @@
 // A virtual cluster: storage, the apiserver, the controllers and kubelets, driven by one clock
 // and one Rng. Pure and deterministic: the same config and the same calls give the same state.
 
+import { withOwnWrites } from "./apiserver/own-writes.js";
 import {
   ApiServer,
   type DeleteOptions,
@@ -179,7 +180,9 @@ export class Cluster {
 
   /** The whole cluster as JSON-serializable data. */
   snapshot(): ClusterSnapshot {
-    return { ...this.snapshotMeta(), config: this.config, objects: this.store.dump(), kubelet: this.kubelet.save() };
+    // Objects as clients read them: the cluster's own writes settled into managedFields.
+    const objects = Object.fromEntries(Object.entries(this.store.dump()).map(([r, objs]) => [r, objs.map(withOwnWrites)]));
+    return { ...this.snapshotMeta(), config: this.config, objects, kubelet: this.kubelet.save() };
   }
 
   /**

@@ -11,6 +11,7 @@ import { WatchFilter } from "../engine/api/watch-filter.js";
 import { lookupResource, resourceKey, type ResourceInfo } from "../engine/api/resources.js";
 import { badRequest, methodNotAllowed, notServed } from "../engine/api/status.js";
 import { withTypeMeta } from "../engine/apiserver/apiserver.js";
+import { withOwnWrites } from "../engine/apiserver/own-writes.js";
 import type { KObject } from "../engine/api/types.js";
 import type { Cluster } from "../engine/cluster.js";
 import type { LiveMessage } from "../runtime/core.js";
@@ -98,7 +99,7 @@ export class WatchStream {
   }
 
   private line(type: string, o: KObject): string {
-    const obj = withTypeMeta(this.plan.info, o);
+    const obj = withTypeMeta(this.plan.info, withOwnWrites(o));
     const object = this.plan.table ? toTable(this.plan.info, [obj], this.now(), { resourceVersion: obj.metadata.resourceVersion }, this.plan.include) : obj;
     return JSON.stringify({ type, object }) + "\n";
   }

@@ -5,9 +5,12 @@
 // again instead of holding its own copy. An object written since is its JSON, as any other.
 
 import type { KObject } from "../engine/api/types.js";
+import { withOwnWrites } from "../engine/apiserver/own-writes.js";
 import { sharedObject, unchangedDefault } from "../engine/rbac/policy-objects.js";
 
-export function encodeObjectRow(o: KObject): string {
+export function encodeObjectRow(stored: KObject): string {
+  // Persisted as clients read it: the cluster's own writes settled into managedFields.
+  const o = withOwnWrites(stored);
   const key = unchangedDefault(o);
   if (key === undefined) return JSON.stringify(o);
   const m = o.metadata;

@@ -276,8 +276,9 @@ export const CASES: Case[] = [
       ok(await k(["set", "image", "deploy/web", "-n", ns, "nginx=nginx:1.28"]), "set image");
       ok(await k(["rollout", "restart", "deploy/web", "-n", ns]), "restart");
       const got = ok(await k(["get", "deploy", "web", "-n", ns, "--show-managed-fields", "-o", "jsonpath={range .metadata.managedFields[*]}{.manager}/{.operation}/{.subresource};{end}"]), "get").stdout;
-      // The same managers the terminal's kubectl records (src/shell/kubectl/field-managers.test.ts).
-      assert.deepEqual(got.split(";").filter(Boolean).sort(), ["kubectl-annotate/Update/", "kubectl-create/Update/", "kubectl-label/Update/", "kubectl-rollout/Update/", "kubectl-set/Update/", "kubectl/Update/scale"]);
+      // The same managers the terminal's kubectl records (src/shell/kubectl/field-managers.test.ts),
+      // and the deployment controller's (revision annotation, status) as on a kubeadm cluster.
+      assert.deepEqual(got.split(";").filter(Boolean).sort(), ["kube-controller-manager/Update/", "kube-controller-manager/Update/status", "kubectl-annotate/Update/", "kubectl-create/Update/", "kubectl-label/Update/", "kubectl-rollout/Update/", "kubectl-set/Update/", "kubectl/Update/scale"]);
     },
   },
 ];

@@ -32,6 +32,7 @@ import { decode, type FieldValidation } from "./decode.js";
 import { ServiceAllocations } from "./service-alloc.js";
 import { type EventRecord, EventRecorder } from "./event-recorder.js";
 import { type Attribution, podAdmissionFields, recordApply, recordUpdate } from "./fieldmanager.js";
+import { BINDING_FIELDS, deferKnownWrite, deferOwnWrite, withOwnWrites } from "./own-writes.js";
 import { review } from "../rbac/reviews.js";
 import { defaultPolicyBodies } from "../rbac/policy-objects.js";
 import type { UserInfo } from "../rbac/authorizer.js";
@@ -132,6 +133,11 @@ export class ApiServer {
    * spec validation a status update cannot change anyway.
    */
   trusted = false;
+  /**
+   * The manager of trusted writes (kube-controller-manager, kubelet, ...): set by the controller
+   * manager for the controller running; unset for the cluster's bootstrap writes, which record none.
+   */
+  manager: string | undefined;
   /** Validate the controllers' writes too (tests: a controller bug shows as a 422). */
   paranoid = false;
   /** The host's limits, admitted at every create (see Quota); none when undefined. */
@@ -191,7 +197,7 @@ export class ApiServer {
     const ns = this.checkNamespace(info, namespace);
     const obj = this.store.get(key(info), ns, name);
     if (!obj) throw notFound(info.resource, info.group, name);
-    return info === R.leases ? this.presentLease(withTypeMeta(info, obj)) : withTypeMeta(info, obj);
+    return info === R.leases ? this.presentLease(withTypeMeta(info, obj)) : withTypeMeta(info, withOwnWrites(obj));
   }
 
   /**
@@ -233,7 +239,7 @@ export class ApiServer {
     for (const o of this.store.list(key(info), info.namespaced ? namespace : undefined)) {
       if (labelSel && !labelSel.matches(o.metadata.labels ?? {})) continue;
       if (fieldSel && !matchesFields(info.kind, o, fieldSel)) continue;
-      items.push(info === R.leases ? this.presentLease(withTypeMeta(info, o)) : withTypeMeta(info, o));
+      items.push(info === R.leases ? this.presentLease(withTypeMeta(info, o)) : withTypeMeta(info, withOwnWrites(o)));
     }
     return { items, resourceVersion: String(this.store.revision()) };
   }
@@ -273,7 +279,7 @@ export class ApiServer {
     if (info.namespaced) this.admitNamespace(info, meta.namespace!, name);
 
     // What admission will set is known from the spec as sent, before defaulting fills it in.
-    const admitted = info === R.pods && !this.trusted ? podAdmissionFields(obj.spec) : undefined;
+    const admitted = info === R.pods ? podAdmissionFields(obj.spec) : undefined;
     if (!knownSpec) applyDefaults(info.kind, obj);
     if (info === R.pods && this.trusted) {
       if (!knownSpec) obj.spec = this.sharedPodSpec(body, obj.spec);
@@ -296,7 +302,9 @@ export class ApiServer {
       undo();
       return withTypeMeta(info, obj);
     }
-    const stored = this.store.put(key(info), stripTypeMeta(obj));
+    const toStore = stripTypeMeta(obj);
+    if (this.trusted && this.manager) deferOwnWrite(undefined, toStore, { ...this.attribution(info, opts), admitted });
+    const stored = this.store.put(key(info), toStore);
     if (info === R.customresourcedefinitions) this.crds.add(crdName(stored));
     return withTypeMeta(info, stored);
   }
@@ -480,7 +488,7 @@ export class ApiServer {
     if (type === "apply") return this.apply(info, ns, name, patch, opts);
     const old = this.store.get(key(info), ns, name);
     if (!old) throw notFound(info.resource, info.group, name);
-    const patched = applyPatch(info.kind, withTypeMeta(info, old), type, patch) as KObject;
+    const patched = applyPatch(info.kind, withTypeMeta(info, withOwnWrites(old)), type, patch) as KObject;
     // A strategic patch reaches the typed object through the unstructured converter, whose
     // reflect Convert keeps an int64's low 32 bits: 99999999999 replicas become 1215752191.
     if (type === "strategic") wrapInt32Replicas(patched);
@@ -510,7 +518,7 @@ export class ApiServer {
     return {
       kind: info.kind,
       apiVersion: apiVersionOf(info),
-      manager: opts.fieldManager ?? "",
+      manager: opts.fieldManager ?? (this.trusted ? this.manager : undefined) ?? "",
       subresource: opts.subresource,
       hasStatus: info.hasStatus,
       now: this.rfc3339(this.clock.now()),
@@ -556,7 +564,7 @@ export class ApiServer {
       const { object } = recordApply(undefined, { ...cfg, metadata: { ...meta, name } } as KObject, a, !!opts.force);
       return this.create(info, ns, object, { ...opts, appliedFields: true });
     }
-    const { object } = recordApply(withTypeMeta(info, old), cfg, a, !!opts.force);
+    const { object } = recordApply(withTypeMeta(info, withOwnWrites(old)), cfg, a, !!opts.force);
     const { object: obj, warnings } = decodeBody(this, info, object, opts.fieldValidation ?? "Strict");
     opts.warnings?.push(...warnings);
     const rv = obj.metadata.resourceVersion;
@@ -609,8 +617,14 @@ export class ApiServer {
     const errs: FieldError[] = skip ? [] : validateUpdate(info.kind, obj, old);
     if (errs.length) throw invalid(info.kind, info.group, name, errs);
     obj.metadata.resourceVersion = old.metadata.resourceVersion;
-    if (opts.fieldManager && !this.trusted && !opts.appliedFields) recordUpdate(old, obj, this.attribution(info, opts));
-    if (deepEqual(stripTypeMeta(obj), stripTypeMeta(old))) return withTypeMeta(info, old);
+    // A client's write is attributed now, against the object as it reads (the cluster's own
+    // writes settled); the cluster's own writes are recorded for when it is read (own-writes.ts).
+    const attributed = !this.trusted && !!opts.fieldManager;
+    const live = this.trusted ? old : withOwnWrites(old);
+    if (attributed && !opts.appliedFields) recordUpdate(live, obj, this.attribution(info, opts));
+    // A write that does not carry managedFields keeps them (a client that does not know them).
+    else if (obj.metadata.managedFields === undefined && live.metadata.managedFields !== undefined) obj.metadata.managedFields = live.metadata.managedFields;
+    if (deepEqual(stripTypeMeta(obj), stripTypeMeta(live))) return withTypeMeta(info, old);
 
     let undo = NOOP;
     let commit = NOOP;
@@ -628,7 +642,9 @@ export class ApiServer {
       this.removeNow(info, obj);
       return withTypeMeta(info, obj);
     }
-    return withTypeMeta(info, this.store.put(key(info), stripTypeMeta(obj)));
+    const toStore = stripTypeMeta(obj);
+    if (!attributed) deferOwnWrite(old, toStore, this.attribution(info, opts));
+    return withTypeMeta(info, this.store.put(key(info), toStore));
   }
 
   /**
@@ -662,6 +678,8 @@ export class ApiServer {
     const nextStatus = copyFields(status as Record<string, unknown>);
     nextStatus.conditions = conditions;
     const next = { ...old, metadata: { ...old.metadata }, spec, status: nextStatus } as KObject;
+    // BindingREST writes storage directly: no manager is recorded for the binding.
+    deferKnownWrite(old, next, BINDING_FIELDS, { apiVersion: "v1", kind: "Pod", hasStatus: true, now: this.rfc3339(this.clock.now()) });
     return this.store.put(key(R.pods), next);
   }
 
@@ -706,7 +724,7 @@ export class ApiServer {
       }
       if (finalizers.size) meta.finalizers = [...finalizers];
       if (opts.dryRun) return withTypeMeta(info, next);
-      return withTypeMeta(info, this.store.put(key(info), next));
+      return withTypeMeta(info, this.storeUnattributed(info, old, next));
     }
 
     if (finalizers.size) {
@@ -721,7 +739,7 @@ export class ApiServer {
       meta.finalizers = [...finalizers];
       if (opts.dryRun) return withTypeMeta(info, next);
       if (deepEqual(next, old)) return withTypeMeta(info, old);
-      return withTypeMeta(info, this.store.put(key(info), next));
+      return withTypeMeta(info, this.storeUnattributed(info, old, next));
     }
     if (opts.dryRun) return withTypeMeta(info, old);
     return withTypeMeta(info, this.removeNow(info, old));
@@ -745,7 +763,13 @@ export class ApiServer {
     next.metadata.deletionGracePeriodSeconds = 0;
     next.status = { phase: "Terminating" };
     if (opts.dryRun) return withTypeMeta(R.namespaces, next);
-    return withTypeMeta(R.namespaces, this.store.put(key(R.namespaces), next));
+    return withTypeMeta(R.namespaces, this.storeUnattributed(R.namespaces, old, next));
+  }
+
+  /** A write the apiserver makes itself (a delete's metadata): recorded for no one. */
+  private storeUnattributed(info: ResourceInfo, old: KObject, next: KObject): KObject {
+    deferOwnWrite(old, next, { kind: info.kind, apiVersion: apiVersionOf(info), manager: "", hasStatus: info.hasStatus, now: this.rfc3339(this.clock.now()) });
+    return this.store.put(key(info), next);
   }
 
   /** Removes an object from storage for good (no graceful step, no finalizers). */

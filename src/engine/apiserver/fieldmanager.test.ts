@@ -87,6 +87,9 @@ describe("server-side apply", () => {
     const owners = (forced.metadata.managedFields as Array<{ manager: string; fieldsV1: Record<string, any> }>).map((m) => [m.manager, !!m.fieldsV1["f:spec"]?.["f:replicas"]]); // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(owners).toEqual([
       ["kubectl", true],
+      // The deployment controller's revision annotation and its status.
+      ["kube-controller-manager", false],
+      ["kube-controller-manager", false],
       ["kubectl-client-side-apply", false],
     ]);
   });

@@ -10,7 +10,7 @@ import { compare, jsonEqual, merge, removeFields, toFieldSet } from "../api/mana
 import { applyConflict, type StatusCause } from "../api/status.js";
 import type { KObject } from "../api/types.js";
 
-interface ManagedFieldsEntry {
+export interface ManagedFieldsEntry {
   manager: string;
   operation: "Apply" | "Update";
   apiVersion: string;
@@ -20,7 +20,7 @@ interface ManagedFieldsEntry {
   subresource?: string;
 }
 
-interface Managed {
+export interface Managed {
   manager: string;
   operation: "Apply" | "Update";
   apiVersion: string;
@@ -52,14 +52,21 @@ export interface Attribution {
 export function podAdmissionFields(sentSpec: unknown): FieldSet {
   const sent = (sentSpec && typeof sentSpec === "object" ? sentSpec : {}) as Record<string, unknown>;
   const unset = (f: string) => sent[f] === undefined || sent[f] === null || sent[f] === "";
-  const out = new FieldSet();
-  if (unset("serviceAccountName") && unset("serviceAccount")) {
-    out.insert(["f:spec", "f:serviceAccountName"]);
-    out.insert(["f:spec", "f:serviceAccount"]);
+  const fields: string[] = [];
+  if (unset("serviceAccountName") && unset("serviceAccount")) fields.push("serviceAccountName", "serviceAccount");
+  for (const f of ["tolerations", "priority", "preemptionPolicy"]) if (unset(f)) fields.push(f);
+  // One shared (never changed) set per combination: a controller's pods all carry one.
+  const key = fields.join(",");
+  let out = admissionSets.get(key);
+  if (!out) {
+    out = new FieldSet();
+    for (const f of fields) out.insert(["f:spec", `f:${f}`]);
+    admissionSets.set(key, out);
   }
-  for (const f of ["tolerations", "priority", "preemptionPolicy"]) if (unset(f)) out.insert(["f:spec", `f:${f}`]);
   return out;
 }
+
+const admissionSets = new Map<string, FieldSet>();
 
 /** More Update entries than this are folded into "ancient-changes" (capManagersManager). */
 const MAX_UPDATE_MANAGERS = 10;
@@ -72,12 +79,12 @@ const STRIPPED: PathElement[][] = [
   ...["name", "namespace", "creationTimestamp", "selfLink", "uid", "generation", "managedFields", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds"].map((f) => ["f:metadata", `f:${f}`]),
 ];
 
-function idOf(m: Pick<Managed, "manager" | "operation" | "apiVersion" | "subresource">): string {
+export function idOf(m: Pick<Managed, "manager" | "operation" | "apiVersion" | "subresource">): string {
   return JSON.stringify([m.manager, m.operation, m.operation === "Apply" ? "" : m.apiVersion, m.subresource ?? ""]);
 }
 
 /** The entries of an object, or undefined when they do not decode (then the live ones count). */
-function decode(entries: unknown): Managed[] | undefined {
+export function decode(entries: unknown): Managed[] | undefined {
   if (!Array.isArray(entries)) return undefined;
   const out: Managed[] = [];
   for (const e of entries as Partial<ManagedFieldsEntry>[]) {
@@ -118,14 +125,14 @@ function liveOrNew(live: KObject | undefined, next: KObject, fromRequest: boolea
   return decode(live?.metadata.managedFields) ?? [];
 }
 
-function withoutManaged(o: KObject | undefined): KObject | undefined {
+export function withoutManaged(o: KObject | undefined): KObject | undefined {
   if (!o) return undefined;
   const { managedFields: _m, ...meta } = o.metadata;
   return { ...o, metadata: meta } as KObject;
 }
 
 /** The fields of a change this write may own: server-set metadata out, and status or all but status. */
-function ownable(s: FieldSet, a: Attribution): FieldSet {
+export function ownable(s: FieldSet, a: Pick<Attribution, "subresource" | "hasStatus">): FieldSet {
   let out = s.clone();
   for (const p of STRIPPED) {
     const n = out.subtree(p);
@@ -277,7 +284,7 @@ function describe(m: Managed): string {
 }
 
 /** At most MAX_UPDATE_MANAGERS Update entries: the oldest fold into "ancient-changes". */
-function capUpdates(managers: Managed[], a: Attribution): Managed[] {
+export function capUpdates(managers: Managed[], a: Pick<Attribution, "apiVersion">): Managed[] {
   const live = managers.filter((m) => !m.set.empty() || (m.operation === "Apply"));
   const updates = live.filter((m) => m.operation === "Update").sort((x, y) => (x.time ?? "").localeCompare(y.time ?? ""));
   if (updates.length <= MAX_UPDATE_MANAGERS) return live.filter((m) => !m.set.empty());
@@ -288,7 +295,7 @@ function capUpdates(managers: Managed[], a: Attribution): Managed[] {
 }
 
 /** The entries in the apiserver's order: Apply before Update, then by time, manager, version, subresource. */
-function encode(managers: Managed[]): ManagedFieldsEntry[] {
+export function encode(managers: Managed[]): ManagedFieldsEntry[] {
   const sorted = managers
     .map((m) => ({ ...m, set: prune(m.set) }))
     .filter((m) => !m.set.empty())

@@ -36,6 +36,11 @@ export interface Controller {
    */
   watches?(resource: string): boolean;
   reconcile(key: string): void;
+  /**
+   * The manager its writes are recorded under in managedFields: the component's user agent's
+   * first word (kubelet, kube-scheduler, MetalLB's `controller`); kube-controller-manager if unset.
+   */
+  readonly fieldManager?: string;
   /** Every key, for the first pass after start or restore. */
   initialKeys?(): Iterable<string>;
 }
@@ -58,6 +63,9 @@ const MAX_RECONCILES = 1_000_000;
 /** The workqueue's per-item back-off after a failed sync (DefaultControllerRateLimiter): 5 ms doubling to 1000 s. */
 const BACKOFF_BASE_MS = 5;
 const BACKOFF_MAX_MS = 1_000_000;
+
+/** The user agent (and so the field manager) of the controllers kube-controller-manager runs. */
+const CONTROLLER_MANAGER = "kube-controller-manager";
 
 export class ControllerManager {
   private readonly controllers: Controller[] = [];
@@ -88,7 +96,7 @@ export class ControllerManager {
    * Set while controllers run: their writes come from the cluster itself, so the apiserver may
    * skip decoding them (they are built from stored, typed objects).
    */
-  trustScope?: { trusted: boolean };
+  trustScope?: { trusted: boolean; manager: string | undefined };
 
   constructor(
     store: Store,
@@ -199,6 +207,7 @@ export class ControllerManager {
     this.settling = true;
     const scope = this.trustScope;
     const wasTrusted = scope?.trusted ?? false;
+    const wasManager = scope?.manager;
     if (scope) scope.trusted = true;
     let budget = MAX_RECONCILES;
     try {
@@ -209,6 +218,7 @@ export class ControllerManager {
           if (q.size === 0) continue;
           const keys = [...q];
           q.clear();
+          if (scope) scope.manager = c.fieldManager ?? CONTROLLER_MANAGER;
           for (const k of keys) {
             if (--budget < 0) {
               throw new Error(
@@ -231,7 +241,10 @@ export class ControllerManager {
       }
     } finally {
       this.settling = false;
-      if (scope) scope.trusted = wasTrusted;
+      if (scope) {
+        scope.trusted = wasTrusted;
+        scope.manager = wasManager;
+      }
     }
   }
 

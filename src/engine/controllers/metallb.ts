@@ -203,6 +203,8 @@ function poolCounts(pool: Pool): number {
 
 export class MetalLBController implements Controller {
   readonly name = "metallb";
+  // MetalLB's controller binary is `controller`: controller-runtime's default user agent.
+  readonly fieldManager = "controller";
   /** A loadBalancerClass MetalLB was started with (--lb-class); unset: Services without a class. */
   loadBalancerClass: string | undefined = undefined;
 

@@ -139,6 +139,7 @@ interface ServiceTombstone {
 
 export class Kubelet implements Controller {
   readonly name = "kubelet";
+  readonly fieldManager = "kubelet";
   private readonly pods = new Map<string, PodRuntime>();
   /** The event recorder's spam filter (per node and pod). */
   private readonly spam = new EventSpamFilter();

@@ -73,6 +73,7 @@ interface Placement {
 
 export class Scheduler implements Controller {
   readonly name = "scheduler";
+  readonly fieldManager = "kube-scheduler";
   /**
    * Pods per node, and pods per (owner, node): kept from store events, never recounted. Pods are
    * known by uid (a string every pod already holds, where "ns/name" was one more per pod).

@@ -14,7 +14,7 @@ describe("kubectl apply --server-side", () => {
     await t(deploy(2));
     await t(deploy(3));
     expect(await t("kubectl apply -f d2.yaml")).toBe("deployment.apps/web created\n");
-    expect(await t("kubectl get deploy web -o jsonpath='{.metadata.managedFields[*].manager}'")).toBe("kubectl-client-side-apply");
+    expect(await t("kubectl get deploy web -o jsonpath='{.metadata.managedFields[*].manager}'")).toBe("kube-controller-manager kube-controller-manager kubectl-client-side-apply");
     const conflict = await t("kubectl apply --server-side -f d3.yaml");
     expect(conflict).toMatch(/^error: Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps\/v1: \.spec\.replicas\nPlease review the fields above--they currently have other managers\. Here\n/);
     expect(await t("kubectl apply --server-side --force-conflicts -f d3.yaml")).toBe("deployment.apps/web serverside-applied\n");

@@ -4,6 +4,7 @@ import { type ResourceInfo, resourceKey } from "../../../engine/api/resources.js
 import type { KObject } from "../../../engine/api/types.js";
 import { WatchFilter } from "../../../engine/api/watch-filter.js";
 import { withTypeMeta } from "../../../engine/apiserver/apiserver.js";
+import { withOwnWrites } from "../../../engine/apiserver/own-writes.js";
 import { goCompactJson, toJson } from "../../../kubectl/output.js";
 import { tableCells } from "../../../kubectl/table.js";
 import { TABLE_TABWRITER, TabwriterStream } from "../../../kubectl/tabwriter.js";
@@ -91,7 +92,7 @@ export async function getWatch(p: Parsed, groups: { info: ResourceInfo; names: s
     if (ev.resource !== resource) return;
     const type = filter.event(ev.type, ev.object, ev.old ? filter.matches(ev.old) : undefined);
     if (!type) return;
-    print(type, [withTypeMeta(info, ev.object)]);
+    print(type, [withTypeMeta(info, withOwnWrites(ev.object))]);
     last = ctx.cluster.now();
   });
   try {
