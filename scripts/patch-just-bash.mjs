@@ -426,7 +426,8 @@ if (abort) console.log(`patch-just-bash: a stopped line keeps its output, ${abor
 // What the patch does: the host puts a writer on the line's AbortSignal under
 // Symbol.for("servicelab.tty") (src/shell/session.ts). The first top-level run (exec depth 0) on
 // that signal claims it (the line's own; a shell a command starts, as kubectl exec's in a pod,
-// finds it claimed) and keeps it in its state; a command whose output goes to the terminal hands its stdout to it when it ends:
+// finds it claimed) and keeps it in its state; a command whose output goes to the terminal hands its stdout and stderr
+// (and its exit status, which orders them: src/shell/session.ts) to it when it ends:
 // a simple command, or a compound command with redirections, as a whole; a compound command
 // without redirections (loop, if, case, group, subshell) leaves it to the commands inside. A
 // pipeline's stages before the last and command/process substitutions write to no terminal.
@@ -450,7 +451,7 @@ for (const b of bundles) {
   const ec = EXEC_COMMAND.exec(src);
   if (!ec) fail("the interpreter's executeCommand");
   const [t, n, r] = [ec[1], ec[2], ec[3]];
-  const wrapper = `async executeCommand(${t},${n},${r}=!1){${TTY_MARK}const __slS=this.ctx.state,__slW=__slS.__slTty;if(typeof __slW!=="function"||(this.ctx.substitutionDepth??0)>0)return this.__slExecuteCommand(${t},${n},${r});if(["If","For","CStyleFor","While","Until","Case","Subshell","Group"].includes(${t}.type)&&!(${t}.redirections&&${t}.redirections.length))return this.__slExecuteCommand(${t},${n},${r});__slS.__slTty=void 0;let __slR;try{__slR=await this.__slExecuteCommand(${t},${n},${r})}finally{__slS.__slTty=__slW}if(__slR&&typeof __slR.stdout==="string"&&__slR.stdout){if(__slR.stdoutKind==="bytes")__slS.__slTty=void 0;else __slW(__slR.stdout)}return __slR}async __slExecuteCommand(${t},${n},${r}=!1){`;
+  const wrapper = `async executeCommand(${t},${n},${r}=!1){${TTY_MARK}const __slS=this.ctx.state,__slW=__slS.__slTty;if(typeof __slW!=="function"||(this.ctx.substitutionDepth??0)>0)return this.__slExecuteCommand(${t},${n},${r});if(["If","For","CStyleFor","While","Until","Case","Subshell","Group"].includes(${t}.type)&&!(${t}.redirections&&${t}.redirections.length))return this.__slExecuteCommand(${t},${n},${r});__slS.__slTty=void 0;let __slR;try{__slR=await this.__slExecuteCommand(${t},${n},${r})}finally{__slS.__slTty=__slW}if(__slR&&typeof __slR.stdout==="string"&&(__slR.stdout||__slR.stderr)){if(__slR.stdoutKind==="bytes")__slS.__slTty=void 0;else __slW(__slR.stdout,__slR.stderr??"",__slR.exitCode)}return __slR}async __slExecuteCommand(${t},${n},${r}=!1){`;
   src = src.slice(0, ec.index) + wrapper + src.slice(ec.index + ec[0].length);
   const es = EXEC_IN_SCOPE.exec(src);
   if (!es) fail("execInScope");

@@ -197,6 +197,16 @@ const NODE_PLACE_VOICE = { voice: "bash", name: "bash" } as const;
 const ABORTED = /bash: [^\n]*aborted\n?$/;
 /** Where the interpreter finds the terminal a line writes to (scripts/patch-just-bash.mjs, TTY). */
 const TTY = Symbol.for("servicelab.tty");
+/**
+ * One command's output as the terminal shows it. Within a command the order of its writes is
+ * not kept, so: a command that succeeds printed its warnings first (kubectl's `Warning: v1
+ * Endpoints is deprecated` above the table), one that fails ends with its error (after the
+ * objects kubectl did create or delete).
+ */
+function screenOrder(stdout: string, stderr: string, exitCode: number): string {
+  return exitCode === 0 ? stderr + stdout : stdout + stderr;
+}
+
 /** How many characters two texts share at their start. */
 function commonPrefix(a: string, b: string): number {
   let i = 0;
@@ -364,11 +374,15 @@ export class Session {
     const name = write ? terminalCommand(line, (l) => this.bash.transform(l).ast) : undefined;
     this.tty = write && name ? { name, write: (chunk, kept = true) => (kept && (this.streamed += chunk), write(chunk, kept)) } : undefined;
     // Any other line writes each command's output as the command ends (scripts/patch-just-bash.mjs,
-    // TTY); the result still holds all of it, so what was written is taken off its front.
-    let shellWrote = "";
+    // TTY), stderr and stdout together as a terminal shows them; the result still holds all of
+    // it, so what was written is taken off the front of each.
+    let wroteOut = "";
+    let wroteErr = "";
     if (write && !name && this.signal) {
-      const tty = (chunk: string) => {
-        shellWrote += chunk;
+      const tty = (stdout: string, stderr = "", exitCode = 0) => {
+        wroteOut += stdout;
+        wroteErr += stderr;
+        const chunk = screenOrder(stdout, stderr, exitCode);
         this.streamed += chunk;
         write(chunk, true);
       };
@@ -377,7 +391,7 @@ export class Session {
     let r: ShellResult;
     try {
       r = await this.runLine(line, opts.stdin ?? "");
-      if (shellWrote) r = { ...r, stdout: r.stdout.slice(commonPrefix(r.stdout, shellWrote)) };
+      if (wroteOut || wroteErr) r = { ...r, stdout: r.stdout.slice(commonPrefix(r.stdout, wroteOut)), stderr: r.stderr.slice(commonPrefix(r.stderr, wroteErr)) };
     } catch (e) {
       // A full filesystem that the interpreter did not report itself (a redirection's write).
       if (!(e instanceof NoSpaceError)) throw e;

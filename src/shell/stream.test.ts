@@ -41,6 +41,30 @@ describe("a line writes each command's output as the command ends", () => {
     expect(r.stdout).toBe("a1\nb1\na2\nb2\n");
   });
 
+  it("stderr reaches the terminal in its place among the commands, as bash writes it", async () => {
+    const r = await written("echo a; echo b >&2; echo c; ls /nope; echo d");
+    expect(r.chunks).toEqual(["a\n", "b\n", "c\n", "ls: /nope: No such file or directory\n", "d\n"]);
+    // The result holds everything once: the terminal's text as stdout, nothing left for stderr.
+    expect(r.stdout).toBe("a\nb\nc\nls: /nope: No such file or directory\nd\n");
+    expect(r.stderr).toBe("");
+    expect(r.exitCode).toBe(0);
+  });
+
+  it("a command's warning comes above its output, a failing command's error below it", async () => {
+    await s.run("kubectl create deployment ord --image=nginx");
+    const r = await written("kubectl get endpoints kubernetes; kubectl get deploy ord nope");
+    expect(r.stdout).toMatch(/^Warning: v1 Endpoints is deprecated in v1\.33\+; use discovery\.k8s\.io\/v1 EndpointSlice\nNAME {9}ENDPOINTS/);
+    expect(r.stdout).toMatch(/\nNAME +READY .*\nord .*\nError from server \(NotFound\): deployments\.apps "nope" not found\n$/s);
+    expect(r.stderr).toBe("");
+  });
+
+  it("a line that is one kubectl command writes its warnings to the terminal as it prints them", async () => {
+    const r = await written("kubectl get endpoints kubernetes");
+    expect(r.chunks[0]).toBe("Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n");
+    expect(r.chunks.join("")).toMatch(/^Warning: [^\n]*\nNAME {9}ENDPOINTS {8}AGE\nkubernetes /);
+    expect(r.stderr).toBe("");
+  });
+
   it("without a terminal (the plain exec API, tests) the result is as before", async () => {
     expect(await s.run("for i in 1 2; do echo $i; done")).toEqual({ stdout: "1\n2\n", stderr: "", exitCode: 0 });
   });

@@ -7,14 +7,18 @@ export class Out {
   stderr = "";
   /** Files the command line names (readCommandFiles), read before it runs (undefined: unreadable). */
   commandFiles = new Map<string, string | undefined>();
-  /** The terminal, when kubectl's stdout is it: stdout goes there as it is written (get -w rows). */
+  /**
+   * The terminal, when the line is this one kubectl command: stdout and stderr go there as they
+   * are written (get -w rows; a warning above the table it warns about), as on a real terminal.
+   */
   constructor(private readonly tty?: (chunk: string) => void) {}
   out(s: string): void {
     if (this.tty) this.tty(s);
     else this.stdout += s;
   }
   err(s: string): void {
-    this.stderr += s;
+    if (this.tty) this.tty(s);
+    else this.stderr += s;
   }
 }
 
