@@ -112,19 +112,25 @@ export class LabTerminal {
     this.writeOutput(stdout, stderr, cut);
   }
 
+  /** A command's output: stderr as plain as stdout, as a node's terminal shows both. */
   writeOutput(stdout: string, stderr: string, cut?: boolean): void {
-    let out = stdout + (stderr ? `\x1b[31m${stderr}\x1b[0m` : "");
+    let out = stdout + stderr;
     if (out.length > OUTPUT_LIMIT) {
       out = out.slice(0, OUTPUT_LIMIT);
       cut = true;
     }
-    if (out) this.term.write(crlf(out.endsWith("\n") || out.endsWith("\x1b[0m") && stderr.endsWith("\n") ? out : out + "\n"));
+    if (out) this.term.write(crlf(out.endsWith("\n") ? out : out + "\n"));
     if (cut) this.term.write(crlf(`\x1b[33m${this.opts.cutNotice}\x1b[0m\n`));
   }
 
   /** Output of a running command as it comes (kubectl get -w, watch). */
   writeStream(chunk: string): void {
     this.term.write(crlf(chunk));
+  }
+
+  /** ServiceLab's own error (not the node's output): in red, so it is not taken for bash's. */
+  writeError(text: string): void {
+    this.term.write(crlf(`\x1b[31m${text}\x1b[0m\n`));
   }
 
   writeNotice(text: string): void {

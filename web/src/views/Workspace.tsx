@@ -223,8 +223,8 @@ export function WorkspaceView(props: { id: string; token: string; labId: string;
         } catch (e) {
           if (e instanceof ApiError) {
             if (e.code === 404) setGone(true);
-            lt.writeOutput("", `servicelab: ${e.message}\n`);
-          } else lt.writeOutput("", `servicelab: ${(e as Error).message}\n`);
+            lt.writeError(`servicelab: ${e.message}`);
+          } else lt.writeError(`servicelab: ${(e as Error).message}`);
           lt.showPrompt(wsPrompt.current);
         } finally {
           clearTimeout(slowTimer);
