@@ -22,8 +22,10 @@ interface Writer {
   manager: string | undefined;
   apiVersion: string;
   kind: string;
-  subresource?: string;
+  subresource: string | undefined;
   hasStatus: boolean;
+  /** Its identity in the keys of shared lists. */
+  key: string;
 }
 
 /** One write (or run of one writer's consecutive writes) not yet in managedFields. */
@@ -48,12 +50,17 @@ const unsettled = new WeakMap<KObject, readonly OwnWrite[]>();
 const settled = new WeakMap<KObject, KObject>();
 const writers = new Map<string, Writer>();
 
+/** The last writer asked for: a controller's writes come in runs of one kind. */
+let lastWriter: Writer | undefined;
+
 function writer(a: Pick<Attribution, "manager" | "apiVersion" | "kind" | "subresource" | "hasStatus">): Writer {
   const manager = a.manager || undefined;
+  const l = lastWriter;
+  if (l && l.manager === manager && l.kind === a.kind && l.subresource === a.subresource && l.apiVersion === a.apiVersion && l.hasStatus === a.hasStatus) return l;
   const key = `${manager ?? ""}\n${a.apiVersion}\n${a.kind}\n${a.subresource ?? ""}\n${a.hasStatus}`;
   let w = writers.get(key);
-  if (!w) writers.set(key, (w = { manager, apiVersion: a.apiVersion, kind: a.kind, ...(a.subresource ? { subresource: a.subresource } : {}), hasStatus: a.hasStatus }));
-  return w;
+  if (!w) writers.set(key, (w = { manager, apiVersion: a.apiVersion, kind: a.kind, subresource: a.subresource || undefined, hasStatus: a.hasStatus, key }));
+  return (lastWriter = w);
 }
 
 /**
@@ -92,11 +99,7 @@ const statusIds = new WeakMap<object, number>();
 const setIds = new WeakMap<FieldSet, number>();
 let lastId = 0;
 /** Past this many shared lists or statuses, sharing starts over (the shared ones stay where used). */
-const MAX_SHARED = 64;
-
-function writerIds(w: Writer): string {
-  return `${w.manager ?? ""}\n${w.apiVersion}\n${w.kind}\n${w.subresource ?? ""}`;
-}
+const MAX_SHARED = 256;
 
 function idOfSet(s: FieldSet): number {
   let id = setIds.get(s);
@@ -125,7 +128,7 @@ function writeKey(w: OwnWrite): string | undefined {
     if (id === undefined) return undefined;
     base = id;
   }
-  return `${writerIds(w.who)}\n${w.time}\n${base}\n${w.admitted ? idOfSet(w.admitted) : ""}\n${w.known ? idOfSet(w.known) : ""}`;
+  return `${w.who.key}\n${w.time}\n${base}\n${w.admitted ? idOfSet(w.admitted) : ""}\n${w.known ? idOfSet(w.known) : ""}`;
 }
 
 /** A list's key, found by sharing its writes one by one; undefined when one cannot be shared. */
