@@ -127,9 +127,10 @@ describe("the cluster follows the host's clock through commands that wait", () =
         after: () => undefined,
       },
     });
-    // procps' watch: the alternate screen, a screen per interval, and the screen as it was after.
+    // procps' watch: the alternate screen, a screen per interval, and the screen as it was after;
+    // date in en_US.UTF-8's format (a 12-hour clock).
     expect(w).toMatchObject({ exitCode: 0, stdout: "" });
-    expect(screen).toMatch(/^\x1b\[\?1049h\x1b\[H\x1b\[2JEvery 5\.0s: date {2,}master: \w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d 2026\n\n\w{3} \w{3} +\d+ \d\d:\d\d:\d\d UTC 2026\n\x1b\[H\x1b\[2JEvery/);
+    expect(screen).toMatch(/^\x1b\[\?1049h\x1b\[H\x1b\[2JEvery 5\.0s: date {2,}master: \w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d 2026\n\n\w{3} \w{3} +\d+ \d\d:\d\d:\d\d [AP]M UTC 2026\n\x1b\[H\x1b\[2JEvery/);
     expect(screen.endsWith("\x1b[?1049l")).toBe(true);
     expect(screen.split("Every 5.0s").length - 1).toBe(3);
   }, 60_000);

@@ -5,6 +5,7 @@
 
 import { defineCommand } from "just-bash";
 import type { Command } from "just-bash";
+import { date, touch } from "./coreutils/clocked.js";
 import { foldPatterns } from "./grep.js";
 import { od } from "./od.js";
 
@@ -25,6 +26,8 @@ export interface ShellPlace {
   lacks: ReadonlySet<string>;
   /** Whether a vi that needs a terminal is here (the node's vim-minimal). */
   vi: boolean;
+  /** The terminal's clock (ms): the line's time, which follows the cluster's. */
+  now(): number;
 }
 
 type Result = { stdout: string; stderr: string; exitCode: number };
@@ -94,6 +97,8 @@ export function builtinCommands(place: () => ShellPlace): Command[] {
     }),
   );
   const commands = [grep, hostname, whoami, id, yes, odCmd];
+  // The userland's own programs, where it has them.
+  commands.push(...everywhere(place).filter((c) => !place().lacks.has(c.name)));
   // No terminal reaches a command here: vim says so, as it does with no tty, and edits nothing.
   const vim = (name: string) =>
     defineCommand(name, async () => ({
@@ -103,6 +108,15 @@ export function builtinCommands(place: () => ShellPlace): Command[] {
     }));
   if (place().vi) commands.push(vim("vi"), vim("vim"));
   return commands;
+}
+
+/** Commands every place's userland has, on the terminal's clock: date, touch. */
+function everywhere(place: () => ShellPlace): Command[] {
+  const run = (ctx: { origCommand?: (args: string[]) => Promise<Result> }) => (args: string[]) => ctx.origCommand!(args);
+  return [
+    defineCommand("date", async (args, ctx) => date(args, ctx, place().now(), run(ctx))),
+    defineCommand("touch", async (args, ctx) => touch(args, ctx, place().now(), run(ctx))),
+  ];
 }
 
 function toBytes(s: unknown): Uint8Array {

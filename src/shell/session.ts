@@ -128,9 +128,16 @@ export interface SessionState {
   sshStack?: string[];
   /** The shells left by `ssh` (working directory and variables), beside sshStack. */
   sshFrames?: ShellFrame[];
+  /** Modification times (ms) of the entries written since the node was installed. */
+  times?: Record<string, number>;
+  /** Directories with nothing in them (the others come back with their files). */
+  dirs?: string[];
   /** The files of the other nodes this terminal has been on (`files` are the login node's). */
-  nodeFiles?: Record<string, { files: Record<string, string>; binary?: Record<string, string> }>;
+  nodeFiles?: Record<string, SavedFiles>;
 }
+
+/** One node's files in a saved terminal. */
+type SavedFiles = Pick<SessionState, "files" | "binary" | "times" | "dirs">;
 
 interface ShellFrame {
   cwd: string;
@@ -139,7 +146,7 @@ interface ShellFrame {
 
 /** One node's filesystem and the shell interpreter working on it. */
 interface NodeShell {
-  fs: InMemoryFs;
+  fs: ShellFs;
   bash: Bash;
   /** The registry version whose commands this shell has. */
   registered: number;
@@ -257,8 +264,8 @@ export class Session {
     this.vars = st?.vars ?? {};
     this.home = this.node;
     if (st) {
-      this.newShell(this.home, { ...st.files, ...fromBase64Files(st.binary) });
-      for (const [node, f] of Object.entries(st.nodeFiles ?? {})) this.newShell(node, { ...f.files, ...fromBase64Files(f.binary) });
+      this.newShell(this.home, st);
+      for (const [node, f] of Object.entries(st.nodeFiles ?? {})) this.newShell(node, f);
       this.node = st.node;
       this.sshStack = [...(st.sshStack ?? [])];
       this.sshFrames = (st.sshFrames ?? []).map((f) => ({ cwd: f.cwd, vars: { ...f.vars } }));
@@ -280,7 +287,7 @@ export class Session {
 
   /** The current node's filesystem and shell. */
   private get shell(): NodeShell {
-    return this.shells.get(this.node) ?? this.newShell(this.node, this.initialFiles(this.node));
+    return this.shells.get(this.node) ?? this.newShell(this.node, { files: this.initialFiles(this.node) });
   }
 
   private get fs(): InMemoryFs {
@@ -291,8 +298,10 @@ export class Session {
     return this.shell.bash;
   }
 
-  private newShell(node: string, files: ConstructorParameters<typeof InMemoryFs>[0]): NodeShell {
-    const fs = boundedFs(files, (f, o) => new ShellFs(f, { random: this.random }, o));
+  private newShell(node: string, saved: SavedFiles): NodeShell {
+    const files = { ...saved.files, ...fromBase64Files(saved.binary) };
+    // The node's files were laid out when the cluster was set up (kubeadm init and before).
+    const fs = boundedFs(files, (f, o) => new ShellFs(f, { random: this.random, installedAt: this.cluster.config.startTime }, o));
     this.countWrites(fs);
     const bash = new Bash({
       fs,
@@ -317,6 +326,9 @@ export class Session {
     // Now rather than at its first line: registering writes the commands' files, and a restored
     // terminal's first line would otherwise look like a change of its files to its host.
     this.syncCommands(shell);
+    fs.restore(saved.dirs, saved.times);
+    // From here on a write is the terminal's, at its line's time.
+    fs.clock = () => this.time.now();
     return shell;
   }
 
@@ -573,7 +585,7 @@ export class Session {
   /** The node's login shell, as the built-ins see it. */
   private nodePlace(): ShellPlace {
     const ip = this.cluster.config.nodes.find((n) => n.name === this.node)?.ip;
-    return { voice: "bash", name: "bash", hostname: this.node, addresses: ip ? [ip] : [], id: NODE_ID, lacks: NODE_LACKS, vi: true };
+    return { voice: "bash", name: "bash", hostname: this.node, addresses: ip ? [ip] : [], id: NODE_ID, lacks: NODE_LACKS, vi: true, now: () => this.time.now() };
   }
 
   private commands(): Command[] {
@@ -764,16 +776,19 @@ export class Session {
       }
       links.push([v.stamp, `${v.dir}/..data`]);
     }
-    const mem = boundedFs(files, (f, o) => new ShellFs(f, { random: this.random }, o));
+    // The container's files are as old as the container (what an exec wrote is not dated).
+    const started = pod.status?.containerStatuses?.find((s) => s.name === container)?.state?.running?.startedAt;
+    const mem = boundedFs(files, (f, o) => new ShellFs(f, { random: this.random, installedAt: started ? Date.parse(started) : this.cluster.now() }, o));
     for (const d of ["/tmp", "/root", "/home", cfs.workingDir, ...cfs.directories(), ...layout.map((v) => v.dir)]) await mem.mkdir(d, { recursive: true }).catch(() => {});
     for (const [target, link] of links) await mem.symlink(target, link);
     mem.readOnly = readOnly.length ? isReadOnly : undefined;
+    mem.clock = () => this.time.now();
     const env = Object.fromEntries(kubelet.environment(pod, container, false));
     const host = pod.spec.hostname ?? pod.metadata.name!;
     const userland = profile.userland;
     const voice = bin === "bash" ? "bash" : userland.sh;
     const lacks = new Set(userland.lacks);
-    const place: ShellPlace = { voice, name: bin === "bash" ? "bash" : "sh", hostname: host, addresses: userland.sh === "ash" ? undefined : [pod.status?.podIP ?? ""], id: userland.id, lacks, vi: false };
+    const place: ShellPlace = { voice, name: bin === "bash" ? "bash" : "sh", hostname: host, addresses: userland.sh === "ash" ? undefined : [pod.status?.podIP ?? ""], id: userland.id, lacks, vi: false, now: () => this.time.now() };
     const podRef = { pod, container };
     const tools = this.registry.names().filter((n) => !userland.tools || userland.tools.includes(n));
     const custom: Command[] = [...builtinCommands(() => place), this.sleepCommand(), ...tools.map((n) => this.nodeCommand(n, podRef, mem))];
@@ -861,7 +876,8 @@ export class Session {
 
   /** The terminal's state as JSON: files, working directory, variables, namespace, attachment. */
   save(): SessionState {
-    const { files, binary } = filesOf(this.shells.get(this.home)?.fs ?? new InMemoryFs(this.initialFiles(this.home)));
+    const home = this.shells.get(this.home);
+    const { files, binary, times, dirs } = home ? filesOf(home.fs) : { files: this.initialFiles(this.home), binary: undefined, times: undefined, dirs: undefined };
     const nodeFiles: NonNullable<SessionState["nodeFiles"]> = {};
     for (const [node, shell] of this.shells) if (node !== this.home) nodeFiles[node] = filesOf(shell.fs);
     return {
@@ -873,6 +889,8 @@ export class Session {
       namespace: this.namespace,
       files,
       ...(binary ? { binary } : {}),
+      ...(times ? { times } : {}),
+      ...(dirs ? { dirs } : {}),
       ...(Object.keys(nodeFiles).length ? { nodeFiles } : {}),
       ...(this.attached
         ? { attached: { namespace: this.attached.pod.metadata.namespace!, pod: this.attached.pod.metadata.name!, container: this.attached.container, shell: this.attached.shell, removeOnExit: this.attached.removeOnExit } }
@@ -919,8 +937,11 @@ function needsServer(args: string[]): boolean {
   return !["help", "completion", "config", "options", "plugin"].includes(verb);
 }
 
-/** A filesystem's files for a snapshot: text as is, other bytes (a downloaded .tar.gz) base64. */
-function filesOf(fs: InMemoryFs): { files: Record<string, string>; binary?: Record<string, string> } {
+/**
+ * A filesystem's files for a snapshot: text as is, other bytes (a downloaded .tar.gz) base64,
+ * with the times of what was written since the installation and the empty directories.
+ */
+function filesOf(fs: ShellFs): SavedFiles {
   const files: Record<string, string> = {};
   const binary: Record<string, string> = {};
   const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
@@ -936,7 +957,12 @@ function filesOf(fs: InMemoryFs): { files: Record<string, string>; binary?: Reco
       }
     }
   }
-  return Object.keys(binary).length ? { files, binary } : { files };
+  const out: SavedFiles = Object.keys(binary).length ? { files, binary } : { files };
+  const times = fs.changedTimes();
+  const dirs = fs.emptyDirectories();
+  if (Object.keys(times).length) out.times = times;
+  if (dirs.length) out.dirs = dirs;
+  return out;
 }
 
 const UTF8 = new TextDecoder();
