@@ -6,6 +6,7 @@
 import { defineCommand } from "just-bash";
 import type { Command } from "just-bash";
 import { date, touch } from "./coreutils/clocked.js";
+import { ls } from "./coreutils/ls.js";
 import { foldPatterns } from "./grep.js";
 import { od } from "./od.js";
 
@@ -26,6 +27,12 @@ export interface ShellPlace {
   lacks: ReadonlySet<string>;
   /** Whether a vi that needs a terminal is here (the node's vim-minimal). */
   vi: boolean;
+  /** GNU coreutils' version where they are the userland (the node's 8.32, Debian's 9.1); undefined: BusyBox. */
+  coreutils?: "8.32" | "9.1";
+  /** Whether files carry SELinux labels (the node: `ls -l` marks them with a '.'). */
+  selinux: boolean;
+  /** When the place's files were laid out (ms): the node's installation, a container's start. */
+  installedAt: number;
   /** The terminal's clock (ms): the line's time, which follows the cluster's. */
   now(): number;
 }
@@ -98,7 +105,8 @@ export function builtinCommands(place: () => ShellPlace): Command[] {
   );
   const commands = [grep, hostname, whoami, id, yes, odCmd];
   // The userland's own programs, where it has them.
-  commands.push(...everywhere(place).filter((c) => !place().lacks.has(c.name)));
+  const gnu = place().coreutils;
+  commands.push(...[...everywhere(place), ...(gnu ? gnuCoreutils(place, gnu) : [])].filter((c) => !place().lacks.has(c.name)));
   // No terminal reaches a command here: vim says so, as it does with no tty, and edits nothing.
   const vim = (name: string) =>
     defineCommand(name, async () => ({
@@ -116,6 +124,16 @@ function everywhere(place: () => ShellPlace): Command[] {
   return [
     defineCommand("date", async (args, ctx) => date(args, ctx, place().now(), run(ctx))),
     defineCommand("touch", async (args, ctx) => touch(args, ctx, place().now(), run(ctx))),
+  ];
+}
+
+/** GNU coreutils where they are the userland: ls. */
+function gnuCoreutils(place: () => ShellPlace, version: "8.32" | "9.1"): Command[] {
+  return [
+    defineCommand("ls", async (args, ctx) => {
+      const p = place();
+      return ls(args, ctx, { version, selinux: p.selinux, installedAt: p.installedAt, now: p.now });
+    }),
   ];
 }
 

@@ -153,6 +153,8 @@ interface NodeShell {
 }
 
 const HOME = "/root";
+/** Modes of the node's own directories: / and root's home are not writable by mode (root writes anyway), /tmp is sticky. */
+const NODE_MODES: [string, number][] = [["/", 0o555], [HOME, 0o550], ["/tmp", 0o1777]];
 /** just-bash's file system methods that change files (everything else only reads). */
 const FS_WRITES = ["writeFile", "writeFileSync", "writeFileLazy", "appendFile", "mkdir", "mkdirSync", "rm", "cp", "mv", "chmod", "symlink", "link", "utimes"] as const;
 const SHELL_VARS_SKIPPED = new Set(["?", "IFS", "OPTIND", "SHELLOPTS", "BASHOPTS", "OLDPWD", "PWD", "_", "#", "@", "*", "$", "!", "0", "-", "PPID", "UID", "EUID", "RANDOM", "LINENO", "SECONDS", "BASH_VERSION", "HOSTTYPE", "MACHTYPE", "OSTYPE"]);
@@ -326,6 +328,8 @@ export class Session {
     // Now rather than at its first line: registering writes the commands' files, and a restored
     // terminal's first line would otherwise look like a change of its files to its host.
     this.syncCommands(shell);
+    // Rocky's modes for the directories a listing shows most (the interpreter makes them 755).
+    for (const [dir, mode] of NODE_MODES) void fs.chmod(dir, mode);
     fs.restore(saved.dirs, saved.times);
     // From here on a write is the terminal's, at its line's time.
     fs.clock = () => this.time.now();
@@ -552,6 +556,8 @@ export class Session {
     if (shell.registered === this.registry.version) return;
     shell.registered = this.registry.version;
     for (const name of this.registry.names()) shell.bash.registerCommand(this.nodeCommand(name, undefined));
+    // The commands' files are programs (the interpreter writes them 644).
+    for (const p of shell.fs.getAllPaths()) if (/^\/(usr\/)?bin\/[^/]+$/.test(p)) void shell.fs.chmod(p, 0o755);
   }
 
   private nodeCommand(name: string, pod: { pod: Pod; container: string } | undefined, fs?: InMemoryFs): Command {
@@ -585,7 +591,19 @@ export class Session {
   /** The node's login shell, as the built-ins see it. */
   private nodePlace(): ShellPlace {
     const ip = this.cluster.config.nodes.find((n) => n.name === this.node)?.ip;
-    return { voice: "bash", name: "bash", hostname: this.node, addresses: ip ? [ip] : [], id: NODE_ID, lacks: NODE_LACKS, vi: true, now: () => this.time.now() };
+    return {
+      voice: "bash",
+      name: "bash",
+      hostname: this.node,
+      addresses: ip ? [ip] : [],
+      id: NODE_ID,
+      lacks: NODE_LACKS,
+      vi: true,
+      coreutils: "8.32",
+      selinux: true,
+      installedAt: this.cluster.config.startTime,
+      now: () => this.time.now(),
+    };
   }
 
   private commands(): Command[] {
@@ -788,7 +806,19 @@ export class Session {
     const userland = profile.userland;
     const voice = bin === "bash" ? "bash" : userland.sh;
     const lacks = new Set(userland.lacks);
-    const place: ShellPlace = { voice, name: bin === "bash" ? "bash" : "sh", hostname: host, addresses: userland.sh === "ash" ? undefined : [pod.status?.podIP ?? ""], id: userland.id, lacks, vi: false, now: () => this.time.now() };
+    const place: ShellPlace = {
+      voice,
+      name: bin === "bash" ? "bash" : "sh",
+      hostname: host,
+      addresses: userland.sh === "ash" ? undefined : [pod.status?.podIP ?? ""],
+      id: userland.id,
+      lacks,
+      vi: false,
+      coreutils: userland.coreutils,
+      selinux: false,
+      installedAt: started ? Date.parse(started) : this.cluster.now(),
+      now: () => this.time.now(),
+    };
     const podRef = { pod, container };
     const tools = this.registry.names().filter((n) => !userland.tools || userland.tools.includes(n));
     const custom: Command[] = [...builtinCommands(() => place), this.sleepCommand(), ...tools.map((n) => this.nodeCommand(n, podRef, mem))];

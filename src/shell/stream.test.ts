@@ -43,9 +43,9 @@ describe("a line writes each command's output as the command ends", () => {
 
   it("stderr reaches the terminal in its place among the commands, as bash writes it", async () => {
     const r = await written("echo a; echo b >&2; echo c; ls /nope; echo d");
-    expect(r.chunks).toEqual(["a\n", "b\n", "c\n", "ls: /nope: No such file or directory\n", "d\n"]);
+    expect(r.chunks).toEqual(["a\n", "b\n", "c\n", "ls: cannot access '/nope': No such file or directory\n", "d\n"]);
     // The result holds everything once: the terminal's text as stdout, nothing left for stderr.
-    expect(r.stdout).toBe("a\nb\nc\nls: /nope: No such file or directory\nd\n");
+    expect(r.stdout).toBe("a\nb\nc\nls: cannot access '/nope': No such file or directory\nd\n");
     expect(r.stderr).toBe("");
     expect(r.exitCode).toBe(0);
   });

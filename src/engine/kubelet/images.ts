@@ -71,13 +71,15 @@ interface Userland {
   tools?: readonly string[];
   /** Commands the terminal's interpreter provides that this userland does not have. */
   lacks: readonly string[];
+  /** GNU coreutils' version, where they are the userland's ls, cat, wc... (undefined: BusyBox's applets). */
+  coreutils?: "8.32" | "9.1";
 }
 
 /** Never in an image here: interpreters and tools of the terminal's library, not of a Linux userland. */
 const NOWHERE = ["python", "python3", "node", "js-exec", "sqlite3", "yq", "xan", "html-to-markdown", "rg", "jq", "tree"];
 
 /** Debian bookworm(-slim): coreutils, findutils, grep, sed, mawk, tar, gzip, diffutils; no file, column, rev, strings. */
-const DEBIAN: Userland = { sh: "dash", id: "uid=0(root) gid=0(root) groups=0(root)\n", tools: ["explain"], lacks: [...NOWHERE, "file", "column", "rev", "strings"] };
+const DEBIAN: Userland = { sh: "dash", id: "uid=0(root) gid=0(root) groups=0(root)\n", tools: ["explain"], lacks: [...NOWHERE, "file", "column", "rev", "strings"], coreutils: "9.1" };
 
 /** BusyBox's applets (busybox and alpine): wget, ping, nslookup and ip among them, no bash or curl. */
 const BUSYBOX: Userland = {
@@ -260,7 +262,7 @@ const PROFILES: Record<string, (tag: string) => ImageProfile> = {
     key: "mysql",
     shell: "bash",
     // Oracle Linux 9 slim: /bin/sh is bash; no curl, wget or ping.
-    userland: { sh: "bash", id: "uid=0(root) gid=0(root) groups=0(root)\n", tools: ["explain"], lacks: [...NOWHERE, "file", "column", "strings"] },
+    userland: { sh: "bash", id: "uid=0(root) gid=0(root) groups=0(root)\n", tools: ["explain"], lacks: [...NOWHERE, "file", "column", "strings"], coreutils: "8.32" },
     workingDir: "/",
     env: { PATH: STD_PATH, GOSU_VERSION: "1.17", MYSQL_MAJOR: /^\d+\.\d+/.exec(tag)?.[0] ?? "innovation", MYSQL_VERSION: /^\d+\.\d+\.\d+/.exec(tag)?.[0] ?? "9.1.0-1.el9", MYSQL_SHELL_VERSION: "9.1.0-1.el9" },
     files: {},

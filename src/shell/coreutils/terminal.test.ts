@@ -1,5 +1,5 @@
 // The node's commands in a terminal: files dated by the cluster's clock (whatever the host's
-// says), kept with the terminal, the same on a replay; date on that clock.
+// says), kept with the terminal, the same on a replay; date on that clock; ls -l of them.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Cluster } from "../../engine/cluster.js";
 import { testCluster } from "../../engine/testing.js";
@@ -27,6 +27,23 @@ describe("file times", () => {
     // A write stamps the file and, when it adds or removes an entry, its directory; a copy is
     // new, a rename keeps its time; touch is now.
     expect(a).toBe("2026-01-01 00:05:01\n2026-01-01 00:00:01\n2026-01-01 01:05:01\n2026-01-01 00:05:01\n2026-01-01 00:00:01\n");
+  });
+
+  it("are what ls -l shows, with root's names, SELinux's '.' and XFS's sizes and links", async () => {
+    const s = new Session(Cluster.create({ seed: 3 }));
+    for (const l of LINES) await s.run(l);
+    expect((await s.run("ls -la --time-style=full-iso d d/e")).stdout).toBe(
+      "d:\ntotal 12\n" +
+        "drwxr-xr-x. 3 root root 46 2026-01-01 00:05:01.500000000 +0000 .\n" +
+        "dr-xr-x---. 4 root root 59 2026-01-01 00:00:01.500000000 +0000 ..\n" +
+        "-rw-r--r--. 1 root root  4 2026-01-01 01:05:01.500000000 +0000 b\n" +
+        "-rw-r--r--. 1 root root  4 2026-01-01 00:05:01.500000000 +0000 c\n" +
+        "drwxr-xr-x. 2 root root  6 2026-01-01 00:00:01.500000000 +0000 e\n" +
+        "-rw-r--r--. 1 root root  4 2026-01-01 00:00:01.500000000 +0000 moved\n" +
+        "\nd/e:\ntotal 0\n" +
+        "drwxr-xr-x. 2 root root  6 2026-01-01 00:00:01.500000000 +0000 .\n" +
+        "drwxr-xr-x. 3 root root 46 2026-01-01 00:05:01.500000000 +0000 ..\n",
+    );
   });
 
   it("are kept with a saved terminal, with its empty directories", async () => {
