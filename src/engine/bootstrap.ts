@@ -16,6 +16,8 @@ import { base32, sha256 } from "./util/hash.js";
 const KUBE_PROXY_IMAGE_REPO = "registry.k8s.io/kube-proxy";
 const COREDNS_IMAGE = "registry.k8s.io/coredns/coredns:v1.12.0";
 const ETCD_IMAGE = "registry.k8s.io/etcd:3.5.21-0";
+/** The nodes' kernel (Rocky Linux 9.4's): what the kubelet reports and `uname -r` prints. */
+export const KERNEL_RELEASE = "5.14.0-427.13.1.el9_4.x86_64";
 
 /**
  * A bootstrap body decoded (zod, which also puts the fields in the Go struct order the apiserver
@@ -257,7 +259,7 @@ function registerNode(c: Cluster, n: NodeConfig): void {
         machineID: rng.uuid().replace(/-/g, ""),
         systemUUID: rng.uuid(),
         bootID: rng.uuid(),
-        kernelVersion: "5.14.0-427.13.1.el9_4.x86_64",
+        kernelVersion: KERNEL_RELEASE,
         osImage: "Rocky Linux 9.4 (Blue Onyx)",
         containerRuntimeVersion: "containerd://1.7.27",
         kubeletVersion: c.config.kubernetesVersion,

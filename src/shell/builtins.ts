@@ -7,6 +7,7 @@ import { defineCommand } from "just-bash";
 import type { Command } from "just-bash";
 import { date, touch } from "./coreutils/clocked.js";
 import { ls } from "./coreutils/ls.js";
+import { uname } from "./coreutils/uname.js";
 import { foldPatterns } from "./grep.js";
 import { od } from "./od.js";
 
@@ -127,13 +128,14 @@ function everywhere(place: () => ShellPlace): Command[] {
   ];
 }
 
-/** GNU coreutils where they are the userland: ls. */
+/** GNU coreutils where they are the userland: ls, uname. */
 function gnuCoreutils(place: () => ShellPlace, version: "8.32" | "9.1"): Command[] {
   return [
     defineCommand("ls", async (args, ctx) => {
       const p = place();
       return ls(args, ctx, { version, selinux: p.selinux, installedAt: p.installedAt, now: p.now });
     }),
+    defineCommand("uname", async (args, ctx) => uname(args, (k) => ctx.env.get(k), place().hostname, version)),
   ];
 }
 

@@ -1,5 +1,6 @@
 // The node's commands in a terminal: files dated by the cluster's clock (whatever the host's
-// says), kept with the terminal, the same on a replay; date on that clock; ls -l of them.
+// says), kept with the terminal, the same on a replay; date on that clock; ls -l of them;
+// uname on the node and in a container.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Cluster } from "../../engine/cluster.js";
 import { testCluster } from "../../engine/testing.js";
@@ -65,5 +66,21 @@ describe("file times", () => {
     expect((await s.run("date -d yesterday +%F; date -d @0 -u; date -I")).stdout).toBe("2025-12-31\nThu Jan  1 12:00:00 AM UTC 1970\n2026-01-01\n");
     expect(await s.run("date -r /nope")).toEqual({ stdout: "", stderr: "date: /nope: No such file or directory\n", exitCode: 1 });
     expect((await s.run("touch -t 202512250830 /tmp/x; date -r /tmp/x")).stdout).toBe("Thu Dec 25 08:30:00 AM UTC 2025\n");
+  });
+});
+
+describe("uname", () => {
+  it("names Rocky 9.4's kernel, with RHEL's -p and -i on the node and upstream's in a Debian container", async () => {
+    const s = new Session(testCluster());
+    expect((await s.run("uname; uname -a; uname -rp")).stdout).toBe(
+      "Linux\nLinux master 5.14.0-427.13.1.el9_4.x86_64 #1 SMP PREEMPT_DYNAMIC Wed May 1 19:11:28 UTC 2024 x86_64 x86_64 x86_64 GNU/Linux\n5.14.0-427.13.1.el9_4.x86_64 x86_64\n",
+    );
+    expect(await s.run("uname foo")).toEqual({ stdout: "", stderr: "uname: extra operand \u2018foo\u2019\nTry 'uname --help' for more information.\n", exitCode: 1 });
+    // The kubelet reports the same kernel.
+    expect((await s.run("kubectl get node master -o jsonpath='{.status.nodeInfo.kernelVersion}'")).stdout).toBe("5.14.0-427.13.1.el9_4.x86_64");
+    await s.run("kubectl run web --image=nginx; sleep 30");
+    // Upstream coreutils say "unknown" for -p and -i, which -a leaves out; a container shares the node's kernel.
+    expect((await s.run("kubectl exec web -- uname -a")).stdout).toBe("Linux web 5.14.0-427.13.1.el9_4.x86_64 #1 SMP PREEMPT_DYNAMIC Wed May 1 19:11:28 UTC 2024 x86_64 GNU/Linux\n");
+    expect((await s.run("kubectl exec web -- uname -p")).stdout).toBe("unknown\n");
   });
 });
