@@ -7,7 +7,10 @@ import { defineCommand } from "just-bash";
 import type { Command } from "just-bash";
 import { date, touch } from "./coreutils/clocked.js";
 import { ls } from "./coreutils/ls.js";
+import { cat, cpMv, headTail, mkdir, usageHint } from "./coreutils/messages.js";
+import { quote, utf8Locale } from "./coreutils/quote.js";
 import { uname } from "./coreutils/uname.js";
+import { wc } from "./coreutils/wc.js";
 import { foldPatterns } from "./grep.js";
 import { od } from "./od.js";
 
@@ -80,12 +83,12 @@ export function builtinCommands(place: () => ShellPlace): Command[] {
     return ok(`${p.hostname}\n`);
   });
   const whoami = defineCommand("whoami", async () => ok("root\n"));
-  const id = defineCommand("id", async (args) => {
+  const id = defineCommand("id", async (args, ctx) => {
     const flags = args.filter((a) => /^-[ugGnr]+$/.test(a)).join("");
     // Only root is here: -u, -g and -G print its one id, or with -n its name.
     if (/[ugG]/.test(flags)) return ok(flags.includes("n") ? "root\n" : "0\n");
     const user = args.find((a) => !a.startsWith("-"));
-    if (user && user !== "root" && user !== "0") return { stdout: "", stderr: `id: '${user}': no such user\n`, exitCode: 1 };
+    if (user && user !== "root" && user !== "0") return { stdout: "", stderr: `id: ${quote(user, utf8Locale((k) => ctx.env.get(k)))}: no such user\n`, exitCode: 1 };
     return ok(place().id);
   });
   // coreutils' yes writes until its reader goes (SIGPIPE). A command here returns its output
@@ -128,15 +131,35 @@ function everywhere(place: () => ShellPlace): Command[] {
   ];
 }
 
-/** GNU coreutils where they are the userland: ls, uname. */
+/** GNU coreutils where they are the userland: ls, uname, wc, and GNU's words for the interpreter's others. */
 function gnuCoreutils(place: () => ShellPlace, version: "8.32" | "9.1"): Command[] {
+  const run = (ctx: { origCommand?: (args: string[]) => Promise<Result> }) => (args: string[]) => ctx.origCommand!(args);
   return [
     defineCommand("ls", async (args, ctx) => {
       const p = place();
       return ls(args, ctx, { version, selinux: p.selinux, installedAt: p.installedAt, now: p.now });
     }),
     defineCommand("uname", async (args, ctx) => uname(args, (k) => ctx.env.get(k), place().hostname, version)),
+    defineCommand("wc", async (args, ctx) => wc(args, ctx, run(ctx))),
+    gnu("cat", (args, ctx) => cat(args, ctx, run(ctx))),
+    gnu("head", (args, ctx) => headTail("head", args, ctx, run(ctx))),
+    gnu("tail", (args, ctx) => headTail("tail", args, ctx, run(ctx))),
+    gnu("mkdir", (args, ctx) => mkdir(args, ctx, run(ctx))),
+    gnu("cp", (args, ctx) => cpMv("cp", args, ctx, run(ctx))),
+    gnu("mv", (args, ctx) => cpMv("mv", args, ctx, run(ctx))),
+    // chmod names the mode it got with no file (quote(): ‘777’ in a UTF-8 locale).
+    gnu("chmod", async (args, ctx) => {
+      const r = await run(ctx)(args);
+      const last = args.filter((a) => !/^-[a-zA-Z]+$/.test(a)).pop();
+      return r.stderr === "chmod: missing operand\n" && last !== undefined ? { ...r, stderr: `chmod: missing operand after ${quote(last, utf8Locale((k) => ctx.env.get(k)))}\n` } : r;
+    }),
+    ...["rm", "rmdir", "ln", "cut", "sort", "uniq", "tr", "tee", "basename", "dirname", "readlink", "seq", "nl", "paste", "comm", "join", "tac", "fold", "expand", "md5sum", "sha256sum", "base64", "du", "stat"].map((name) => gnu(name, (args, ctx) => run(ctx)(args))),
   ];
+}
+
+/** A GNU coreutils program over the interpreter's: its words, then coreutils' usage hint. */
+function gnu(name: string, run: (args: string[], ctx: Parameters<Parameters<typeof defineCommand>[1]>[1]) => Promise<Result>): Command {
+  return defineCommand(name, async (args, ctx) => usageHint(name, await run(args, ctx)));
 }
 
 function toBytes(s: unknown): Uint8Array {

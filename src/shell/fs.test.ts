@@ -13,7 +13,7 @@ describe("the node's shell", () => {
     const s = new Session(testCluster());
     expect(await s.run("echo hi > /nope/x")).toEqual(err("bash: /nope/x: No such file or directory\n"));
     expect(await s.run("echo hi >> /nope/x")).toEqual(err("bash: /nope/x: No such file or directory\n"));
-    expect(await s.run("mkdir /nope/a")).toEqual(err("mkdir: cannot create directory '/nope/a': No such file or directory\n"));
+    expect(await s.run("mkdir /nope/a")).toEqual(err("mkdir: cannot create directory ‘/nope/a’: No such file or directory\n"));
     expect(await s.run("touch /nope/z")).toEqual(err("touch: cannot touch '/nope/z': No such file or directory\n"));
     expect((await s.run("echo hi | tee /nope/x")).stderr).toBe("tee: /nope/x: No such file or directory\n");
     expect(await s.run("ls /nope")).toMatchObject({ exitCode: 2 });
@@ -46,7 +46,7 @@ describe("the node's shell", () => {
     const s = new Session(testCluster());
     expect((await s.run("id")).stdout).toBe("uid=0(root) gid=0(root) groups=0(root) context=unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023\n");
     expect((await s.run("id -u; id -un; whoami")).stdout).toBe("0\nroot\nroot\n");
-    expect(await s.run("id nobody2")).toEqual(err("id: 'nobody2': no such user\n"));
+    expect(await s.run("id nobody2")).toEqual(err("id: ‘nobody2’: no such user\n"));
   });
 });
 

@@ -1,6 +1,6 @@
 // The node's commands in a terminal: files dated by the cluster's clock (whatever the host's
 // says), kept with the terminal, the same on a replay; date on that clock; ls -l of them;
-// uname on the node and in a container.
+// uname on the node and in a container; GNU's words for what the interpreter's programs report.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Cluster } from "../../engine/cluster.js";
 import { testCluster } from "../../engine/testing.js";
@@ -82,5 +82,40 @@ describe("uname", () => {
     // Upstream coreutils say "unknown" for -p and -i, which -a leaves out; a container shares the node's kernel.
     expect((await s.run("kubectl exec web -- uname -a")).stdout).toBe("Linux web 5.14.0-427.13.1.el9_4.x86_64 #1 SMP PREEMPT_DYNAMIC Wed May 1 19:11:28 UTC 2024 x86_64 GNU/Linux\n");
     expect((await s.run("kubectl exec web -- uname -p")).stdout).toBe("unknown\n");
+  });
+});
+
+describe("GNU coreutils' words", () => {
+  it("for a directory, a missing file or operand, in the node's locale", async () => {
+    const s = new Session(testCluster());
+    const err = (stderr: string, exitCode = 1) => ({ stdout: "", stderr, exitCode });
+    expect(await s.run("cat /etc")).toEqual(err("cat: /etc: Is a directory\n"));
+    expect(await s.run("cat 'a b'")).toEqual(err("cat: 'a b': No such file or directory\n"));
+    expect(await s.run("head /etc /nope")).toEqual(err("head: error reading '/etc': Is a directory\nhead: cannot open '/nope' for reading: No such file or directory\n"));
+    expect(await s.run("tail -n 1 /nope")).toEqual(err("tail: cannot open '/nope' for reading: No such file or directory\n"));
+    expect(await s.run("cp")).toEqual(err("cp: missing file operand\nTry 'cp --help' for more information.\n"));
+    expect(await s.run("mv /tmp")).toEqual(err("mv: missing destination file operand after '/tmp'\nTry 'mv --help' for more information.\n"));
+    expect(await s.run("cp /etc/hosts /nope/x")).toEqual(err("cp: cannot create regular file '/nope/x': No such file or directory\n"));
+    expect(await s.run("mv /etc/hosts /nope/x")).toEqual(err("mv: cannot move '/etc/hosts' to '/nope/x': No such file or directory\n"));
+    expect(await s.run("rm -z x")).toEqual(err("rm: invalid option -- 'z'\nTry 'rm --help' for more information.\n"));
+    expect(await s.run("chmod 755")).toEqual(err("chmod: missing operand after \u2018755\u2019\nTry 'chmod --help' for more information.\n"));
+    expect(await s.run("mkdir /tmp")).toEqual(err("mkdir: cannot create directory \u2018/tmp\u2019: File exists\n"));
+  });
+
+  it("wc: columns as wide as the input needs, 7 for a pipe, a directory's zeros", async () => {
+    const s = new Session(testCluster());
+    expect((await s.run("wc /etc/hostname; wc -l /etc/hosts; echo one two | wc; echo one two | wc -w")).stdout).toBe("1 1 7 /etc/hostname\n5 /etc/hosts\n      1       2       8\n2\n");
+    expect(await s.run("wc /etc/hosts /etc")).toEqual({ stdout: "      5      16     207 /etc/hosts\n      0       0       0 /etc\n      5      16     207 total\n", stderr: "wc: /etc: Is a directory\n", exitCode: 1 });
+  });
+
+  it("in a container: Debian's in the C locale, BusyBox's own", async () => {
+    const s = new Session(testCluster());
+    await s.run("kubectl run web --image=nginx; kubectl run bb --image=busybox --command -- sleep 3600; sleep 30");
+    expect((await s.run("kubectl exec web -- ls /nope")).stderr).toBe("ls: cannot access '/nope': No such file or directory\ncommand terminated with exit code 2\n");
+    // No SELinux label in a container's listing; the C locale's quotes.
+    expect((await s.run("kubectl exec web -- ls -ld /tmp")).stdout).toMatch(/^drwxr-xr-x 2 root root \d+ Jan  1 00:00 \/tmp\n$/);
+    expect((await s.run("kubectl exec web -- mkdir /tmp")).stderr).toBe("mkdir: cannot create directory '/tmp': File exists\ncommand terminated with exit code 1\n");
+    expect((await s.run("kubectl exec web -- date")).stdout).toMatch(/^Thu Jan  1 00:00:\d\d UTC 2026\n$/);
+    expect((await s.run("kubectl exec bb -- ls /nope")).stderr).toBe("ls: /nope: No such file or directory\ncommand terminated with exit code 2\n");
   });
 });
