@@ -39,6 +39,10 @@ export interface ShellPlace {
   installedAt: number;
   /** The terminal's clock (ms): the line's time, which follows the cluster's. */
   now(): number;
+  /** The shell's history list (`history`), where the place keeps one. */
+  history?: { lines(): string[]; clear(): void };
+  /** What `clear` writes for $TERM (ncurses' clear for xterm-256color); undefined: the interpreter's. */
+  clear?: string;
 }
 
 type Result = { stdout: string; stderr: string; exitCode: number };
@@ -111,6 +115,8 @@ export function builtinCommands(place: () => ShellPlace): Command[] {
   // The userland's own programs, where it has them.
   const gnu = place().coreutils;
   commands.push(...[...everywhere(place), ...(gnu ? gnuCoreutils(place, gnu) : [])].filter((c) => !place().lacks.has(c.name)));
+  if (place().history) commands.push(history(place));
+  if (place().clear !== undefined) commands.push(defineCommand("clear", async () => ok(place().clear!)));
   // No terminal reaches a command here: vim says so, as it does with no tty, and edits nothing.
   const vim = (name: string) =>
     defineCommand(name, async () => ({
@@ -122,12 +128,14 @@ export function builtinCommands(place: () => ShellPlace): Command[] {
   return commands;
 }
 
-/** Commands every place's userland has, on the terminal's clock: date, touch. */
+/** Commands every place's userland has: date and touch on the terminal's clock; env, printenv. */
 function everywhere(place: () => ShellPlace): Command[] {
   const run = (ctx: { origCommand?: (args: string[]) => Promise<Result> }) => (args: string[]) => ctx.origCommand!(args);
   return [
     defineCommand("date", async (args, ctx) => date(args, ctx, place().now(), run(ctx))),
     defineCommand("touch", async (args, ctx) => touch(args, ctx, place().now(), run(ctx))),
+    defineCommand("env", async (args, ctx) => env(args, exported(place(), ctx, "env"), run(ctx))),
+    defineCommand("printenv", async (args, ctx) => printenv(args, exported(place(), ctx, "printenv"), run(ctx))),
   ];
 }
 
@@ -160,6 +168,69 @@ function gnuCoreutils(place: () => ShellPlace, version: "8.32" | "9.1"): Command
 /** A GNU coreutils program over the interpreter's: its words, then coreutils' usage hint. */
 function gnu(name: string, run: (args: string[], ctx: Parameters<Parameters<typeof defineCommand>[1]>[1]) => Promise<Result>): Command {
   return defineCommand(name, async (args, ctx) => usageHint(name, await run(args, ctx)));
+}
+
+/** The environment a program gets: the exported variables, and from bash `_`, the program's path. */
+function exported(p: ShellPlace, ctx: { exportedEnv?: Record<string, string>; env: Map<string, string> }, program: string): Record<string, string> {
+  const vars = { ...(ctx.exportedEnv ?? Object.fromEntries(ctx.env)) };
+  delete vars._;
+  return p.voice === "bash" && p.name === "bash" ? { ...vars, _: `/usr/bin/${program}` } : vars;
+}
+
+/**
+ * env: with no command, the exported environment (not the shell's own variables) as the child
+ * gets it; with one, the interpreter's env runs it.
+ */
+async function env(args: string[], exported: Record<string, string>, run: (args: string[]) => Promise<Result>): Promise<Result> {
+  let ignore = false;
+  const unset: string[] = [];
+  const set: [string, string][] = [];
+  let i = 0;
+  for (; i < args.length; i++) {
+    const a = args[i];
+    if (a === "-i" || a === "--ignore-environment" || a === "-") ignore = true;
+    else if ((a === "-u" || a === "--unset") && i + 1 < args.length) unset.push(args[++i]);
+    else if (a.startsWith("--unset=")) unset.push(a.slice(8));
+    else if (/^-u./.test(a)) unset.push(a.slice(2));
+    else if (a === "--") continue;
+    else if (a.startsWith("-")) return run(args);
+    else if (/^[^=]+=/.test(a)) set.push([a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)]);
+    else break;
+  }
+  if (i < args.length) return run(args);
+  const vars = new Map<string, string>(ignore ? [] : Object.entries(exported));
+  for (const u of unset) vars.delete(u);
+  for (const [k, v] of set) vars.set(k, v);
+  return ok([...vars].map(([k, v]) => `${k}=${v}\n`).join(""));
+}
+
+/** printenv: the exported environment, or the named variables of it (status 1 if one is not there). */
+async function printenv(args: string[], exported: Record<string, string>, run: (args: string[]) => Promise<Result>): Promise<Result> {
+  if (args.some((a) => a.startsWith("-") && a !== "-0" && a !== "--null")) return run(args);
+  const names = args.filter((a) => !a.startsWith("-"));
+  const end = args.includes("-0") || args.includes("--null") ? "\0" : "\n";
+  const vars = exported;
+  if (!names.length) return ok(Object.entries(vars).map(([k, v]) => `${k}=${v}${end}`).join(""));
+  const found = names.filter((n) => Object.hasOwn(vars, n) && !n.includes("="));
+  return { stdout: found.map((n) => `${vars[n as keyof typeof vars]}${end}`).join(""), stderr: "", exitCode: found.length === names.length ? 0 : 1 };
+}
+
+/** bash's history builtin over the place's list: every line, the last N, or -c to clear it. */
+function history(place: () => ShellPlace): Command {
+  return defineCommand("history", async (args) => {
+    const h = place().history!;
+    if (args[0] === "-c") {
+      h.clear();
+      return ok("");
+    }
+    const lines = h.lines();
+    if (args[0] !== undefined && !/^\d+$/.test(args[0])) {
+      if (args[0].startsWith("-")) return { stdout: "", stderr: `bash: history: ${args[0].slice(0, 2)}: invalid option\nhistory: usage: history [-c] [-d offset] [n] or history -anrw [filename] or history -ps arg [arg...]\n`, exitCode: 2 };
+      return { stdout: "", stderr: `bash: history: ${args[0]}: numeric argument required\n`, exitCode: 1 };
+    }
+    const n = args[0] === undefined ? lines.length : Math.min(Number(args[0]), lines.length);
+    return ok(lines.slice(lines.length - n).map((l, i) => `${String(lines.length - n + i + 1).padStart(5)}  ${l}\n`).join(""));
+  });
 }
 
 function toBytes(s: unknown): Uint8Array {

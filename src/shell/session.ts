@@ -132,6 +132,8 @@ export interface SessionState {
   times?: Record<string, number>;
   /** Directories with nothing in them (the others come back with their files). */
   dirs?: string[];
+  /** Each node's shell history, oldest line first. */
+  history?: Record<string, string[]>;
   /** The files of the other nodes this terminal has been on (`files` are the login node's). */
   nodeFiles?: Record<string, SavedFiles>;
 }
@@ -153,6 +155,10 @@ interface NodeShell {
 }
 
 const HOME = "/root";
+/** Rocky's /etc/profile: HISTSIZE=1000. */
+const HISTSIZE = 1000;
+/** What ncurses' clear writes for xterm-256color: home, erase the screen, erase the scrollback (E3). */
+const CLEAR = "\x1b[H\x1b[2J\x1b[3J";
 /** Modes of the node's own directories: / and root's home are not writable by mode (root writes anyway), /tmp is sticky. */
 const NODE_MODES: [string, number][] = [["/", 0o555], [HOME, 0o550], ["/tmp", 0o1777]];
 /** just-bash's file system methods that change files (everything else only reads). */
@@ -256,6 +262,14 @@ export class Session {
   private columns = 80;
   private fsWrites = 0;
   private kubeconfigSeen?: { key: string; found: boolean };
+  /**
+   * Each node's shell history (bash's, HISTSIZE lines, HISTCONTROL=ignoredups as Rocky's
+   * /etc/profile sets). It is saved with the terminal's other changes, not by itself: a line
+   * that changes nothing else (most do not) costs no write, and a terminal restored from its
+   * last write may lack the lines typed since, as bash's history file lacks a session's lines
+   * until it ends.
+   */
+  private readonly histories = new Map<string, string[]>();
 
   constructor(cluster: Cluster, opts: SessionOptions = {}) {
     this.cluster = cluster;
@@ -273,6 +287,7 @@ export class Session {
       this.sshFrames = (st.sshFrames ?? []).map((f) => ({ cwd: f.cwd, vars: { ...f.vars } }));
       this.cwd = st.cwd;
       this.namespace = st.namespace;
+      for (const [node, lines] of Object.entries(st.history ?? {})) this.histories.set(node, [...lines]);
     }
     if (st?.attached) {
       const pod = this.cluster.api.peek(R.pods, st.attached.namespace, st.attached.pod) as Pod | undefined;
@@ -455,6 +470,7 @@ export class Session {
   private async runLine(line: string, stdin: string): Promise<ShellResult> {
     if (this.attached) return this.capped(await this.runAttached(line));
     const trimmed = line.trim();
+    this.remember(line);
     if (this.sshStack.length && (trimmed === "exit" || trimmed === "logout" || /^exit\s+\d+$/.test(trimmed))) {
       // Leaving an ssh session: back to the node it was opened from.
       const left = this.node;
@@ -492,6 +508,17 @@ export class Session {
       this.vars = vars;
     }
     return this.capped({ stdout: r.stdout, stderr: inShellVoice(NODE_PLACE_VOICE, limitMessage(r.stderr)), exitCode: r.exitCode });
+  }
+
+  /** bash adds each line to its history before running it (not a repeat of the last: ignoredups). */
+  private remember(line: string): void {
+    const text = line.replace(/\n+$/, "");
+    if (!text.trim()) return;
+    const h = this.histories.get(this.node) ?? [];
+    if (h[h.length - 1] === text) return;
+    h.push(text);
+    if (h.length > HISTSIZE) h.splice(0, h.length - HISTSIZE);
+    this.histories.set(this.node, h);
   }
 
   /**
@@ -591,10 +618,11 @@ export class Session {
   /** The node's login shell, as the built-ins see it. */
   private nodePlace(): ShellPlace {
     const ip = this.cluster.config.nodes.find((n) => n.name === this.node)?.ip;
+    const node = this.node;
     return {
       voice: "bash",
       name: "bash",
-      hostname: this.node,
+      hostname: node,
       addresses: ip ? [ip] : [],
       id: NODE_ID,
       lacks: NODE_LACKS,
@@ -603,6 +631,8 @@ export class Session {
       selinux: true,
       installedAt: this.cluster.config.startTime,
       now: () => this.time.now(),
+      history: { lines: () => this.histories.get(node) ?? [], clear: () => this.histories.set(node, []) },
+      clear: CLEAR,
     };
   }
 
@@ -922,6 +952,7 @@ export class Session {
       ...(times ? { times } : {}),
       ...(dirs ? { dirs } : {}),
       ...(Object.keys(nodeFiles).length ? { nodeFiles } : {}),
+      ...(this.histories.size ? { history: Object.fromEntries([...this.histories].map(([n, h]) => [n, [...h]])) } : {}),
       ...(this.attached
         ? { attached: { namespace: this.attached.pod.metadata.namespace!, pod: this.attached.pod.metadata.name!, container: this.attached.container, shell: this.attached.shell, removeOnExit: this.attached.removeOnExit } }
         : {}),

@@ -1,6 +1,7 @@
 // The node's commands in a terminal: files dated by the cluster's clock (whatever the host's
 // says), kept with the terminal, the same on a replay; date on that clock; ls -l of them;
-// uname on the node and in a container; GNU's words for what the interpreter's programs report.
+// uname on the node and in a container; GNU's words for what the interpreter's programs report;
+// env, history, clear.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Cluster } from "../../engine/cluster.js";
 import { testCluster } from "../../engine/testing.js";
@@ -117,5 +118,30 @@ describe("GNU coreutils' words", () => {
     expect((await s.run("kubectl exec web -- mkdir /tmp")).stderr).toBe("mkdir: cannot create directory '/tmp': File exists\ncommand terminated with exit code 1\n");
     expect((await s.run("kubectl exec web -- date")).stdout).toMatch(/^Thu Jan  1 00:00:\d\d UTC 2026\n$/);
     expect((await s.run("kubectl exec bb -- ls /nope")).stderr).toBe("ls: /nope: No such file or directory\ncommand terminated with exit code 2\n");
+  });
+});
+
+describe("the shell's environment and history", () => {
+  it("env and printenv show the exported variables only, bash's _ last", async () => {
+    const s = new Session(testCluster());
+    const env = (await s.run("X=1; export Y=2; env")).stdout;
+    expect(env).toMatch(/^HOME=\/root\nPATH=[^\n]+\n(?:[A-Z_]+=[^\n]*\n)+Y=2\n_=\/usr\/bin\/env\n$/);
+    expect(env).not.toMatch(/^(X|IFS|OSTYPE|SHELLOPTS|BASHOPTS|OPTIND)=/m);
+    expect(await s.run("printenv Y; printenv X")).toEqual({ stdout: "2\n", stderr: "", exitCode: 1 });
+    expect((await s.run("env -i A=b")).stdout).toBe("A=b\n");
+  });
+
+  it("history lists the lines typed, a repeat once (ignoredups), and stays with the terminal", async () => {
+    const c = testCluster();
+    const s = new Session(c);
+    for (const l of ["echo a", "echo a", "kubectl get ns", "ls /tmp"]) await s.run(l);
+    expect((await s.run("history")).stdout).toBe("    1  echo a\n    2  kubectl get ns\n    3  ls /tmp\n    4  history\n");
+    const restored = new Session(c, { state: JSON.parse(JSON.stringify(s.save())) });
+    expect((await restored.run("history 2")).stdout).toBe("    4  history\n    5  history 2\n");
+    expect((await restored.run("history -c; history")).stdout).toBe("");
+  });
+
+  it("clear writes what ncurses' clear writes for xterm-256color", async () => {
+    expect((await new Session(testCluster()).run("clear")).stdout).toBe("\x1b[H\x1b[2J\x1b[3J");
   });
 });
