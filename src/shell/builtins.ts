@@ -39,6 +39,8 @@ export interface ShellPlace {
   installedAt: number;
   /** The terminal's clock (ms): the line's time, which follows the cluster's. */
   now(): number;
+  /** The terminal's width when the running command writes to it (isatty), else undefined. */
+  tty?(name: string): number | undefined;
   /** The shell's history list (`history`), where the place keeps one. */
   history?: { lines(): string[]; clear(): void };
   /** What `clear` writes for $TERM (ncurses' clear for xterm-256color); undefined: the interpreter's. */
@@ -145,7 +147,7 @@ function gnuCoreutils(place: () => ShellPlace, version: "8.32" | "9.1"): Command
   return [
     defineCommand("ls", async (args, ctx) => {
       const p = place();
-      return ls(args, ctx, { version, selinux: p.selinux, installedAt: p.installedAt, now: p.now });
+      return ls(args, ctx, { version, selinux: p.selinux, installedAt: p.installedAt, now: p.now, tty: () => p.tty?.("ls") });
     }),
     defineCommand("uname", async (args, ctx) => uname(args, (k) => ctx.env.get(k), place().hostname, version)),
     defineCommand("wc", async (args, ctx) => wc(args, ctx, run(ctx))),

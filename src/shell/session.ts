@@ -159,6 +159,8 @@ const HOME = "/root";
 const HISTSIZE = 1000;
 /** What ncurses' clear writes for xterm-256color: home, erase the screen, erase the scrollback (E3). */
 const CLEAR = "\x1b[H\x1b[2J\x1b[3J";
+/** Commands that lay out their output for a terminal when it is one (isatty). */
+const TTY_AWARE = /(?:^|[^\w-])ls(?:$|[^\w-])/;
 /** Modes of the node's own directories: / and root's home are not writable by mode (root writes anyway), /tmp is sticky. */
 const NODE_MODES: [string, number][] = [["/", 0o555], [HOME, 0o550], ["/tmp", 0o1777]];
 /** just-bash's file system methods that change files (everything else only reads). */
@@ -270,6 +272,8 @@ export class Session {
    * until it ends.
    */
   private readonly histories = new Map<string, string[]>();
+  /** The commands of the running line whose stdout is the terminal (ls lays out columns there). */
+  private ttyCommands?: Set<string>;
 
   constructor(cluster: Cluster, opts: SessionOptions = {}) {
     this.cluster = cluster;
@@ -401,6 +405,8 @@ export class Session {
     this.streamed = "";
     this.interruptCaught = false;
     this.columns = opts.columns && opts.columns >= 20 && opts.columns <= 1000 ? Math.floor(opts.columns) : 80;
+    // A line typed at a terminal (the host says how wide it is): which of its commands write to it.
+    this.ttyCommands = opts.columns !== undefined && !this.attached && TTY_AWARE.test(line) ? terminalCommands(line, (l) => this.bash.transform(l).ast) : undefined;
     const write = opts.write;
     const name = write ? terminalCommand(line, (l) => this.bash.transform(l).ast) : undefined;
     this.tty = write && name ? { name, write: (chunk, kept = true) => (kept && (this.streamed += chunk), write(chunk, kept)) } : undefined;
@@ -631,6 +637,7 @@ export class Session {
       selinux: true,
       installedAt: this.cluster.config.startTime,
       now: () => this.time.now(),
+      tty: (name) => (this.ttyCommands?.has(name) ? this.columns : undefined),
       history: { lines: () => this.histories.get(node) ?? [], clear: () => this.histories.set(node, []) },
       clear: CLEAR,
     };
@@ -988,6 +995,45 @@ function terminalCommand(line: string, parse: (line: string) => ReturnType<Bash[
   // A substitution in a word runs a command before this one (it could take the terminal).
   if (/Substitution|Arithmetic/.test(JSON.stringify(cmd.args))) return undefined;
   return first;
+}
+
+/**
+ * The commands of a line whose stdout is the terminal wherever they appear: the last of a
+ * pipeline, no stdout redirection on them or around them, not inside a substitution or a
+ * function (whose caller decides).
+ */
+function terminalCommands(line: string, parse: (line: string) => ReturnType<Bash["transform"]>["ast"]): Set<string> {
+  let script;
+  try {
+    script = parse(line);
+  } catch {
+    return new Set();
+  }
+  const on = new Set<string>();
+  const off = new Set<string>();
+  const redirectsStdout = (rs: unknown) =>
+    Array.isArray(rs) && rs.some((r: { operator: string; fd: number | null }) => [">", ">>", ">|", "&>", "&>>", ">&"].includes(r.operator) && (r.fd === null || r.fd === 1));
+  const literal = (w: { parts?: { type: string; value?: string }[] } | null) => (w?.parts?.length === 1 && w.parts[0].type === "Literal" ? w.parts[0].value : undefined);
+  const visit = (node: unknown, tty: boolean): void => {
+    if (!node || typeof node !== "object") return;
+    if (Array.isArray(node)) return node.forEach((n) => visit(n, tty));
+    const n = node as Record<string, unknown> & { type?: string };
+    if (n.type === "Pipeline") {
+      const cmds = n.commands as unknown[];
+      cmds.forEach((c, i) => visit(c, tty && i === cmds.length - 1));
+      return;
+    }
+    if (n.type === "CommandSubstitution" || n.type === "ProcessSubstitution" || n.type === "FunctionDef") tty = false;
+    if (redirectsStdout(n.redirections)) tty = false;
+    if (n.type === "SimpleCommand") {
+      const name = literal(n.name as never);
+      if (name) (tty ? on : off).add(name);
+    }
+    for (const v of Object.values(n)) visit(v, n.type === "SimpleCommand" ? false : tty);
+  };
+  visit(script, true);
+  for (const name of off) on.delete(name);
+  return on;
 }
 
 /** Whether a kubectl command line talks to the apiserver (help, completion, config and the client version do not). */

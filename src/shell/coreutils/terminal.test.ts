@@ -1,7 +1,7 @@
 // The node's commands in a terminal: files dated by the cluster's clock (whatever the host's
 // says), kept with the terminal, the same on a replay; date on that clock; ls -l of them;
 // uname on the node and in a container; GNU's words for what the interpreter's programs report;
-// env, history, clear.
+// env, history, clear; ls in columns where its output is the terminal.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Cluster } from "../../engine/cluster.js";
 import { testCluster } from "../../engine/testing.js";
@@ -143,5 +143,20 @@ describe("the shell's environment and history", () => {
 
   it("clear writes what ncurses' clear writes for xterm-256color", async () => {
     expect((await new Session(testCluster()).run("clear")).stdout).toBe("\x1b[H\x1b[2J\x1b[3J");
+  });
+});
+
+describe("ls at a terminal", () => {
+  it("lays out columns the terminal's width when its output is the terminal, one name a line otherwise", async () => {
+    const s = new Session(testCluster());
+    await s.run("cd /tmp && touch alpha beta gamma delta 'e f'");
+    // As GNU ls -C --quoting-style=shell-escape -w 100 (and -w 20) prints the same names.
+    expect((await s.run("ls", { columns: 100 })).stdout).toBe(" alpha\t beta   delta  'e f'   gamma\n");
+    expect((await s.run("ls; echo; ls -w 20", { columns: 100 })).stdout).toBe(" alpha\t beta   delta  'e f'   gamma\n\n alpha\t'e f'\n beta\t gamma\n delta\n");
+    // Piped, redirected, substituted: not the terminal.
+    expect((await s.run("ls | cat", { columns: 100 })).stdout).toBe("alpha\nbeta\ndelta\ne f\ngamma\n");
+    expect((await s.run("ls > /root/list; echo $(ls | head -1)", { columns: 100 })).stdout).toBe("alpha\n");
+    // No terminal (the exec API, a script): one a line.
+    expect((await s.run("ls")).stdout).toBe("alpha\nbeta\ndelta\ne f\ngamma\n");
   });
 });
