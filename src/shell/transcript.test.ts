@@ -9,9 +9,9 @@ import { runTranscript } from "./transcript.js";
 const here = join(dirname(fileURLToPath(import.meta.url)), "testdata");
 
 // kubectl's own texts around the guide's first section (errors, flags, apply twice); the guide's
-// sections one by one are in lab-guide.test.ts.
+// sections one by one are in lab-guide.test.ts. coreutils: the node's everyday commands.
 describe("kubectl transcripts", () => {
-  for (const name of ["lab-basics", "kubectl-watch", "replicationcontroller", "kubectl-apply-prune", "batch-job", "batch-cronjob", "volumes", "ingress", "kubectl-run", "kubectl-delete-wait"]) {
+  for (const name of ["lab-basics", "kubectl-watch", "replicationcontroller", "kubectl-apply-prune", "batch-job", "batch-cronjob", "volumes", "ingress", "kubectl-run", "kubectl-delete-wait", "coreutils"]) {
     it(name, async () => {
       const session = new Session(Cluster.create());
       const got = await runTranscript(session, readFileSync(join(here, `${name}.sh`), "utf8"));
