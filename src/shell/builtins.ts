@@ -45,6 +45,8 @@ export interface ShellPlace {
   history?: { lines(): string[]; clear(): void };
   /** What `clear` writes for $TERM (ncurses' clear for xterm-256color); undefined: the interpreter's. */
   clear?: string;
+  /** Whether `which` is GNU which (Rocky's), which says where it looked for what it did not find. */
+  which?: boolean;
 }
 
 type Result = { stdout: string; stderr: string; exitCode: number };
@@ -119,6 +121,7 @@ export function builtinCommands(place: () => ShellPlace): Command[] {
   commands.push(...[...everywhere(place), ...(gnu ? gnuCoreutils(place, gnu) : [])].filter((c) => !place().lacks.has(c.name)));
   if (place().history) commands.push(history(place));
   if (place().clear !== undefined) commands.push(defineCommand("clear", async () => ok(place().clear!)));
+  if (place().which) commands.push(which);
   // No terminal reaches a command here: vim says so, as it does with no tty, and edits nothing.
   const vim = (name: string) =>
     defineCommand(name, async () => ({
@@ -216,6 +219,20 @@ async function printenv(args: string[], exported: Record<string, string>, run: (
   const found = names.filter((n) => Object.hasOwn(vars, n) && !n.includes("="));
   return { stdout: found.map((n) => `${vars[n as keyof typeof vars]}${end}`).join(""), stderr: "", exitCode: found.length === names.length ? 0 : 1 };
 }
+
+/** GNU which: each name's path, or `which: no NAME in (PATH)` on stderr (Debian's which says nothing). */
+const which = defineCommand("which", async (args, ctx) => {
+  const options = args.filter((a) => a.startsWith("-"));
+  if (options.some((o) => o !== "-a")) return ctx.origCommand!(args);
+  let stdout = "";
+  let stderr = "";
+  for (const name of args.filter((a) => !a.startsWith("-"))) {
+    const r = await ctx.origCommand!([...options, name]);
+    stdout += r.stdout;
+    if (!r.stdout) stderr += `which: no ${name} in (${ctx.env.get("PATH") ?? ""})\n`;
+  }
+  return { stdout, stderr, exitCode: stderr ? 1 : 0 };
+});
 
 /** bash's history builtin over the place's list: every line, the last N, or -c to clear it. */
 function history(place: () => ShellPlace): Command {

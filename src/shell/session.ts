@@ -640,6 +640,7 @@ export class Session {
       tty: (name) => (this.ttyCommands?.has(name) ? this.columns : undefined),
       history: { lines: () => this.histories.get(node) ?? [], clear: () => this.histories.set(node, []) },
       clear: CLEAR,
+      which: true,
     };
   }
 

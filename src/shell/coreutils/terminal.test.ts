@@ -141,6 +141,11 @@ describe("the shell's environment and history", () => {
     expect((await restored.run("history -c; history")).stdout).toBe("");
   });
 
+  it("which says where it looked for what it did not find", async () => {
+    const s = new Session(testCluster());
+    expect(await s.run("which kubectl nosuch")).toEqual({ stdout: "/usr/bin/kubectl\n", stderr: "which: no nosuch in (/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/root/bin)\n", exitCode: 1 });
+  });
+
   it("clear writes what ncurses' clear writes for xterm-256color", async () => {
     expect((await new Session(testCluster()).run("clear")).stdout).toBe("\x1b[H\x1b[2J\x1b[3J");
   });
